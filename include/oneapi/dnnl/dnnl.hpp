@@ -1,0 +1,6 @@
+/* Kestrel: oneDNN-style include path; the header itself lives one level
+ * up (in $includedir when installed). */
+#ifndef KESTREL_FWD_ONEAPI_DNNL_HPP
+#define KESTREL_FWD_ONEAPI_DNNL_HPP
+#include <dnnl.hpp>
+#endif

@@ -1,0 +1,219 @@
+#!/bin/sh
+# Generate the value -> name lookups behind the dnnl_*2str() functions.
+#
+#   sh gen-debug-tables.sh OUT INCLUDE_DIR
+#
+# Reads INCLUDE_DIR/dnnl_common_types.h and INCLUDE_DIR/dnnl_types.h, so the
+# enums in the public headers are the only list of values and names: adding
+# an enumerator there is enough for the debug strings to follow.
+#
+# For every enum listed in ENUMS below, OUT gets
+#     static const char *kestrel_dbg_<enum type>(int v);
+# returning the printable name of v, or nullptr when v is not a value of that
+# enum. Names are spelled the way oneDNN prints them:
+#   - a name containing "undef" prints as "undef", one containing the word
+#     "any" as "any";
+#   - the prefix dnnl_fpmath_mode_, dnnl_accumulation_mode_,
+#     dnnl_scratchpad_mode_, dnnl_rounding_mode_ or dnnl_format_kind_ is
+#     dropped, otherwise just dnnl_ (so dnnl_eltwise_relu -> "eltwise_relu",
+#     dnnl_cpu_isa_avx2 -> "cpu_isa_avx2", dnnl_data_type_max ->
+#     "data_type_max");
+#   - an enumerator initialised with another enumerator (an alias such as
+#     dnnl_nchw = dnnl_abcd or dnnl_forward = dnnl_forward_training) gets no
+#     case of its own, so a value prints with the name of the enumerator
+#     that first defined it.
+# Preprocessor conditionals inside an enum are copied around its cases.
+#
+# Only POSIX sh and awk are used.
+
+set -e
+
+if [ $# -ne 2 ]; then
+    echo "usage: sh $0 OUT INCLUDE_DIR" >&2
+    exit 2
+fi
+
+out=$1
+inc=$2
+
+ENUMS="dnnl_status_t dnnl_data_type_t dnnl_fpmath_mode_t
+dnnl_accumulation_mode_t dnnl_engine_kind_t dnnl_sparse_encoding_t
+dnnl_format_kind_t dnnl_format_tag_t dnnl_prop_kind_t dnnl_primitive_kind_t
+dnnl_alg_kind_t dnnl_rnn_flags_t dnnl_rnn_direction_t dnnl_scratchpad_mode_t
+dnnl_rounding_mode_t dnnl_cpu_isa_t dnnl_cpu_isa_hints_t"
+
+for h in dnnl_common_types.h dnnl_types.h; do
+    if [ ! -r "$inc/$h" ]; then
+        echo "$0: cannot read $inc/$h" >&2
+        exit 1
+    fi
+done
+
+prog='
+function trim(s) {
+    sub(/^[ \t\r]+/, "", s)
+    sub(/[ \t\r]+$/, "", s)
+    return s
+}
+
+# Drops /* */ and // comments; in_comment carries a /* */ across lines.
+function strip_comments(s,    out, p, q) {
+    out = ""
+    while (length(s) > 0) {
+        if (in_comment) {
+            q = index(s, "*/")
+            if (q == 0) return out
+            s = substr(s, q + 2)
+            in_comment = 0
+            continue
+        }
+        p = index(s, "/*")
+        q = index(s, "//")
+        if (q > 0 && (p == 0 || q < p)) return out substr(s, 1, q - 1)
+        if (p == 0) return out s
+        out = out substr(s, 1, p - 1) " "
+        s = substr(s, p + 2)
+        in_comment = 1
+    }
+    return out
+}
+
+function printable(nm) {
+    if (nm ~ /undef/) return "undef"
+    if (nm ~ /(^|_)any(_|$)/) return "any"
+    if (!sub(/^dnnl_fpmath_mode_/, "", nm) \
+            && !sub(/^dnnl_accumulation_mode_/, "", nm) \
+            && !sub(/^dnnl_scratchpad_mode_/, "", nm) \
+            && !sub(/^dnnl_rounding_mode_/, "", nm) \
+            && !sub(/^dnnl_format_kind_/, "", nm))
+        sub(/^dnnl_/, "", nm)
+    return nm
+}
+
+function add_item(kind, text) {
+    nitems++
+    item_kind[nitems] = kind
+    item_text[nitems] = text
+}
+
+BEGIN {
+    in_comment = 0
+    in_enum = 0
+    nenums = 0
+    nitems = 0
+}
+
+{
+    line = trim(strip_comments($0))
+    if (line == "") next
+
+    if (!in_enum) {
+        if (line ~ /^typedef[ \t]+enum[ \t]*\{?$/) {
+            in_enum = 1
+            first_item = nitems + 1
+        }
+        next
+    }
+
+    if (line ~ /^\{$/) next
+
+    if (line ~ /^\}/) {
+        name = line
+        sub(/^\}[ \t]*/, "", name)
+        sub(/[ \t]*;.*$/, "", name)
+        if (name !~ /^[A-Za-z_][A-Za-z0-9_]*$/) {
+            printf "%s:%d: cannot read the enum name\n", FILENAME, FNR \
+                    | "cat 1>&2"
+            failed = 1
+            exit 1
+        }
+        nenums++
+        enum_name[nenums] = name
+        enum_first[nenums] = first_item
+        enum_last[nenums] = nitems
+        enum_index[name] = nenums
+        in_enum = 0
+        next
+    }
+
+    if (line ~ /^#/) {
+        add_item("pp", line)
+        next
+    }
+
+    n = split(line, parts, ",")
+    for (i = 1; i <= n; i++) {
+        part = trim(parts[i])
+        if (part == "") continue
+        if (part !~ /^[A-Za-z_][A-Za-z0-9_]*/) {
+            printf "%s:%d: unexpected enumerator \"%s\"\n", FILENAME, FNR, \
+                    part | "cat 1>&2"
+            failed = 1
+            exit 1
+        }
+        eq = index(part, "=")
+        if (eq > 0) {
+            nm = trim(substr(part, 1, eq - 1))
+            init = trim(substr(part, eq + 1))
+        } else {
+            nm = part
+            init = ""
+        }
+        if (init ~ /^[A-Za-z_]/)
+            add_item("alias", nm)
+        else
+            add_item("value", nm)
+    }
+}
+
+END {
+    if (failed) exit 1
+    if (in_enum) {
+        print "unterminated enum" | "cat 1>&2"
+        exit 1
+    }
+
+    print "/* Generated by src/api/gen-debug-tables.sh from dnnl_common_types.h"
+    print " * and dnnl_types.h. Do not edit. */"
+
+    nwanted = split(wanted, want, " ")
+    for (w = 1; w <= nwanted; w++) {
+        if (want[w] == "") continue
+        e = enum_index[want[w]]
+        if (e == "") {
+            printf "enum %s not found in the headers\n", want[w] \
+                    | "cat 1>&2"
+            exit 1
+        }
+        ncases = 0
+        print ""
+        printf "static const char *kestrel_dbg_%s(int v) {\n", want[w]
+        print "    switch (v) {"
+        for (i = enum_first[e]; i <= enum_last[e]; i++) {
+            if (item_kind[i] == "pp") {
+                print item_text[i]
+            } else if (item_kind[i] == "value") {
+                printf "        case %s: return \"%s\";\n", item_text[i], \
+                        printable(item_text[i])
+                ncases++
+            }
+        }
+        print "        default: break;"
+        print "    }"
+        print "    return nullptr;"
+        print "}"
+        if (ncases == 0) {
+            printf "enum %s has no values\n", want[w] | "cat 1>&2"
+            exit 1
+        }
+    }
+}
+'
+
+tmp="$out.tmp.$$"
+trap 'rm -f "$tmp"' EXIT INT TERM
+wanted=$(echo $ENUMS)
+LC_ALL=C awk -v wanted="$wanted" "$prog" \
+    "$inc/dnnl_common_types.h" "$inc/dnnl_types.h" > "$tmp"
+mv "$tmp" "$out"
+trap - EXIT INT TERM

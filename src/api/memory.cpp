@@ -1,0 +1,83 @@
+#include "api/api.hpp"
+#include "core/memory.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_memory_create(dnnl_memory_t *memory, const_dnnl_memory_desc_t memory_desc,
+        dnnl_engine_t engine, void *handle) {
+    if (any_null(memory, memory_desc, engine)) return dnnl_invalid_arguments;
+    return guard([&] { return memory_create(memory, *memory_desc, engine, handle); });
+}
+
+dnnl_status_t dnnl_memory_create_v2(dnnl_memory_t *memory, const_dnnl_memory_desc_t memory_desc,
+        dnnl_engine_t engine, int nhandles, void **handles) {
+    if (nhandles != 1 || !handles) return nhandles > 1 ? dnnl_unimplemented : dnnl_invalid_arguments;
+    return dnnl_memory_create(memory, memory_desc, engine, handles[0]);
+}
+
+dnnl_status_t dnnl_memory_get_memory_desc(const_dnnl_memory_t memory,
+        const_dnnl_memory_desc_t *memory_desc) {
+    if (any_null(memory, memory_desc)) return dnnl_invalid_arguments;
+    *memory_desc = &memory->md;
+    return dnnl_success;
+}
+
+dnnl_status_t dnnl_memory_get_engine(const_dnnl_memory_t memory, dnnl_engine_t *engine) {
+    if (any_null(memory, engine)) return dnnl_invalid_arguments;
+    *engine = memory->engine;
+    return dnnl_success;
+}
+
+dnnl_status_t dnnl_memory_map_data(const_dnnl_memory_t memory, void **mapped_ptr) {
+    if (any_null(memory, mapped_ptr)) return dnnl_invalid_arguments;
+    *mapped_ptr = memory->data;
+    return dnnl_success;
+}
+
+dnnl_status_t dnnl_memory_map_data_v2(const_dnnl_memory_t memory, void **mapped_ptr, int index) {
+    if (index != 0) return dnnl_invalid_arguments;
+    return dnnl_memory_map_data(memory, mapped_ptr);
+}
+
+dnnl_status_t dnnl_memory_unmap_data(const_dnnl_memory_t memory, void *mapped_ptr) {
+    (void)mapped_ptr;
+    return memory ? dnnl_success : dnnl_invalid_arguments;
+}
+
+dnnl_status_t dnnl_memory_unmap_data_v2(const_dnnl_memory_t memory, void *mapped_ptr, int index) {
+    if (index != 0) return dnnl_invalid_arguments;
+    return dnnl_memory_unmap_data(memory, mapped_ptr);
+}
+
+dnnl_status_t dnnl_memory_get_data_handle(const_dnnl_memory_t memory, void **handle) {
+    if (any_null(memory, handle)) return dnnl_invalid_arguments;
+    *handle = memory->data;
+    return dnnl_success;
+}
+
+dnnl_status_t dnnl_memory_get_data_handle_v2(const_dnnl_memory_t memory, void **handle, int index) {
+    if (index != 0) return dnnl_invalid_arguments;
+    return dnnl_memory_get_data_handle(memory, handle);
+}
+
+dnnl_status_t dnnl_memory_set_data_handle(dnnl_memory_t memory, void *handle) {
+    if (!memory) return dnnl_invalid_arguments;
+    if (memory->owns_data) aligned_free(memory->data);
+    memory->owns_data = false;
+    memory->data = handle;
+    return dnnl_success;
+}
+
+dnnl_status_t dnnl_memory_set_data_handle_v2(dnnl_memory_t memory, void *handle, int index) {
+    if (index != 0) return dnnl_invalid_arguments;
+    return dnnl_memory_set_data_handle(memory, handle);
+}
+
+dnnl_status_t dnnl_memory_destroy(dnnl_memory_t memory) {
+    delete memory;
+    return dnnl_success;
+}
+
+} // extern "C"

@@ -1,0 +1,143 @@
+#include "api/api.hpp"
+#include "core/memory_desc.hpp"
+
+using namespace kestrel;
+
+namespace {
+
+dnnl_status_t emit(dnnl_memory_desc_t *out, const memory_desc_t &md) {
+    auto *h = make_handle<dnnl_memory_desc>(md);
+    if (!h) return dnnl_out_of_memory;
+    *out = h;
+    return dnnl_success;
+}
+
+template <typename T>
+dnnl_status_t put(void *result, T v) {
+    *static_cast<T *>(result) = v;
+    return dnnl_success;
+}
+
+} // namespace
+
+extern "C" {
+
+dnnl_status_t dnnl_memory_desc_create_with_tag(dnnl_memory_desc_t *memory_desc, int ndims,
+        const dnnl_dims_t dims, dnnl_data_type_t data_type, dnnl_format_tag_t tag) {
+    if (!memory_desc) return dnnl_invalid_arguments;
+    return guard([&] {
+        // ndims 0 gives the zero descriptor, as oneDNN does.
+        if (ndims == 0) return emit(memory_desc, zero_md());
+        memory_desc_t md;
+        KESTREL_CHECK(md_init_by_tag(md, ndims, dims, data_type, tag));
+        return emit(memory_desc, md);
+    });
+}
+
+dnnl_status_t dnnl_memory_desc_create_with_strides(dnnl_memory_desc_t *memory_desc, int ndims,
+        const dnnl_dims_t dims, dnnl_data_type_t data_type, const dnnl_dims_t strides) {
+    if (!memory_desc) return dnnl_invalid_arguments;
+    return guard([&] {
+        if (ndims == 0) return emit(memory_desc, zero_md());
+        memory_desc_t md;
+        KESTREL_CHECK(md_init_by_strides(md, ndims, dims, data_type, strides));
+        return emit(memory_desc, md);
+    });
+}
+
+dnnl_status_t dnnl_memory_desc_create_submemory(dnnl_memory_desc_t *memory_desc,
+        const_dnnl_memory_desc_t parent_memory_desc, const dnnl_dims_t dims,
+        const dnnl_dims_t offsets) {
+    if (any_null(memory_desc, parent_memory_desc)) return dnnl_invalid_arguments;
+    return guard([&] {
+        memory_desc_t md;
+        KESTREL_CHECK(md_init_submemory(md, *parent_memory_desc, dims, offsets));
+        return emit(memory_desc, md);
+    });
+}
+
+dnnl_status_t dnnl_memory_desc_reshape(dnnl_memory_desc_t *out_memory_desc,
+        const_dnnl_memory_desc_t in_memory_desc, int ndims, const dnnl_dims_t dims) {
+    if (any_null(out_memory_desc, in_memory_desc)) return dnnl_invalid_arguments;
+    return guard([&] {
+        memory_desc_t md;
+        KESTREL_CHECK(md_reshape(md, *in_memory_desc, ndims, dims));
+        return emit(out_memory_desc, md);
+    });
+}
+
+dnnl_status_t dnnl_memory_desc_permute_axes(dnnl_memory_desc_t *out_memory_desc,
+        const_dnnl_memory_desc_t in_memory_desc, const int *permutation) {
+    if (any_null(out_memory_desc, in_memory_desc, permutation)) return dnnl_invalid_arguments;
+    return guard([&] {
+        memory_desc_t md;
+        KESTREL_CHECK(md_permute_axes(md, *in_memory_desc, permutation));
+        return emit(out_memory_desc, md);
+    });
+}
+
+dnnl_status_t dnnl_memory_desc_clone(dnnl_memory_desc_t *memory_desc,
+        const_dnnl_memory_desc_t existing_memory_desc) {
+    if (any_null(memory_desc, existing_memory_desc)) return dnnl_invalid_arguments;
+    return emit(memory_desc, *existing_memory_desc);
+}
+
+dnnl_status_t dnnl_memory_desc_destroy(dnnl_memory_desc_t memory_desc) {
+    delete memory_desc;
+    return dnnl_success;
+}
+
+dnnl_status_t dnnl_memory_desc_query(const_dnnl_memory_desc_t memory_desc, dnnl_query_t what,
+        void *result) {
+    if (any_null(memory_desc, result)) return dnnl_invalid_arguments;
+    const memory_desc_t &md = *memory_desc;
+    const bool blocked = md.format_kind == dnnl_blocked;
+    switch (what) {
+        case dnnl_query_ndims_s32: return put<int>(result, md.ndims);
+        case dnnl_query_dims: return put<const dnnl_dims_t *>(result, &md.dims);
+        case dnnl_query_data_type: return put<dnnl_data_type_t>(result, md.data_type);
+        case dnnl_query_submemory_offset_s64: return put<dnnl_dim_t>(result, md.offset0);
+        case dnnl_query_padded_dims: return put<const dnnl_dims_t *>(result, &md.padded_dims);
+        case dnnl_query_padded_offsets: return put<const dnnl_dims_t *>(result, &md.padded_offsets);
+        case dnnl_query_format_kind: return put<dnnl_format_kind_t>(result, md.format_kind);
+        case dnnl_query_strides:
+            if (!blocked) return dnnl_invalid_arguments;
+            return put<const dnnl_dims_t *>(result, &md.blocking.strides);
+        case dnnl_query_inner_nblks_s32:
+            if (!blocked) return dnnl_invalid_arguments;
+            return put<int>(result, md.blocking.inner_nblks);
+        case dnnl_query_inner_blks:
+            if (!blocked) return dnnl_invalid_arguments;
+            return put<const dnnl_dims_t *>(result, &md.blocking.inner_blks);
+        case dnnl_query_inner_idxs:
+            if (!blocked) return dnnl_invalid_arguments;
+            return put<const dnnl_dims_t *>(result, &md.blocking.inner_idxs);
+        default: return dnnl_invalid_arguments;
+    }
+}
+
+dnnl_status_t dnnl_memory_desc_query_v2(const_dnnl_memory_desc_t memory_desc, dnnl_query_t what,
+        int index, void *result) {
+    if (index != 0) return dnnl_invalid_arguments;
+    return dnnl_memory_desc_query(memory_desc, what, result);
+}
+
+int dnnl_memory_desc_equal(const_dnnl_memory_desc_t lhs, const_dnnl_memory_desc_t rhs) {
+    if (lhs == rhs) return 1;
+    if (!lhs || !rhs) return 0;
+    return md_equal(*lhs, *rhs) ? 1 : 0;
+}
+
+size_t dnnl_memory_desc_get_size(const_dnnl_memory_desc_t memory_desc) {
+    return memory_desc ? mdw_t(memory_desc).size() : 0;
+}
+
+size_t dnnl_memory_desc_get_size_v2(const_dnnl_memory_desc_t memory_desc, int index) {
+    return index == 0 ? dnnl_memory_desc_get_size(memory_desc) : 0;
+}
+
+size_t dnnl_data_type_size(dnnl_data_type_t data_type) {
+    return data_type_size(data_type);
+}
+
+} // extern "C"

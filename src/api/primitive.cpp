@@ -1,0 +1,106 @@
+#include "api/api.hpp"
+#include "core/primitive.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_primitive_desc_next_impl(dnnl_primitive_desc_t primitive_desc) {
+    if (!primitive_desc || !primitive_desc->list) return dnnl_invalid_arguments;
+    dnnl_primitive_desc &h = *primitive_desc;
+    return guard([&] {
+        for (int i = h.impl_idx + 1; h.list[i].create; ++i) {
+            pd_t *pd = nullptr;
+            status_t st = h.list[i].create(&pd, h.desc.get(), &h.attr, h.engine, h.hint.get());
+            if (st == dnnl_success) {
+                h.impl.reset(pd);
+                h.impl_idx = i;
+                return dnnl_success;
+            }
+            if (st != dnnl_unimplemented) return st;
+        }
+        return dnnl_last_impl_reached;
+    });
+}
+
+dnnl_status_t dnnl_primitive_desc_clone(dnnl_primitive_desc_t *primitive_desc,
+        const_dnnl_primitive_desc_t existing_primitive_desc) {
+    if (any_null(primitive_desc, existing_primitive_desc)) return dnnl_invalid_arguments;
+    return guard([&] {
+        const dnnl_primitive_desc &e = *existing_primitive_desc;
+        std::unique_ptr<dnnl_primitive_desc> h(new dnnl_primitive_desc);
+        h->desc.reset(e.desc->clone());
+        h->impl.reset(e.impl->clone());
+        if (e.hint) h->hint.reset(e.hint->clone());
+        if (!h->desc || !h->impl || (e.hint && !h->hint)) return dnnl_out_of_memory;
+        h->list = e.list;
+        h->impl_idx = e.impl_idx;
+        h->engine = e.engine;
+        h->attr = e.attr;
+        *primitive_desc = h.release();
+        return dnnl_success;
+    });
+}
+
+dnnl_status_t dnnl_primitive_desc_get_attr(const_dnnl_primitive_desc_t primitive_desc,
+        const_dnnl_primitive_attr_t *attr) {
+    if (any_null(primitive_desc, attr)) return dnnl_invalid_arguments;
+    *attr = primitive_desc->pd()->attr();
+    return dnnl_success;
+}
+
+dnnl_status_t dnnl_primitive_desc_destroy(dnnl_primitive_desc_t primitive_desc) {
+    delete primitive_desc;
+    return dnnl_success;
+}
+
+dnnl_status_t dnnl_primitive_desc_query(const_dnnl_primitive_desc_t primitive_desc,
+        dnnl_query_t what, int index, void *result) {
+    if (any_null(primitive_desc, result) || index < 0) return dnnl_invalid_arguments;
+    return guard([&] { return primitive_desc->pd()->query(what, index, result); });
+}
+
+const_dnnl_memory_desc_t dnnl_primitive_desc_query_md(const_dnnl_primitive_desc_t primitive_desc,
+        dnnl_query_t what, int index) {
+    bool md_query = (what >= dnnl_query_some_md && what <= dnnl_query_exec_arg_md)
+            || what == dnnl_query_exec_arg_md;
+    if (!primitive_desc || !md_query || index < 0) return nullptr;
+    const_dnnl_memory_desc_t md = nullptr;
+    if (dnnl_primitive_desc_query(primitive_desc, what, index, &md) != dnnl_success) return nullptr;
+    return md;
+}
+
+int dnnl_primitive_desc_query_s32(const_dnnl_primitive_desc_t primitive_desc, dnnl_query_t what,
+        int index) {
+    int v = 0;
+    if (!primitive_desc) return 0;
+    if (dnnl_primitive_desc_query(primitive_desc, what, index, &v) != dnnl_success) return 0;
+    return v;
+}
+
+dnnl_status_t dnnl_primitive_create(dnnl_primitive_t *primitive,
+        const_dnnl_primitive_desc_t primitive_desc) {
+    if (any_null(primitive, primitive_desc)) return dnnl_invalid_arguments;
+    return guard([&] { return primitive_create(primitive, primitive_desc); });
+}
+
+dnnl_status_t dnnl_primitive_execute(const_dnnl_primitive_t primitive, dnnl_stream_t stream,
+        int nargs, const dnnl_exec_arg_t *args) {
+    if (any_null(primitive, stream) || nargs < 0 || (nargs > 0 && !args))
+        return dnnl_invalid_arguments;
+    return guard([&] { return primitive_execute(primitive, stream, nargs, args); });
+}
+
+dnnl_status_t dnnl_primitive_get_primitive_desc(const_dnnl_primitive_t primitive,
+        const_dnnl_primitive_desc_t *primitive_desc) {
+    if (any_null(primitive, primitive_desc)) return dnnl_invalid_arguments;
+    *primitive_desc = &primitive->pd;
+    return dnnl_success;
+}
+
+dnnl_status_t dnnl_primitive_destroy(dnnl_primitive_t primitive) {
+    delete primitive;
+    return dnnl_success;
+}
+
+} // extern "C"

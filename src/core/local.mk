@@ -1,0 +1,10 @@
+libkestrel_la_SOURCES += \
+	src/core/common.hpp \
+	src/core/attr.hpp \
+	src/core/defaults.hpp src/core/defaults.cpp \
+	src/core/engine.hpp src/core/engine.cpp \
+	src/core/memory.hpp src/core/memory.cpp \
+	src/core/memory_desc.hpp src/core/memory_desc.cpp \
+	src/core/primitive.hpp src/core/primitive.cpp \
+	src/core/primitive_desc.hpp src/core/primitive_desc.cpp \
+	src/core/verbose.hpp src/core/verbose.cpp

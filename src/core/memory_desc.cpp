@@ -1,0 +1,417 @@
+#include "core/memory_desc.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "dnnl_debug.h"
+
+namespace kestrel {
+
+size_t data_type_size(data_type_t dt) {
+    switch (dt) {
+        case dnnl_f64: return 8;
+        case dnnl_f32:
+        case dnnl_s32: return 4;
+        case dnnl_bf16:
+        case dnnl_f16: return 2;
+        case dnnl_s8:
+        case dnnl_u8:
+        case dnnl_boolean:
+        case dnnl_f8_e5m2:
+        case dnnl_f8_e4m3: return 1;
+        default: return 0;
+    }
+}
+
+memory_desc_t zero_md() {
+    memory_desc_t md;
+    std::memset(&md, 0, sizeof(md));
+    md.format_kind = dnnl_format_kind_undef;
+    return md;
+}
+
+namespace {
+
+bool is_runtime(dim_t v) { return v == DNNL_RUNTIME_DIM_VAL; }
+
+// A format tag's layout, decoded from its canonical name: the outer letters
+// give the order of dims (outermost first, upper case = blocked), then pairs
+// of <size><letter> give the inner blocks, outermost first.
+struct tag_layout_t {
+    int ndims = 0;
+    int order[max_ndims] = {};
+    int nblks = 0;
+    dim_t blks[max_ndims] = {};
+    int idxs[max_ndims] = {};
+};
+
+bool decode_tag(format_tag_t tag, tag_layout_t &t) {
+    const char *s = dnnl_fmt_tag2str(tag);
+    if (!s) return false;
+    int seen = 0;
+    for (; *s && std::isalpha((unsigned char)*s); ++s) {
+        int d = std::tolower((unsigned char)*s) - 'a';
+        if (d < 0 || d >= max_ndims || (seen & (1 << d)) || t.ndims >= max_ndims)
+            return false;
+        seen |= 1 << d;
+        t.order[t.ndims++] = d;
+    }
+    if (t.ndims == 0 || seen != (1 << t.ndims) - 1) return false;
+    while (*s) {
+        if (!std::isdigit((unsigned char)*s) || t.nblks >= max_ndims) return false;
+        dim_t b = 0;
+        for (; std::isdigit((unsigned char)*s); ++s)
+            b = b * 10 + (*s - '0');
+        int d = std::tolower((unsigned char)*s) - 'a';
+        if (b <= 0 || d < 0 || d >= t.ndims) return false;
+        t.blks[t.nblks] = b;
+        t.idxs[t.nblks++] = d;
+        ++s;
+    }
+    return true;
+}
+
+bool valid_dt(data_type_t dt) { return data_type_size(dt) != 0; }
+
+status_t check_dims(int ndims, const dim_t *dims) {
+    if (ndims < 1 || ndims > max_ndims || !dims) return status::invalid_arguments;
+    for (int d = 0; d < ndims; ++d)
+        if (dims[d] < 0 && !is_runtime(dims[d])) return status::invalid_arguments;
+    return status::success;
+}
+
+void fill_blocked(memory_desc_t &md, const tag_layout_t &t) {
+    auto &b = md.blocking;
+    dim_t blk[max_ndims];
+    for (int d = 0; d < max_ndims; ++d) blk[d] = 1;
+    b.inner_nblks = t.nblks;
+    dim_t inner = 1;
+    for (int i = 0; i < t.nblks; ++i) {
+        b.inner_blks[i] = t.blks[i];
+        b.inner_idxs[i] = t.idxs[i];
+        blk[t.idxs[i]] *= t.blks[i];
+        inner *= t.blks[i];
+    }
+    for (int d = 0; d < md.ndims; ++d) {
+        md.padded_offsets[d] = 0;
+        md.padded_dims[d] = is_runtime(md.dims[d]) ? DNNL_RUNTIME_DIM_VAL
+                                                   : rnd_up(md.dims[d], blk[d]);
+    }
+    dim_t stride = inner;
+    for (int i = t.ndims - 1; i >= 0; --i) {
+        int d = t.order[i];
+        b.strides[d] = stride;
+        if (is_runtime(stride) || is_runtime(md.padded_dims[d]))
+            stride = DNNL_RUNTIME_DIM_VAL;
+        else
+            stride *= std::max<dim_t>(md.padded_dims[d] / blk[d], 1);
+    }
+    md.format_kind = dnnl_blocked;
+    md.offset0 = 0;
+}
+
+} // namespace
+
+status_t md_set_tag(memory_desc_t &md, format_tag_t tag) {
+    tag_layout_t t;
+    if (!decode_tag(tag, t) || t.ndims != md.ndims) return status::invalid_arguments;
+    fill_blocked(md, t);
+    return status::success;
+}
+
+status_t md_init_by_tag(memory_desc_t &md, int ndims, const dim_t *dims,
+        data_type_t dt, format_tag_t tag) {
+    KESTREL_CHECK(check_dims(ndims, dims));
+    if (!valid_dt(dt)) return status::invalid_arguments;
+    memory_desc_t r = zero_md();
+    r.ndims = ndims;
+    r.data_type = dt;
+    for (int d = 0; d < ndims; ++d) r.dims[d] = r.padded_dims[d] = dims[d];
+    if (tag == dnnl_format_tag_any) {
+        r.format_kind = dnnl_format_kind_any;
+    } else {
+        if (tag == dnnl_format_tag_undef) return status::invalid_arguments;
+        KESTREL_CHECK(md_set_tag(r, tag));
+    }
+    md = r;
+    return status::success;
+}
+
+status_t md_init_by_strides(memory_desc_t &md, int ndims, const dim_t *dims,
+        data_type_t dt, const dim_t *strides) {
+    KESTREL_CHECK(check_dims(ndims, dims));
+    if (!valid_dt(dt)) return status::invalid_arguments;
+    memory_desc_t r = zero_md();
+    r.ndims = ndims;
+    r.data_type = dt;
+    r.format_kind = dnnl_blocked;
+    dim_t running = 1;
+    for (int d = ndims - 1; d >= 0; --d) {
+        r.dims[d] = r.padded_dims[d] = dims[d];
+        if (strides) {
+            if (strides[d] < 0 && !is_runtime(strides[d])) return status::invalid_arguments;
+            r.blocking.strides[d] = strides[d];
+        } else {
+            r.blocking.strides[d] = running;
+            running = (is_runtime(running) || is_runtime(dims[d]))
+                    ? DNNL_RUNTIME_DIM_VAL
+                    : running * std::max<dim_t>(dims[d], 1);
+        }
+    }
+    md = r;
+    return status::success;
+}
+
+status_t md_init_submemory(memory_desc_t &md, const memory_desc_t &parent,
+        const dim_t *dims, const dim_t *offsets) {
+    mdw_t p(parent);
+    if (!p.is_blocked() || !dims || !offsets || p.has_runtime_dims_or_strides())
+        return status::invalid_arguments;
+    memory_desc_t r = parent;
+    dim_t off0 = parent.offset0;
+    for (int d = 0; d < p.ndims(); ++d) {
+        if (dims[d] < 0 || offsets[d] < 0 || dims[d] + offsets[d] > parent.dims[d])
+            return status::invalid_arguments;
+        dim_t blk = p.block_of(d);
+        if (offsets[d] % blk != 0) return status::invalid_arguments;
+        bool to_end = dims[d] + offsets[d] == parent.dims[d];
+        if (blk > 1 && dims[d] % blk != 0 && !to_end) return status::invalid_arguments;
+        r.dims[d] = dims[d];
+        r.padded_dims[d] = to_end ? parent.padded_dims[d] - offsets[d] : rnd_up(dims[d], blk);
+        off0 += offsets[d] / blk * parent.blocking.strides[d];
+    }
+    r.offset0 = off0;
+    md = r;
+    return status::success;
+}
+
+status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
+        const dim_t *dims) {
+    KESTREL_CHECK(check_dims(ndims, dims));
+    mdw_t s(src);
+    if (s.is_zero() || s.has_runtime_dims_or_strides()) return status::invalid_arguments;
+    for (int d = 0; d < ndims; ++d)
+        if (is_runtime(dims[d])) return status::invalid_arguments;
+    {
+        dim_t a = 1, b = 1;
+        for (int d = 0; d < src.ndims; ++d) a *= src.dims[d];
+        for (int d = 0; d < ndims; ++d) b *= dims[d];
+        if (a != b) return status::invalid_arguments;
+    }
+    memory_desc_t r = src;
+    r.ndims = ndims;
+    for (int d = 0; d < ndims; ++d) r.dims[d] = r.padded_dims[d] = dims[d];
+    if (s.is_any()) {
+        md = r;
+        return status::success;
+    }
+    if (s.has_padding()) return status::invalid_arguments;
+    // Walk old and new dims in groups of equal element count. Inside a group
+    // the old dims must be contiguous in memory; blocked dims may only map
+    // one-to-one onto a new dim of the same size.
+    int o = 0, n = 0;
+    int new_of_old[max_ndims];
+    for (int d = 0; d < max_ndims; ++d) new_of_old[d] = -1;
+    while (o < src.ndims || n < ndims) {
+        // Unit dims on either side are free.
+        if (o < src.ndims && src.dims[o] == 1 && s.block_of(o) == 1
+                && (n >= ndims || dims[n] != 1)) {
+            ++o;
+            continue;
+        }
+        if (n < ndims && dims[n] == 1 && (o >= src.ndims || src.dims[o] != 1)) {
+            r.blocking.strides[n] = 1;
+            ++n;
+            continue;
+        }
+        if (o >= src.ndims || n >= ndims) return status::invalid_arguments;
+        int o0 = o, n0 = n;
+        dim_t po = src.dims[o++], pn = dims[n++];
+        while (po != pn) {
+            if (po < pn) {
+                if (o >= src.ndims) return status::invalid_arguments;
+                po *= src.dims[o++];
+            } else {
+                if (n >= ndims) return status::invalid_arguments;
+                pn *= dims[n++];
+            }
+        }
+        bool one_to_one = (o - o0 == 1) && (n - n0 == 1);
+        for (int k = o0; k < o; ++k) {
+            if (s.block_of(k) > 1 && !one_to_one) return status::invalid_arguments;
+            if (k + 1 < o && src.blocking.strides[k]
+                            != src.blocking.strides[k + 1] * (src.dims[k + 1] / s.block_of(k + 1)))
+                return status::invalid_arguments;
+        }
+        if (one_to_one) new_of_old[o0] = n0;
+        dim_t stride = src.blocking.strides[o - 1];
+        for (int k = n - 1; k >= n0; --k) {
+            r.blocking.strides[k] = stride;
+            stride *= dims[k];
+        }
+    }
+    for (int i = 0; i < r.blocking.inner_nblks; ++i) {
+        int nd = new_of_old[src.blocking.inner_idxs[i]];
+        if (nd < 0) return status::invalid_arguments;
+        r.blocking.inner_idxs[i] = nd;
+    }
+    for (int d = 0; d < ndims; ++d) {
+        r.padded_offsets[d] = 0;
+        r.padded_dims[d] = dims[d];
+    }
+    md = r;
+    return status::success;
+}
+
+status_t md_permute_axes(memory_desc_t &md, const memory_desc_t &src, const int *perm) {
+    mdw_t s(src);
+    if (s.is_zero() || !perm || s.has_runtime_dims_or_strides()) return status::invalid_arguments;
+    int seen = 0;
+    for (int d = 0; d < src.ndims; ++d) {
+        if (perm[d] < 0 || perm[d] >= src.ndims || (seen & (1 << perm[d])))
+            return status::invalid_arguments;
+        seen |= 1 << perm[d];
+    }
+    memory_desc_t r = src;
+    for (int d = 0; d < src.ndims; ++d) {
+        int nd = perm[d];
+        r.dims[nd] = src.dims[d];
+        r.padded_dims[nd] = src.padded_dims[d];
+        r.padded_offsets[nd] = src.padded_offsets[d];
+        r.blocking.strides[nd] = src.blocking.strides[d];
+    }
+    for (int i = 0; i < src.blocking.inner_nblks; ++i)
+        r.blocking.inner_idxs[i] = perm[src.blocking.inner_idxs[i]];
+    md = r;
+    return status::success;
+}
+
+// ---------------------------------------------------------------- mdw_t
+
+bool mdw_t::has_runtime_dims_or_strides() const {
+    for (int d = 0; d < ndims(); ++d)
+        if (is_runtime(md_->dims[d]) || (is_blocked() && is_runtime(blk().strides[d])))
+            return true;
+    return false;
+}
+
+bool mdw_t::has_zero_dim() const {
+    for (int d = 0; d < ndims(); ++d)
+        if (md_->dims[d] == 0) return true;
+    return false;
+}
+
+dim_t mdw_t::nelems(bool with_padding) const {
+    if (is_zero()) return 0;
+    dim_t n = 1;
+    for (int d = 0; d < ndims(); ++d) {
+        dim_t v = with_padding ? md_->padded_dims[d] : md_->dims[d];
+        if (is_runtime(v)) return DNNL_RUNTIME_DIM_VAL;
+        n *= v;
+    }
+    return n;
+}
+
+dim_t mdw_t::block_of(int d) const {
+    dim_t b = 1;
+    if (!is_blocked()) return b;
+    for (int i = 0; i < blk().inner_nblks; ++i)
+        if (blk().inner_idxs[i] == d) b *= blk().inner_blks[i];
+    return b;
+}
+
+dim_t mdw_t::inner_block_size() const {
+    dim_t b = 1;
+    if (!is_blocked()) return b;
+    for (int i = 0; i < blk().inner_nblks; ++i) b *= blk().inner_blks[i];
+    return b;
+}
+
+size_t mdw_t::size() const {
+    if (is_zero() || !is_blocked() || has_zero_dim()) return 0;
+    if (has_runtime_dims_or_strides()) return DNNL_RUNTIME_SIZE_VAL;
+    // The extent of each outer dim times its stride bounds the buffer; a dim
+    // of extent 1 contributes no stride.
+    dim_t span = inner_block_size();
+    for (int d = 0; d < ndims(); ++d) {
+        dim_t extent = md_->padded_dims[d] / block_of(d);
+        dim_t s = extent == 1 ? 1 : extent * blk().strides[d];
+        span = std::max(span, s);
+    }
+    return (size_t)span * dt_size();
+}
+
+bool mdw_t::has_padding() const {
+    for (int d = 0; d < ndims(); ++d)
+        if (md_->dims[d] != md_->padded_dims[d]) return true;
+    return false;
+}
+
+bool mdw_t::is_dense(bool with_padding) const {
+    if (!is_blocked() || has_runtime_dims_or_strides()) return false;
+    dim_t n = nelems(with_padding);
+    if (n == 0) return true;
+    return (dim_t)(size() / dt_size()) == n;
+}
+
+dim_t mdw_t::off_v(const dim_t *pos) const {
+    const auto &b = blk();
+    dim_t p[max_ndims];
+    dim_t off = md_->offset0;
+    for (int d = 0; d < ndims(); ++d) {
+        p[d] = pos[d] + md_->padded_offsets[d];
+        off += p[d] / block_of(d) * b.strides[d];
+    }
+    // Innermost block varies fastest: peel blocks from the last one.
+    dim_t mult = 1;
+    dim_t div[max_ndims];
+    for (int d = 0; d < ndims(); ++d) div[d] = 1;
+    for (int i = b.inner_nblks - 1; i >= 0; --i) {
+        int d = b.inner_idxs[i];
+        dim_t bs = b.inner_blks[i];
+        off += (p[d] / div[d]) % bs * mult;
+        div[d] *= bs;
+        mult *= bs;
+    }
+    return off;
+}
+
+dim_t mdw_t::off_l(dim_t l) const {
+    dim_t pos[max_ndims];
+    for (int d = ndims() - 1; d >= 0; --d) {
+        pos[d] = l % md_->dims[d];
+        l /= md_->dims[d];
+    }
+    return off_v(pos);
+}
+
+bool mdw_t::matches_tag(format_tag_t tag) const {
+    if (!is_blocked()) return false;
+    memory_desc_t ref = *md_;
+    if (md_set_tag(ref, tag) != status::success) return false;
+    return equal(mdw_t(ref));
+}
+
+bool mdw_t::equal(const mdw_t &o) const {
+    const memory_desc_t &a = *md_, &b = *o.md_;
+    if (a.ndims != b.ndims || a.data_type != b.data_type || a.format_kind != b.format_kind)
+        return false;
+    for (int d = 0; d < a.ndims; ++d)
+        if (a.dims[d] != b.dims[d]) return false;
+    if (a.format_kind != dnnl_blocked) return true;
+    if (a.offset0 != b.offset0) return false;
+    const auto &x = a.blocking, &y = b.blocking;
+    if (x.inner_nblks != y.inner_nblks) return false;
+    for (int i = 0; i < x.inner_nblks; ++i)
+        if (x.inner_blks[i] != y.inner_blks[i] || x.inner_idxs[i] != y.inner_idxs[i])
+            return false;
+    for (int d = 0; d < a.ndims; ++d) {
+        if (a.padded_dims[d] != b.padded_dims[d] || a.padded_offsets[d] != b.padded_offsets[d])
+            return false;
+        // A stride of a unit dim never matters.
+        if (a.padded_dims[d] / block_of(d) > 1 && x.strides[d] != y.strides[d]) return false;
+    }
+    return true;
+}
+
+} // namespace kestrel

@@ -1,0 +1,104 @@
+// The memory descriptor and the one helper that answers layout questions.
+#ifndef KESTREL_CORE_MEMORY_DESC_HPP
+#define KESTREL_CORE_MEMORY_DESC_HPP
+
+#include "core/common.hpp"
+
+// A value type: copying it copies the whole layout. Handles given to users
+// are heap copies of it.
+struct dnnl_memory_desc {
+    int ndims;
+    dnnl_dims_t dims;
+    dnnl_data_type_t data_type;
+    dnnl_dims_t padded_dims;
+    dnnl_dims_t padded_offsets;
+    dnnl_dim_t offset0;
+    dnnl_format_kind_t format_kind;
+    struct {
+        dnnl_dims_t strides; // of the outer (blocked) dims, in elements
+        int inner_nblks;
+        dnnl_dims_t inner_blks;
+        dnnl_dims_t inner_idxs;
+    } blocking;
+};
+
+namespace kestrel {
+
+using memory_desc_t = dnnl_memory_desc;
+
+// A zeroed descriptor: ndims 0, format undef. Means "no memory" in queries.
+memory_desc_t zero_md();
+
+// Builders. All validate their input and return invalid_arguments on
+// nonsense (negative dims, ndims out of range, tag whose rank differs...).
+status_t md_init_by_tag(memory_desc_t &md, int ndims, const dim_t *dims,
+        data_type_t dt, format_tag_t tag);
+status_t md_init_by_strides(memory_desc_t &md, int ndims, const dim_t *dims,
+        data_type_t dt, const dim_t *strides);
+status_t md_init_submemory(memory_desc_t &md, const memory_desc_t &parent,
+        const dim_t *dims, const dim_t *offsets);
+status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
+        const dim_t *dims);
+status_t md_permute_axes(memory_desc_t &md, const memory_desc_t &src,
+        const int *perm);
+
+// Fills `md` (which must have format_kind any or blocked) with the layout of
+// `tag`, keeping dims and data type. Used to resolve format `any`.
+status_t md_set_tag(memory_desc_t &md, format_tag_t tag);
+
+// Non-owning view of a descriptor. Every layout question goes through here.
+class mdw_t {
+public:
+    explicit mdw_t(const memory_desc_t *md) : md_(md) {}
+    explicit mdw_t(const memory_desc_t &md) : md_(&md) {}
+
+    const memory_desc_t &md() const { return *md_; }
+    int ndims() const { return md_->ndims; }
+    const dim_t *dims() const { return md_->dims; }
+    const dim_t *padded_dims() const { return md_->padded_dims; }
+    data_type_t data_type() const { return md_->data_type; }
+    size_t dt_size() const { return data_type_size(md_->data_type); }
+    const auto &blk() const { return md_->blocking; }
+
+    bool is_zero() const { return md_->ndims == 0; }
+    bool is_blocked() const { return md_->format_kind == dnnl_blocked; }
+    bool is_any() const { return md_->format_kind == dnnl_format_kind_any; }
+    bool is_plain() const { return is_blocked() && blk().inner_nblks == 0; }
+    bool has_runtime_dims_or_strides() const;
+    bool has_zero_dim() const;
+
+    dim_t nelems(bool with_padding = false) const;
+    // Bytes the memory object needs (0 for zero-sized or non-blocked).
+    size_t size() const;
+    // Total block size of dim d (1 when not blocked).
+    dim_t block_of(int d) const;
+    // Number of elements in the innermost block (product of inner blocks).
+    dim_t inner_block_size() const;
+    // True when the physical elements form one contiguous range with no
+    // holes, padding included when with_padding.
+    bool is_dense(bool with_padding = false) const;
+    // True when padded_dims == dims everywhere.
+    bool has_padding() const;
+
+    // Physical offset (in elements) of the element at logical index pos[].
+    dim_t off_v(const dim_t *pos) const;
+    // Same for the l-th element in row-major logical order.
+    dim_t off_l(dim_t l) const;
+
+    // True when the layout is exactly what `tag` gives for these dims.
+    bool matches_tag(format_tag_t tag) const;
+    // True when both layouts place every element at the same offset.
+    bool equal(const mdw_t &other) const;
+    bool operator==(const mdw_t &other) const { return equal(other); }
+
+private:
+    const memory_desc_t *md_;
+};
+
+inline bool md_equal(const memory_desc_t &a, const memory_desc_t &b) {
+    return mdw_t(a).equal(mdw_t(b));
+}
+
+} // namespace kestrel
+
+#endif

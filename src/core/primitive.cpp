@@ -1,0 +1,183 @@
+#include "core/primitive.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "config.h"
+#include "core/verbose.hpp"
+#include "dnnl_debug.h"
+#include "scratchpad/arena.hpp"
+
+namespace kestrel {
+
+scratchpad_policy_t library_scratchpad_policy() {
+    static const scratchpad_policy_t policy = [] {
+        const char *v = std::getenv("ONEDNN_SCRATCHPAD");
+        if (!v) v = std::getenv("DNNL_SCRATCHPAD");
+        if (v && !std::strcmp(v, "private")) return scratchpad_policy_t::private_buffer;
+        if (v && !std::strcmp(v, "global")) return scratchpad_policy_t::global_arena;
+#ifdef KESTREL_CONCURRENT_EXEC
+        return scratchpad_policy_t::private_buffer;
+#else
+        return scratchpad_policy_t::global_arena;
+#endif
+    }();
+    return policy;
+}
+
+namespace {
+
+// Arguments worth checking at execution: everything a pd may use.
+const int plain_args[] = {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_SRC_2, DNNL_ARG_SRC_3,
+        DNNL_ARG_DST_0, DNNL_ARG_DST_1, DNNL_ARG_DST_2, DNNL_ARG_WEIGHTS_0,
+        DNNL_ARG_WEIGHTS_1, DNNL_ARG_WEIGHTS_2, DNNL_ARG_WEIGHTS_3, DNNL_ARG_BIAS,
+        DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_SCALE, DNNL_ARG_SHIFT,
+        DNNL_ARG_WORKSPACE, DNNL_ARG_DIFF_SRC_0, DNNL_ARG_DIFF_SRC_1, DNNL_ARG_DIFF_SRC_2,
+        DNNL_ARG_DIFF_DST_0, DNNL_ARG_DIFF_DST_1, DNNL_ARG_DIFF_DST_2,
+        DNNL_ARG_DIFF_WEIGHTS_0, DNNL_ARG_DIFF_WEIGHTS_1, DNNL_ARG_DIFF_BIAS,
+        DNNL_ARG_DIFF_SCALE, DNNL_ARG_DIFF_SHIFT};
+
+// A pd md with runtime dims/strides (DNNL_RUNTIME_DIM_VAL) accepts a memory
+// md that fills them in: same rank, type and blocking, every known dim and
+// stride equal. The primitive reads the real values from the memory md.
+bool fills_runtime_md(const memory_desc_t &have, const memory_desc_t &want) {
+    if (have.ndims != want.ndims || have.data_type != want.data_type
+            || have.format_kind != dnnl_blocked || want.format_kind != dnnl_blocked
+            || mdw_t(have).has_runtime_dims_or_strides())
+        return false;
+    if (have.blocking.inner_nblks != want.blocking.inner_nblks) return false;
+    for (int d = 0; d < want.ndims; ++d) {
+        dim_t wd = want.dims[d], ws = want.blocking.strides[d];
+        if (wd != DNNL_RUNTIME_DIM_VAL && wd != have.dims[d]) return false;
+        if (ws != DNNL_RUNTIME_DIM_VAL && have.dims[d] > 1 && ws != have.blocking.strides[d])
+            return false;
+    }
+    return true;
+}
+
+status_t check_arg(const pd_t *pd, const exec_ctx_t &ctx, int arg) {
+    arg_usage_t u = pd->arg_usage(arg);
+    if (u == arg_usage_t::unused) return status::success;
+    const memory_desc_t *want = pd->arg_md(arg);
+    dnnl_memory *m = ctx.memory(arg);
+    if (mdw_t(want).has_runtime_dims_or_strides()) {
+        if (!m) return status::invalid_arguments;
+        if (!fills_runtime_md(m->md, *want)) return status::invalid_arguments;
+        return mdw_t(m->md).size() > 0 && !m->data ? status::invalid_arguments : status::success;
+    }
+    bool quant = (arg & (DNNL_ARG_ATTR_SCALES | DNNL_ARG_ATTR_ZERO_POINTS)) != 0;
+    size_t need = quant ? 1 : mdw_t(want).size();
+    if (!m) return need == 0 ? status::success : status::invalid_arguments;
+    if (quant) return m->data ? status::success : status::invalid_arguments;
+    if (!mdw_t(want).is_zero() && !md_equal(m->md, *want)) return status::invalid_arguments;
+    if (need > 0 && !m->data) return status::invalid_arguments;
+    return status::success;
+}
+
+status_t check_args(const pd_t *pd, const exec_ctx_t &ctx) {
+    for (int arg : plain_args) KESTREL_CHECK(check_arg(pd, ctx, arg));
+    for (int i = 0; i < pd->n_inputs() && pd->kind() != dnnl_reorder; ++i)
+        if (pd->arg_usage(DNNL_ARG_MULTIPLE_SRC + i) != arg_usage_t::unused)
+            KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_MULTIPLE_SRC + i));
+    const attr_t *a = pd->attr();
+    for (const auto &q : a->scales.items) KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_ATTR_SCALES | q.arg));
+    for (const auto &q : a->zero_points.items)
+        KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_ATTR_ZERO_POINTS | q.arg));
+    for (int i = 0; i < (int)a->post_ops.entries.size(); ++i) {
+        KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1));
+        KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_WEIGHTS));
+    }
+    return status::success;
+}
+
+void print_exec(const pd_t *pd, double ms) {
+    verbose::print("primitive,exec,cpu,%s,%s,%s,%.4f", dnnl_prim_kind2str(pd->kind()),
+            pd->name(), dnnl_prop_kind2str(pd->prop_kind()), ms);
+}
+
+} // namespace
+
+status_t primitive_create(dnnl_primitive **out, const dnnl_primitive_desc *h) {
+    const pd_t *pd = h->pd();
+    std::unique_ptr<dnnl_primitive> p(new (std::nothrow) dnnl_primitive);
+    if (!p) return status::out_of_memory;
+    p->pd.desc.reset(h->desc->clone());
+    p->pd.impl.reset(pd->clone());
+    if (!p->pd.desc || !p->pd.impl) return status::out_of_memory;
+    p->pd.list = h->list;
+    p->pd.impl_idx = h->impl_idx;
+    p->pd.engine = h->engine;
+    p->pd.attr = h->attr;
+    KESTREL_CHECK(pd->create_primitive(p->impl));
+
+    size_t need = pd->scratchpad_size();
+    if (need == 0) {
+        p->policy = scratchpad_policy_t::none;
+    } else if (pd->attr()->scratchpad_mode == dnnl_scratchpad_mode_user) {
+        p->policy = scratchpad_policy_t::user;
+    } else {
+        p->policy = library_scratchpad_policy();
+        if (p->policy == scratchpad_policy_t::private_buffer) {
+            p->private_scratchpad = aligned_malloc(need, 4096);
+            if (!p->private_scratchpad) return status::out_of_memory;
+        } else {
+            scratchpad::arena_t::global().attach();
+        }
+    }
+    *out = p.release();
+    return status::success;
+}
+
+status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nargs,
+        const dnnl_exec_arg_t *args) {
+    const pd_t *pd = p->impl->pd();
+    for (int i = 0; i < nargs; ++i)
+        if (!args[i].memory) return status::invalid_arguments;
+
+    const auto &reg = pd->scratchpad_registry();
+    scratchpad::grantor_t no_scratchpad;
+    exec_ctx_t probe(stream, nargs, args, no_scratchpad);
+    KESTREL_CHECK(check_args(pd, probe));
+
+    const bool timed = verbose::enabled(verbose::level_exec);
+    const double t0 = timed ? verbose::now_ms() : 0.0;
+    status_t st;
+    switch (p->policy) {
+        case scratchpad_policy_t::user: {
+            dnnl_memory *m = probe.memory(DNNL_ARG_SCRATCHPAD);
+            if (!m || !m->data || m->engine != p->pd.engine || mdw_t(m->md).size() < reg.size())
+                return status::invalid_arguments;
+            scratchpad::grantor_t g(&reg, static_cast<char *>(m->data));
+            st = p->impl->execute(exec_ctx_t(stream, nargs, args, g));
+            break;
+        }
+        case scratchpad_policy_t::global_arena: {
+            scratchpad::exec_lease_t lease;
+            if (!lease.acquire(scratchpad::arena_t::global(), reg)) return status::out_of_memory;
+            scratchpad::grantor_t g(&reg, lease.base(), lease.split_slabs() ? &lease : nullptr);
+            st = p->impl->execute(exec_ctx_t(stream, nargs, args, g));
+            if (st == status::success && lease.failed()) st = status::out_of_memory;
+            break;
+        }
+        case scratchpad_policy_t::private_buffer: {
+            scratchpad::grantor_t g(&reg, static_cast<char *>(p->private_scratchpad));
+            st = p->impl->execute(exec_ctx_t(stream, nargs, args, g));
+            break;
+        }
+        default: st = p->impl->execute(probe); break;
+    }
+    if (timed) {
+        print_exec(pd, verbose::now_ms() - t0);
+        if (p->policy == scratchpad_policy_t::global_arena) scratchpad::arena_t::global().report("exec");
+    }
+    return st;
+}
+
+} // namespace kestrel
+
+dnnl_primitive::~dnnl_primitive() {
+    using kestrel::scratchpad_policy_t;
+    impl.reset();
+    if (policy == scratchpad_policy_t::private_buffer) kestrel::aligned_free(private_scratchpad);
+    if (policy == scratchpad_policy_t::global_arena) kestrel::scratchpad::arena_t::global().detach();
+}

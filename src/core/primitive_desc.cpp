@@ -1,0 +1,153 @@
+#include "core/primitive_desc.hpp"
+
+#include "core/primitive.hpp"
+#include "core/verbose.hpp"
+
+namespace kestrel {
+
+const memory_desc_t pd_t::zero_md_ = zero_md();
+
+namespace {
+
+bool is_attr_quant_arg(int arg, int base) {
+    return (arg & base) && (arg & ~base) > 0 && (arg & ~base) < DNNL_ARG_ATTR_OUTPUT_SCALES;
+}
+
+// The post-op index of a binary/prelu source argument, or -1.
+int post_op_index(int arg, int which) {
+    if (arg < DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE || (arg & 0x7fff) != which) return -1;
+    return arg / DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE - 1;
+}
+
+} // namespace
+
+arg_usage_t pd_t::arg_usage(int arg) const {
+    if (is_attr_quant_arg(arg, DNNL_ARG_ATTR_SCALES))
+        return attr_.scales.get(arg & ~DNNL_ARG_ATTR_SCALES) ? arg_usage_t::input : arg_usage_t::unused;
+    if (is_attr_quant_arg(arg, DNNL_ARG_ATTR_ZERO_POINTS))
+        return attr_.zero_points.get(arg & ~DNNL_ARG_ATTR_ZERO_POINTS) ? arg_usage_t::input
+                                                                       : arg_usage_t::unused;
+    const auto &po = attr_.post_ops.entries;
+    int i = post_op_index(arg, DNNL_ARG_SRC_1);
+    if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_binary) return arg_usage_t::input;
+    i = post_op_index(arg, DNNL_ARG_WEIGHTS);
+    if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_prelu) return arg_usage_t::input;
+    return arg_usage_t::unused;
+}
+
+const memory_desc_t *pd_t::arg_md(int arg) const {
+    if (arg >= DNNL_ARG_MULTIPLE_SRC && arg < DNNL_ARG_MULTIPLE_DST) return src_md(arg - DNNL_ARG_MULTIPLE_SRC);
+    if (arg >= DNNL_ARG_MULTIPLE_DST && arg < DNNL_ARG_MULTIPLE_DST + 1024) return dst_md(arg - DNNL_ARG_MULTIPLE_DST);
+    int i = post_op_index(arg, DNNL_ARG_SRC_1);
+    const auto &po = attr_.post_ops.entries;
+    if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_binary) return &po[i].binary.src1_desc;
+    switch (arg) {
+        case DNNL_ARG_SRC_0: return src_md(0);
+        case DNNL_ARG_SRC_1: return src_md(1);
+        case DNNL_ARG_SRC_2: return src_md(2);
+        case DNNL_ARG_SRC_3: return src_md(3);
+        case DNNL_ARG_DST_0: return dst_md(0);
+        case DNNL_ARG_DST_1: return dst_md(1);
+        case DNNL_ARG_DST_2: return dst_md(2);
+        case DNNL_ARG_WEIGHTS_0: return weights_md(0);
+        case DNNL_ARG_WEIGHTS_1: return weights_md(1);
+        case DNNL_ARG_WEIGHTS_2: return weights_md(2);
+        case DNNL_ARG_WEIGHTS_3: return weights_md(3);
+        case DNNL_ARG_BIAS: return weights_md(1);
+        case DNNL_ARG_DIFF_SRC_0: return diff_src_md(0);
+        case DNNL_ARG_DIFF_SRC_1: return diff_src_md(1);
+        case DNNL_ARG_DIFF_SRC_2: return diff_src_md(2);
+        case DNNL_ARG_DIFF_DST_0: return diff_dst_md(0);
+        case DNNL_ARG_DIFF_DST_1: return diff_dst_md(1);
+        case DNNL_ARG_DIFF_DST_2: return diff_dst_md(2);
+        case DNNL_ARG_DIFF_WEIGHTS_0: return diff_weights_md(0);
+        case DNNL_ARG_DIFF_WEIGHTS_1: return diff_weights_md(1);
+        case DNNL_ARG_DIFF_BIAS: return diff_weights_md(1);
+        case DNNL_ARG_WORKSPACE: return workspace_md(0);
+        case DNNL_ARG_SCRATCHPAD: return scratchpad_md(0);
+        default: return &zero_md_;
+    }
+}
+
+status_t pd_t::query(dnnl_query_t what, int idx, void *result) const {
+    switch (what) {
+        case dnnl_query_engine: *(dnnl_engine_t *)result = engine_; return status::success;
+        case dnnl_query_primitive_kind:
+            *(dnnl_primitive_kind_t *)result = kind_;
+            return status::success;
+        case dnnl_query_prop_kind: *(dnnl_prop_kind_t *)result = prop_kind(); return status::success;
+        case dnnl_query_impl_info_str: *(const char **)result = name(); return status::success;
+        case dnnl_query_num_of_inputs_s32: *(int *)result = n_inputs(); return status::success;
+        case dnnl_query_num_of_outputs_s32: *(int *)result = n_outputs(); return status::success;
+        case dnnl_query_time_estimate_f64: *(double *)result = 0.0; return status::success;
+        case dnnl_query_memory_consumption_s64:
+            *(dim_t *)result = attr_.scratchpad_mode == dnnl_scratchpad_mode_user
+                    ? 0
+                    : (dim_t)scratchpad_size();
+            return status::success;
+        case dnnl_query_scratchpad_engine:
+            if (attr_.scratchpad_mode != dnnl_scratchpad_mode_user) return status::invalid_arguments;
+            *(dnnl_engine_t *)result = engine_;
+            return status::success;
+        case dnnl_query_src_md: *(const_dnnl_memory_desc_t *)result = src_md(idx); return status::success;
+        case dnnl_query_dst_md: *(const_dnnl_memory_desc_t *)result = dst_md(idx); return status::success;
+        case dnnl_query_weights_md: *(const_dnnl_memory_desc_t *)result = weights_md(idx); return status::success;
+        case dnnl_query_diff_src_md: *(const_dnnl_memory_desc_t *)result = diff_src_md(idx); return status::success;
+        case dnnl_query_diff_dst_md: *(const_dnnl_memory_desc_t *)result = diff_dst_md(idx); return status::success;
+        case dnnl_query_diff_weights_md:
+            *(const_dnnl_memory_desc_t *)result = diff_weights_md(idx);
+            return status::success;
+        case dnnl_query_workspace_md: *(const_dnnl_memory_desc_t *)result = workspace_md(idx); return status::success;
+        case dnnl_query_scratchpad_md: *(const_dnnl_memory_desc_t *)result = scratchpad_md(idx); return status::success;
+        case dnnl_query_exec_arg_md: *(const_dnnl_memory_desc_t *)result = arg_md(idx); return status::success;
+        default: return status::unimplemented;
+    }
+}
+
+status_t pd_t::finalize(dnnl_engine *engine) {
+    engine_ = engine;
+    scratchpad_md_ = zero_md();
+    size_t sz = scratchpad_size();
+    if (attr_.scratchpad_mode == dnnl_scratchpad_mode_user && sz > 0) {
+        dim_t d = (dim_t)sz;
+        KESTREL_CHECK(md_init_by_tag(scratchpad_md_, 1, &d, dnnl_u8, dnnl_a));
+    }
+    return status::success;
+}
+
+status_t decline(const char *impl, const char *why) {
+    if (verbose::enabled(verbose::level_create)) verbose::print("primitive,create:dispatch,%s,%s", impl, why);
+    return status::unimplemented;
+}
+
+status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
+        const dnnl_primitive_attr *attr, dnnl_engine *engine, impl_list_t list,
+        const dnnl_primitive_desc *hint) {
+    std::unique_ptr<dnnl_primitive_desc> h(new (std::nothrow) dnnl_primitive_desc);
+    if (!h) return status::out_of_memory;
+    h->desc.reset(desc.clone());
+    if (!h->desc) return status::out_of_memory;
+    if (attr) h->attr = *attr;
+    h->engine = engine;
+    h->list = list;
+    if (hint && hint->pd()) {
+        h->hint.reset(hint->pd()->clone());
+        if (!h->hint) return status::out_of_memory;
+    }
+    for (int i = 0; list[i].create; ++i) {
+        pd_t *pd = nullptr;
+        status_t st = list[i].create(&pd, h->desc.get(), &h->attr, engine, h->hint.get());
+        if (st == status::success) {
+            h->impl.reset(pd);
+            h->impl_idx = i;
+            if (verbose::enabled(verbose::level_create))
+                verbose::print("primitive,create:dispatch,%s,accepted", pd->name());
+            *out = h.release();
+            return status::success;
+        }
+        if (st != status::unimplemented) return st;
+    }
+    return status::unimplemented;
+}
+
+} // namespace kestrel

@@ -1,0 +1,171 @@
+// Primitive descriptors.
+//
+// A primitive kind (convolution, reorder, ...) has an op descriptor (what
+// to compute) and an ordered list of implementations (impl_list_t), fastest
+// first, reference last. Creating a primitive descriptor walks the list and
+// keeps the first implementation whose pd_t::init() accepts the problem;
+// dnnl_primitive_desc_next_impl continues the walk. An implementation:
+//   - derives its pd from the kind's base pd (which stores the op desc and
+//     the memory descriptors) and implements init(): check the problem,
+//     resolve format `any`, book scratchpad into scratchpad_registry();
+//   - returns unimplemented (and says why in verbose mode) to decline;
+//   - names itself through name(), which impl_info_str reports.
+#ifndef KESTREL_CORE_PRIMITIVE_DESC_HPP
+#define KESTREL_CORE_PRIMITIVE_DESC_HPP
+
+#include <memory>
+
+#include "core/attr.hpp"
+#include "core/engine.hpp"
+#include "core/memory_desc.hpp"
+#include "scratchpad/registry.hpp"
+
+namespace kestrel {
+
+struct primitive_t;
+
+// Base of every op descriptor; the kind's own struct derives from it.
+struct op_desc_t {
+    dnnl_primitive_kind_t kind;
+    explicit op_desc_t(dnnl_primitive_kind_t k) : kind(k) {}
+    virtual ~op_desc_t() = default;
+    virtual op_desc_t *clone() const = 0;
+};
+
+template <typename self_t>
+struct op_desc_impl_t : op_desc_t {
+    using op_desc_t::op_desc_t;
+    op_desc_t *clone() const override {
+        return new (std::nothrow) self_t(static_cast<const self_t &>(*this));
+    }
+};
+
+enum class arg_usage_t { unused, input, output };
+
+struct pd_t {
+    pd_t(const attr_t *attr, dnnl_primitive_kind_t kind)
+        : kind_(kind), attr_(attr ? *attr : attr_t()) {}
+    virtual ~pd_t() = default;
+
+    virtual pd_t *clone() const = 0;
+    virtual const char *name() const = 0;
+    virtual status_t init(dnnl_engine *engine) = 0;
+    virtual status_t create_primitive(std::shared_ptr<primitive_t> &p) const = 0;
+
+    dnnl_primitive_kind_t kind() const { return kind_; }
+    virtual dnnl_prop_kind_t prop_kind() const { return dnnl_prop_kind_undef; }
+    const attr_t *attr() const { return &attr_; }
+    dnnl_engine *engine() const { return engine_; }
+
+    // Memory descriptors by role and index; zero md when absent.
+    virtual const memory_desc_t *src_md(int idx = 0) const { (void)idx; return &zero_md_; }
+    virtual const memory_desc_t *dst_md(int idx = 0) const { (void)idx; return &zero_md_; }
+    virtual const memory_desc_t *weights_md(int idx = 0) const { (void)idx; return &zero_md_; }
+    virtual const memory_desc_t *diff_src_md(int idx = 0) const { (void)idx; return &zero_md_; }
+    virtual const memory_desc_t *diff_dst_md(int idx = 0) const { (void)idx; return &zero_md_; }
+    virtual const memory_desc_t *diff_weights_md(int idx = 0) const { (void)idx; return &zero_md_; }
+    virtual const memory_desc_t *workspace_md(int idx = 0) const { (void)idx; return &zero_md_; }
+    const memory_desc_t *scratchpad_md(int idx = 0) const {
+        return idx == 0 ? &scratchpad_md_ : &zero_md_;
+    }
+
+    // How the primitive uses an execution argument, and its descriptor.
+    // Kinds override arg_usage for their own arguments; the base knows the
+    // attribute arguments (scales, zero points, binary post-op sources).
+    virtual arg_usage_t arg_usage(int arg) const;
+    virtual const memory_desc_t *arg_md(int arg) const;
+
+    virtual int n_inputs() const { return 0; }
+    virtual int n_outputs() const { return 0; }
+
+    // Answers dnnl_primitive_desc_query. Kinds override for their own
+    // queries (strides, alg kind, ...) and fall back to this.
+    virtual status_t query(dnnl_query_t what, int idx, void *result) const;
+
+    scratchpad::registry_t &scratchpad_registry() { return registry_; }
+    const scratchpad::registry_t &scratchpad_registry() const { return registry_; }
+    size_t scratchpad_size() const { return registry_.size(); }
+
+    // Called after a successful init(): fixes the scratchpad descriptor.
+    status_t finalize(dnnl_engine *engine);
+
+protected:
+    dnnl_primitive_kind_t kind_;
+    attr_t attr_;
+    dnnl_engine *engine_ = nullptr;
+    scratchpad::registry_t registry_;
+    memory_desc_t scratchpad_md_ = zero_md();
+    static const memory_desc_t zero_md_;
+};
+
+using pd_create_fn_t = status_t (*)(pd_t **out, const op_desc_t *desc,
+        const attr_t *attr, dnnl_engine *engine, const pd_t *hint);
+
+struct impl_entry_t {
+    const char *name;
+    pd_create_fn_t create;
+};
+
+// A kind's implementations in dispatch order, terminated by {nullptr, nullptr}.
+using impl_list_t = const impl_entry_t *;
+
+// Creates an implementation's pd: constructs it from the op desc, runs
+// init() and finalize(); deletes it on any failure.
+template <typename impl_pd_t>
+status_t make_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr,
+        dnnl_engine *engine, const pd_t *hint) {
+    using desc_t = typename impl_pd_t::desc_t;
+    auto *pd = new (std::nothrow) impl_pd_t(static_cast<const desc_t *>(desc), attr, hint);
+    if (!pd) return status::out_of_memory;
+    status_t st = pd->init(engine);
+    if (st == status::success) st = pd->finalize(engine);
+    if (st != status::success) {
+        delete pd;
+        return st;
+    }
+    *out = pd;
+    return status::success;
+}
+
+// Glue every implementation pd needs: clone() and create_primitive() for
+// the primitive type `prim_t` (which takes `const self_t *` in its ctor).
+template <typename self_t, typename base_t, typename prim_t>
+struct pd_impl_t : base_t {
+    using base_t::base_t;
+    pd_t *clone() const override {
+        return new (std::nothrow) self_t(static_cast<const self_t &>(*this));
+    }
+    status_t create_primitive(std::shared_ptr<primitive_t> &p) const override;
+};
+
+// Says in verbose mode why an implementation declined; returns
+// unimplemented so it can be used as `return decline(...)`.
+status_t decline(const char *impl, const char *why);
+
+} // namespace kestrel
+
+// The C handle: the op desc, the attributes, the implementation list and
+// the implementation currently chosen.
+struct dnnl_primitive_desc {
+    std::unique_ptr<kestrel::op_desc_t> desc;
+    std::unique_ptr<kestrel::pd_t> impl;
+    kestrel::impl_list_t list = nullptr;
+    int impl_idx = -1;
+    dnnl_engine *engine = nullptr;
+    kestrel::attr_t attr;
+    std::unique_ptr<kestrel::pd_t> hint; // a clone of the forward hint, if any
+
+    const kestrel::pd_t *pd() const { return impl.get(); }
+};
+
+namespace kestrel {
+
+// Walks `list` from its start and returns a handle on the first
+// implementation that accepts `desc`.
+status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
+        const dnnl_primitive_attr *attr, dnnl_engine *engine,
+        impl_list_t list, const dnnl_primitive_desc *hint);
+
+} // namespace kestrel
+
+#endif

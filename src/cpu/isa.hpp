@@ -1,0 +1,27 @@
+// Instruction sets the CPU offers, capped by ONEDNN_MAX_CPU_ISA or
+// dnnl_set_max_cpu_isa. Kernels ask has(isa) at descriptor creation.
+#ifndef KESTREL_CPU_ISA_HPP
+#define KESTREL_CPU_ISA_HPP
+
+#include "core/common.hpp"
+
+namespace kestrel {
+namespace isa {
+
+enum level_t { baseline = 0, avx2 = 1, avx512 = 2 };
+
+// The best level available and allowed.
+level_t effective();
+inline bool has(level_t l) { return effective() >= l; }
+
+// dnnl_cpu_isa_t view of effective(), for dnnl_get_effective_cpu_isa.
+dnnl_cpu_isa_t effective_cpu_isa();
+// Caps the level; fails once a kernel has been dispatched (as oneDNN).
+status_t set_max(dnnl_cpu_isa_t cap);
+
+const char *name(level_t l);
+
+} // namespace isa
+} // namespace kestrel
+
+#endif

@@ -1,0 +1,12 @@
+libkestrel_la_SOURCES += \
+	src/cpu/isa.hpp src/cpu/isa.cpp \
+	src/cpu/simd.hpp \
+	src/cpu/threading.hpp \
+	src/cpu/types.hpp \
+	src/cpu/math/eltwise_math.hpp
+# One fragment per primitive kind.
+include src/cpu/reorder/local.mk
+include src/cpu/eltwise/local.mk
+include src/cpu/pooling/local.mk
+include src/cpu/gemm/local.mk
+include src/cpu/conv/local.mk

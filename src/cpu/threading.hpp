@@ -1,0 +1,111 @@
+// The one place that talks to TBB. Work is split into nthr chunks that TBB
+// runs on whatever threads the application allows (tbb::global_control, an
+// enclosing tbb::task_arena).
+#ifndef KESTREL_CPU_THREADING_HPP
+#define KESTREL_CPU_THREADING_HPP
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "core/common.hpp"
+
+namespace kestrel {
+
+// Threads the current context may use.
+inline int max_threads() {
+    int arena = tbb::this_task_arena::max_concurrency();
+    int global = (int)tbb::global_control::active_value(
+            tbb::global_control::max_allowed_parallelism);
+    int n = arena < global ? arena : global;
+    return n < 1 ? 1 : n;
+}
+
+// Runs f(ithr, nthr) for ithr in [0, nthr), in parallel.
+template <typename F>
+void parallel(int nthr, const F &f) {
+    if (nthr <= 1) {
+        f(0, 1);
+        return;
+    }
+    tbb::parallel_for(0, nthr, [&](int ithr) { f(ithr, nthr); },
+            tbb::static_partitioner());
+}
+
+// Chunk count worth using for `work` independent items of ~`grain` cost.
+inline int nthr_for(dim_t work, dim_t min_per_thread = 1) {
+    int n = max_threads();
+    if (min_per_thread < 1) min_per_thread = 1;
+    dim_t useful = work / min_per_thread;
+    if (useful < n) n = (int)(useful < 1 ? 1 : useful);
+    return n;
+}
+
+// Iterates over the box [0,D0) x ... in parallel, calling f(i0, ...).
+template <typename F>
+void parallel_nd(dim_t D0, const F &f) {
+    parallel(nthr_for(D0), [&](int ithr, int nthr) {
+        dim_t s, e;
+        balance211(D0, nthr, ithr, s, e);
+        for (dim_t i = s; i < e; ++i) f(i);
+    });
+}
+
+template <typename F>
+void parallel_nd(dim_t D0, dim_t D1, const F &f) {
+    const dim_t work = D0 * D1;
+    parallel(nthr_for(work), [&](int ithr, int nthr) {
+        dim_t s, e;
+        balance211(work, nthr, ithr, s, e);
+        for (dim_t w = s; w < e; ++w) f(w / D1, w % D1);
+    });
+}
+
+template <typename F>
+void parallel_nd(dim_t D0, dim_t D1, dim_t D2, const F &f) {
+    const dim_t work = D0 * D1 * D2;
+    parallel(nthr_for(work), [&](int ithr, int nthr) {
+        dim_t s, e;
+        balance211(work, nthr, ithr, s, e);
+        for (dim_t w = s; w < e; ++w) f(w / (D1 * D2), (w / D2) % D1, w % D2);
+    });
+}
+
+template <typename F>
+void parallel_nd(dim_t D0, dim_t D1, dim_t D2, dim_t D3, const F &f) {
+    const dim_t work = D0 * D1 * D2 * D3;
+    parallel(nthr_for(work), [&](int ithr, int nthr) {
+        dim_t s, e;
+        balance211(work, nthr, ithr, s, e);
+        for (dim_t w = s; w < e; ++w) {
+            dim_t r = w;
+            dim_t i3 = r % D3; r /= D3;
+            dim_t i2 = r % D2; r /= D2;
+            dim_t i1 = r % D1; r /= D1;
+            f(r, i1, i2, i3);
+        }
+    });
+}
+
+// Splits a 2D range [0,M) x [0,N) over nthr workers into a grid that keeps
+// every worker busy even when one side is 1 (skinny shapes).
+inline void split_2d(dim_t M, dim_t N, int nthr, int &nthr_m, int &nthr_n) {
+    nthr_m = 1;
+    nthr_n = nthr;
+    double best = -1;
+    for (int m = 1; m <= nthr; ++m) {
+        if (nthr % m) continue;
+        int n = nthr / m;
+        if (m > M || n > N) continue;
+        double cost = (double)div_up(M, m) + (double)div_up(N, n);
+        if (best < 0 || cost < best) {
+            best = cost;
+            nthr_m = m;
+            nthr_n = n;
+        }
+    }
+}
+
+} // namespace kestrel
+
+#endif

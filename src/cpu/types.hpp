@@ -1,0 +1,114 @@
+// Element types: conversion of every storage type to and from f32, with the
+// rounding and saturation oneDNN applies (round to nearest even, saturate
+// integers, NaN-preserving bf16/f16).
+#ifndef KESTREL_CPU_TYPES_HPP
+#define KESTREL_CPU_TYPES_HPP
+
+#include <cmath>
+#include <cstring>
+
+#include "core/common.hpp"
+
+namespace kestrel {
+
+inline float bf16_to_f32(uint16_t v) {
+    uint32_t bits = (uint32_t)v << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+inline uint16_t f32_to_bf16(float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((bits >> 16) | 0x40); // quiet NaN
+    bits += 0x7fffu + ((bits >> 16) & 1u); // round to nearest even
+    return (uint16_t)(bits >> 16);
+}
+
+inline float f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    uint32_t bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { // subnormal: normalise
+            int e = -1;
+            do {
+                man <<= 1;
+                ++e;
+            } while (!(man & 0x400u));
+            bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+        }
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+inline uint16_t f32_to_f16(float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
+    uint32_t abs = bits & 0x7fffffffu;
+    if (abs > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+    if (abs >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); // overflow to inf
+    if (abs < 0x38800000u) { // result is subnormal or zero
+        if (abs < 0x33000000u) return sign;
+        uint32_t e = abs >> 23, man = (abs & 0x7fffffu) | 0x800000u;
+        uint32_t shift = 126 - e; // 14 + (113 - e) - 1 + 1
+        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1u))) ++half;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t r = abs + 0xfffu + ((abs >> 13) & 1u); // round to nearest even
+    return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+}
+
+template <typename T>
+inline T saturate_round(float f, float lo, float hi) {
+    if (std::isnan(f)) return 0;
+    f = std::nearbyint(f); // current mode: nearest even
+    if (f < lo) f = lo;
+    if (f > hi) f = hi;
+    return (T)f;
+}
+
+// Reads element i of a buffer of type dt as f32.
+inline float load_f32(data_type_t dt, const void *p, dim_t i) {
+    switch (dt) {
+        case dnnl_f32: return static_cast<const float *>(p)[i];
+        case dnnl_bf16: return bf16_to_f32(static_cast<const uint16_t *>(p)[i]);
+        case dnnl_f16: return f16_to_f32(static_cast<const uint16_t *>(p)[i]);
+        case dnnl_s32: return (float)static_cast<const int32_t *>(p)[i];
+        case dnnl_s8: return (float)static_cast<const int8_t *>(p)[i];
+        case dnnl_u8: return (float)static_cast<const uint8_t *>(p)[i];
+        default: return 0.f;
+    }
+}
+
+// Writes f32 value v as element i of a buffer of type dt, rounding and
+// saturating as oneDNN does.
+inline void store_f32(data_type_t dt, void *p, dim_t i, float v) {
+    switch (dt) {
+        case dnnl_f32: static_cast<float *>(p)[i] = v; break;
+        case dnnl_bf16: static_cast<uint16_t *>(p)[i] = f32_to_bf16(v); break;
+        case dnnl_f16: static_cast<uint16_t *>(p)[i] = f32_to_f16(v); break;
+        case dnnl_s32:
+            // 2147483520 is the largest f32 below 2^31.
+            static_cast<int32_t *>(p)[i] = saturate_round<int32_t>(v, -2147483648.f, 2147483520.f);
+            break;
+        case dnnl_s8: static_cast<int8_t *>(p)[i] = saturate_round<int8_t>(v, -128.f, 127.f); break;
+        case dnnl_u8: static_cast<uint8_t *>(p)[i] = saturate_round<uint8_t>(v, 0.f, 255.f); break;
+        default: break;
+    }
+}
+
+} // namespace kestrel
+
+#endif
