@@ -1,0 +1,11 @@
+# Benchmarks: built and run by `make bench`, never part of `make check`.
+# Other areas add their programs to BENCH_PROGS (not *_PROGRAMS: automake reserves that suffix) in their own files here.
+BENCH_PROGS = bench/bench_gemm
+EXTRA_PROGRAMS = $(BENCH_PROGS)
+bench_bench_gemm_SOURCES = bench/bench_gemm.cpp
+bench_bench_gemm_LDADD = $(TEST_LIBS)
+CLEANFILES += $(BENCH_PROGS)
+
+bench: $(BENCH_PROGS)
+	@for b in $(BENCH_PROGS); do echo "== $$b"; ./$$b || exit 1; done
+.PHONY: bench

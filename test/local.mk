@@ -10,3 +10,17 @@ include test/eltwise/local.mk
 include test/pooling/local.mk
 include test/gemm/local.mk
 include test/conv/local.mk
+
+# The C++ wrapper: every class and method must compile; linked against the
+# shared library so every C function it names must be exported.
+check_PROGRAMS += test/cpp/hpp_compile
+TESTS += test/cpp/hpp_compile
+test_cpp_hpp_compile_SOURCES = test/cpp/hpp_compile.cpp
+test_cpp_hpp_compile_LDADD = lib/libdnnl.la
+
+AM_TESTS_ENVIRONMENT = srcdir='$(srcdir)'; top_srcdir='$(top_srcdir)'; \
+	NUMA_LIBS='$(NUMA_LIBS)'; CXX='$(CXX)'; \
+	export srcdir top_srcdir NUMA_LIBS CXX;
+
+TESTS += test/api_coverage.sh
+EXTRA_DIST += test/api_coverage.sh

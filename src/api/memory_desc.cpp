@@ -26,8 +26,8 @@ dnnl_status_t dnnl_memory_desc_create_with_tag(dnnl_memory_desc_t *memory_desc, 
         const dnnl_dims_t dims, dnnl_data_type_t data_type, dnnl_format_tag_t tag) {
     if (!memory_desc) return dnnl_invalid_arguments;
     return guard([&] {
-        // ndims 0 gives the zero descriptor, as oneDNN does.
-        if (ndims == 0) return emit(memory_desc, zero_md());
+        // ndims 0 or tag undef gives the zero descriptor, as oneDNN does.
+        if (ndims == 0 || tag == dnnl_format_tag_undef) return emit(memory_desc, zero_md());
         memory_desc_t md;
         KESTREL_CHECK(md_init_by_tag(md, ndims, dims, data_type, tag));
         return emit(memory_desc, md);
@@ -112,13 +112,19 @@ dnnl_status_t dnnl_memory_desc_query(const_dnnl_memory_desc_t memory_desc, dnnl_
         case dnnl_query_inner_idxs:
             if (!blocked) return dnnl_invalid_arguments;
             return put<const dnnl_dims_t *>(result, &md.blocking.inner_idxs);
-        default: return dnnl_invalid_arguments;
+        // A valid query that a memory descriptor does not answer.
+        default: return dnnl_unimplemented;
     }
 }
 
 dnnl_status_t dnnl_memory_desc_query_v2(const_dnnl_memory_desc_t memory_desc, dnnl_query_t what,
         int index, void *result) {
     if (index != 0) return dnnl_invalid_arguments;
+    // Dense and blocked memory has exactly one data handle.
+    if (what == dnnl_query_num_handles_s32) {
+        if (any_null(memory_desc, result)) return dnnl_invalid_arguments;
+        return put<int>(result, 1);
+    }
     return dnnl_memory_desc_query(memory_desc, what, result);
 }
 

@@ -165,17 +165,20 @@ status_t md_init_by_strides(memory_desc_t &md, int ndims, const dim_t *dims,
 status_t md_init_submemory(memory_desc_t &md, const memory_desc_t &parent,
         const dim_t *dims, const dim_t *offsets) {
     mdw_t p(parent);
-    if (!p.is_blocked() || !dims || !offsets || p.has_runtime_dims_or_strides())
-        return status::invalid_arguments;
+    if (p.is_zero() || !dims || !offsets) return status::invalid_arguments;
+    for (int d = 0; d < p.ndims(); ++d)
+        if (dims[d] < 0 || offsets[d] < 0 || dims[d] + offsets[d] > parent.dims[d])
+            return status::invalid_arguments;
+    // A valid view that the layout cannot express is unimplemented, as in
+    // oneDNN: runtime sizes, non-blocked formats, views that split a block.
+    if (!p.is_blocked() || p.has_runtime_dims_or_strides()) return status::unimplemented;
     memory_desc_t r = parent;
     dim_t off0 = parent.offset0;
     for (int d = 0; d < p.ndims(); ++d) {
-        if (dims[d] < 0 || offsets[d] < 0 || dims[d] + offsets[d] > parent.dims[d])
-            return status::invalid_arguments;
         dim_t blk = p.block_of(d);
-        if (offsets[d] % blk != 0) return status::invalid_arguments;
+        if (offsets[d] % blk != 0) return status::unimplemented;
         bool to_end = dims[d] + offsets[d] == parent.dims[d];
-        if (blk > 1 && dims[d] % blk != 0 && !to_end) return status::invalid_arguments;
+        if (blk > 1 && dims[d] % blk != 0 && !to_end) return status::unimplemented;
         r.dims[d] = dims[d];
         r.padded_dims[d] = to_end ? parent.padded_dims[d] - offsets[d] : rnd_up(dims[d], blk);
         off0 += offsets[d] / blk * parent.blocking.strides[d];

@@ -1,5 +1,6 @@
 #include "core/primitive.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -10,19 +11,32 @@
 
 namespace kestrel {
 
-scratchpad_policy_t library_scratchpad_policy() {
-    static const scratchpad_policy_t policy = [] {
-        const char *v = std::getenv("ONEDNN_SCRATCHPAD");
-        if (!v) v = std::getenv("DNNL_SCRATCHPAD");
-        if (v && !std::strcmp(v, "private")) return scratchpad_policy_t::private_buffer;
-        if (v && !std::strcmp(v, "global")) return scratchpad_policy_t::global_arena;
+namespace {
+
+scratchpad_policy_t policy_from_env() {
+    const char *v = std::getenv("ONEDNN_SCRATCHPAD");
+    if (!v) v = std::getenv("DNNL_SCRATCHPAD");
+    if (v && !std::strcmp(v, "private")) return scratchpad_policy_t::private_buffer;
+    if (v && !std::strcmp(v, "global")) return scratchpad_policy_t::global_arena;
 #ifdef KESTREL_CONCURRENT_EXEC
-        return scratchpad_policy_t::private_buffer;
+    return scratchpad_policy_t::private_buffer;
 #else
-        return scratchpad_policy_t::global_arena;
+    return scratchpad_policy_t::global_arena;
 #endif
-    }();
-    return policy;
+}
+
+std::atomic<int> policy_override {-1};
+
+} // namespace
+
+scratchpad_policy_t library_scratchpad_policy() {
+    static const scratchpad_policy_t from_env = policy_from_env();
+    int o = policy_override.load(std::memory_order_relaxed);
+    return o < 0 ? from_env : (scratchpad_policy_t)o;
+}
+
+void set_library_scratchpad_policy(scratchpad_policy_t policy) {
+    policy_override.store((int)policy);
 }
 
 namespace {

@@ -70,9 +70,13 @@ status_t pd_impl_t<self_t, base_t, prim_t>::create_primitive(
 // How a primitive gets its scratchpad.
 enum class scratchpad_policy_t { none, user, global_arena, private_buffer };
 
-// The policy for library mode when the build and ONEDNN_SCRATCHPAD say
-// nothing else: global unless configured with --enable-concurrent-exec.
+// The policy for library mode: ONEDNN_SCRATCHPAD=global|private, else the
+// build's choice (global unless configured with --enable-concurrent-exec).
+// Read when a primitive is created.
 scratchpad_policy_t library_scratchpad_policy();
+// Internal switch (not exported) so one process can compare both policies:
+// the demo and the tests use it. Affects primitives created afterwards.
+void set_library_scratchpad_policy(scratchpad_policy_t policy);
 
 } // namespace kestrel
 

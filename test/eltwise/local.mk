@@ -1,0 +1,18 @@
+# Element-wise primitives: eltwise, binary, softmax, shuffle, prelu.
+EXTRA_DIST += test/eltwise/elt_test.hpp
+check_PROGRAMS += test/eltwise/test_eltwise
+TESTS += test/eltwise/test_eltwise
+test_eltwise_test_eltwise_SOURCES = test/eltwise/test_eltwise.cpp
+test_eltwise_test_eltwise_LDADD = $(TEST_LIBS)
+check_PROGRAMS += test/eltwise/test_binary
+TESTS += test/eltwise/test_binary
+test_eltwise_test_binary_SOURCES = test/eltwise/test_binary.cpp
+test_eltwise_test_binary_LDADD = $(TEST_LIBS)
+check_PROGRAMS += test/eltwise/test_softmax
+TESTS += test/eltwise/test_softmax
+test_eltwise_test_softmax_SOURCES = test/eltwise/test_softmax.cpp
+test_eltwise_test_softmax_LDADD = $(TEST_LIBS)
+check_PROGRAMS += test/eltwise/test_shuffle_prelu
+TESTS += test/eltwise/test_shuffle_prelu
+test_eltwise_test_shuffle_prelu_SOURCES = test/eltwise/test_shuffle_prelu.cpp
+test_eltwise_test_shuffle_prelu_LDADD = $(TEST_LIBS)

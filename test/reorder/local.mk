@@ -1,0 +1,18 @@
+# Data movement tests: reorder, sum, concat.
+check_PROGRAMS += test/reorder/test_reorder
+TESTS += test/reorder/test_reorder
+test_reorder_test_reorder_SOURCES = test/reorder/test_reorder.cpp test/reorder/dm_naive.hpp
+test_reorder_test_reorder_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_reorder_test_reorder_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += test/reorder/test_sum_concat
+TESTS += test/reorder/test_sum_concat
+test_reorder_test_sum_concat_SOURCES = test/reorder/test_sum_concat.cpp test/reorder/dm_naive.hpp
+test_reorder_test_sum_concat_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_reorder_test_sum_concat_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += test/reorder/test_dm_cpp
+TESTS += test/reorder/test_dm_cpp
+test_reorder_test_dm_cpp_SOURCES = test/reorder/test_dm_cpp.cpp
+test_reorder_test_dm_cpp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_reorder_test_dm_cpp_LDADD = $(TEST_LIBS)

@@ -1,0 +1,10 @@
+# Convolution and deconvolution forward.
+libkestrel_la_SOURCES += \
+	src/cpu/conv/conv_pd.hpp src/cpu/conv/conv_pd.cpp \
+	src/cpu/conv/conv_epilogue.hpp src/cpu/conv/conv_epilogue.cpp \
+	src/cpu/conv/conv_impls.hpp \
+	src/cpu/conv/ref_conv.cpp \
+	src/cpu/conv/direct_conv_16c.cpp \
+	src/cpu/conv/gemm_conv.cpp \
+	src/cpu/conv/conv_list.cpp \
+	src/api/convolution.cpp src/api/deconvolution.cpp

@@ -1,0 +1,13 @@
+# The f32 GEMM engine and its microkernels, the shared post-op helper,
+# matmul, inner product and dnnl_sgemm.
+libkestrel_la_SOURCES += \
+	src/cpu/post_ops.hpp src/cpu/post_ops.cpp \
+	src/cpu/gemm/gemm.hpp src/cpu/gemm/gemm.cpp \
+	src/cpu/gemm/kernels.hpp \
+	src/cpu/gemm/kernels_portable.cpp \
+	src/cpu/gemm/kernels_avx2.cpp \
+	src/cpu/gemm/kernels_avx512.cpp \
+	src/cpu/gemm/gemm_util.hpp src/cpu/gemm/gemm_util.cpp \
+	src/cpu/gemm/matmul_pd.hpp src/cpu/gemm/matmul.cpp \
+	src/cpu/gemm/inner_product_pd.hpp src/cpu/gemm/inner_product.cpp \
+	src/api/gemm.cpp src/api/matmul.cpp src/api/inner_product.cpp

@@ -1,0 +1,12 @@
+# Pooling-family kinds: pooling, batch/layer/group normalization, LRN,
+# resampling, reduction (forward), and their C entry points.
+libkestrel_la_SOURCES += \
+	src/cpu/pooling/common.hpp src/cpu/pooling/common.cpp \
+	src/cpu/pooling/vec_ops.cpp src/cpu/pooling/vec_ops_body.inc \
+	src/cpu/pooling/pooling_pd.hpp src/cpu/pooling/pooling_pd.cpp \
+	src/cpu/pooling/pooling.cpp \
+	src/api/pooling.cpp
+libkestrel_la_SOURCES += \
+	src/cpu/pooling/bnorm_pd.hpp src/cpu/pooling/bnorm_pd.cpp \
+	src/cpu/pooling/bnorm.cpp \
+	src/api/batch_normalization.cpp

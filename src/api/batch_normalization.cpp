@@ -1,0 +1,35 @@
+#include "api/api.hpp"
+#include "core/primitive_desc.hpp"
+#include "cpu/pooling/bnorm_pd.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_batch_normalization_forward_primitive_desc_create(
+        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_prop_kind_t prop_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc, float epsilon,
+        unsigned flags, const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
+    const unsigned known = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift
+            | dnnl_fuse_norm_relu | dnnl_fuse_norm_add_relu;
+    if (flags & ~known) return dnnl_invalid_arguments;
+    const int nd = src_desc->ndims;
+    if (nd < 2 || nd > 5 || dst_desc->ndims != nd) return dnnl_invalid_arguments;
+    if (mdw_t(*src_desc).is_any()) return dnnl_invalid_arguments;
+    for (int i = 0; i < nd; ++i)
+        if (src_desc->dims[i] != dst_desc->dims[i]) return dnnl_invalid_arguments;
+    if (!(epsilon >= 0.f)) return dnnl_invalid_arguments;
+    return guard([&] {
+        bnorm_desc_t d;
+        d.prop_kind = prop_kind;
+        d.src_md = *src_desc;
+        d.dst_md = *dst_desc;
+        d.epsilon = epsilon;
+        d.flags = flags;
+        return create_pd_handle(primitive_desc, d, attr, engine, bnorm_impl_list, nullptr);
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,27 @@
+// C entry point of deconvolution (transposed convolution) forward.
+#include "api/api.hpp"
+#include "core/engine.hpp"
+#include "cpu/conv/conv_pd.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_deconvolution_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_alg_kind_t alg_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t weights_desc,
+        const_dnnl_memory_desc_t bias_desc, const_dnnl_memory_desc_t dst_desc,
+        const dnnl_dims_t strides, const dnnl_dims_t dilates, const dnnl_dims_t padding_l,
+        const dnnl_dims_t padding_r, const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine)) return dnnl_invalid_arguments;
+    if (!one_of(alg_kind, dnnl_deconvolution_direct, dnnl_deconvolution_winograd))
+        return dnnl_invalid_arguments;
+    return guard([&] {
+        conv_desc_t d(dnnl_deconvolution);
+        KESTREL_CHECK(conv_desc_init(d, prop_kind, alg_kind, src_desc, weights_desc, bias_desc,
+                dst_desc, strides, dilates, padding_l, padding_r));
+        return create_pd_handle(primitive_desc, d, attr, engine, deconv_fwd_impl_list, nullptr);
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,32 @@
+#include "api/api.hpp"
+#include "cpu/eltwise/common.hpp"
+#include "cpu/eltwise/eltwise_pd.hpp"
+#include "cpu/math/eltwise_math.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_eltwise_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_alg_kind_t alg_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc, float alpha,
+        float beta, const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (!elt::is_fwd(prop_kind) || !math::eltwise_supported(alg_kind))
+        return dnnl_invalid_arguments;
+    if (!elt::md_usable(*src_desc) || !elt::md_usable(*dst_desc)
+            || !elt::same_dims(*src_desc, *dst_desc))
+        return dnnl_invalid_arguments;
+    return guard([&] {
+        eltwise_desc_t d;
+        d.prop_kind = prop_kind;
+        d.alg = alg_kind;
+        d.src_md = *src_desc;
+        d.dst_md = *dst_desc;
+        d.alpha = alpha;
+        d.beta = beta;
+        return create_pd_handle(primitive_desc, d, attr, engine, eltwise_impl_list, nullptr);
+    });
+}
+
+} // extern "C"

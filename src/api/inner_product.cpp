@@ -1,0 +1,40 @@
+// Inner product forward C entry point.
+#include "api/api.hpp"
+#include "cpu/gemm/inner_product_pd.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_inner_product_forward_primitive_desc_create(
+        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_prop_kind_t prop_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t weights_desc,
+        const_dnnl_memory_desc_t bias_desc, const_dnnl_memory_desc_t dst_desc,
+        const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc))
+        return dnnl_invalid_arguments;
+    if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference))
+        return dnnl_invalid_arguments;
+    const memory_desc_t &s = *src_desc, &w = *weights_desc, &d = *dst_desc;
+    if (s.ndims < 2 || s.ndims > 5 || w.ndims != s.ndims || d.ndims != 2) return dnnl_invalid_arguments;
+    if (d.dims[0] != s.dims[0] || d.dims[1] != w.dims[0]) return dnnl_invalid_arguments;
+    for (int i = 1; i < s.ndims; ++i)
+        if (w.dims[i] != s.dims[i]) return dnnl_invalid_arguments;
+    for (int i = 0; i < s.ndims; ++i)
+        if (s.dims[i] == DNNL_RUNTIME_DIM_VAL || w.dims[i] == DNNL_RUNTIME_DIM_VAL)
+            return dnnl_unimplemented;
+    const bool with_bias = bias_desc && bias_desc->ndims != 0;
+    if (with_bias && (bias_desc->ndims != 1 || bias_desc->dims[0] != d.dims[1]))
+        return dnnl_invalid_arguments;
+    return guard([&]() -> dnnl_status_t {
+        ip_fwd_desc_t desc;
+        desc.prop_kind = prop_kind;
+        desc.src_md = s;
+        desc.weights_md = w;
+        desc.bias_md = with_bias ? *bias_desc : zero_md();
+        desc.dst_md = d;
+        return create_pd_handle(primitive_desc, desc, attr, engine, ip_fwd_impl_list, nullptr);
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,49 @@
+#include "api/api.hpp"
+#include "core/primitive_desc.hpp"
+#include "cpu/pooling/pooling_pd.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_pooling_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_alg_kind_t alg_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc,
+        const dnnl_dims_t strides, const dnnl_dims_t kernel, const dnnl_dims_t dilation,
+        const dnnl_dims_t padding_l, const dnnl_dims_t padding_r, const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, src_desc, dst_desc, strides, kernel, padding_l))
+        return dnnl_invalid_arguments;
+    if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
+    if (!one_of(alg_kind, dnnl_pooling_max, dnnl_pooling_avg_include_padding,
+                dnnl_pooling_avg_exclude_padding))
+        return dnnl_invalid_arguments;
+    const int nd = src_desc->ndims;
+    if (nd < 3 || nd > 5 || dst_desc->ndims != nd) return dnnl_invalid_arguments;
+    if (mdw_t(*src_desc).is_any()) return dnnl_invalid_arguments;
+    if (src_desc->dims[0] != dst_desc->dims[0] || src_desc->dims[1] != dst_desc->dims[1])
+        return dnnl_invalid_arguments;
+    return guard([&] {
+        pooling_desc_t d;
+        d.prop_kind = prop_kind;
+        d.alg = alg_kind;
+        d.src_md = *src_desc;
+        d.dst_md = *dst_desc;
+        for (int i = 0; i < nd - 2; ++i) {
+            d.strides[i] = strides[i];
+            d.kernel[i] = kernel[i];
+            d.dilation[i] = dilation ? dilation[i] : 0;
+            d.padding_l[i] = padding_l[i];
+            d.padding_r[i] = padding_r ? padding_r[i] : padding_l[i];
+            if (d.strides[i] < 1 || d.kernel[i] < 1 || d.dilation[i] < 0 || d.padding_l[i] < 0
+                    || d.padding_r[i] < 0)
+                return dnnl_invalid_arguments;
+            const dim_t src = src_desc->dims[2 + i], dst = dst_desc->dims[2 + i];
+            const dim_t range = (d.kernel[i] - 1) * (d.dilation[i] + 1) + 1;
+            const dim_t span = src - range + d.padding_l[i] + d.padding_r[i];
+            if (span < 0 || span / d.strides[i] + 1 != dst) return dnnl_invalid_arguments;
+        }
+        return create_pd_handle(primitive_desc, d, attr, engine, pooling_impl_list, nullptr);
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,32 @@
+#include "api/api.hpp"
+#include "cpu/eltwise/common.hpp"
+#include "cpu/eltwise/prelu.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_prelu_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, const_dnnl_memory_desc_t src_desc,
+        const_dnnl_memory_desc_t weights_desc, const_dnnl_memory_desc_t dst_desc,
+        const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc))
+        return dnnl_invalid_arguments;
+    if (!elt::is_fwd(prop_kind)) return dnnl_invalid_arguments;
+    if (!elt::md_usable(*src_desc) || !elt::md_usable(*weights_desc) || !elt::md_usable(*dst_desc)
+            || !elt::same_dims(*src_desc, *dst_desc) || weights_desc->ndims != src_desc->ndims)
+        return dnnl_invalid_arguments;
+    for (int d = 0; d < src_desc->ndims; ++d)
+        if (weights_desc->dims[d] != src_desc->dims[d] && weights_desc->dims[d] != 1)
+            return dnnl_invalid_arguments;
+    return guard([&] {
+        prelu_desc_t d;
+        d.prop_kind = prop_kind;
+        d.src_md = *src_desc;
+        d.weights_md = *weights_desc;
+        d.dst_md = *dst_desc;
+        return create_pd_handle(primitive_desc, d, attr, engine, prelu_impl_list, nullptr);
+    });
+}
+
+} // extern "C"

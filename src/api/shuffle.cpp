@@ -1,0 +1,32 @@
+#include "api/api.hpp"
+#include "cpu/eltwise/common.hpp"
+#include "cpu/eltwise/shuffle.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_shuffle_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, const_dnnl_memory_desc_t src_desc,
+        const_dnnl_memory_desc_t dst_desc, int axis, dnnl_dim_t group_size,
+        const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (!elt::is_fwd(prop_kind)) return dnnl_invalid_arguments;
+    if (!elt::md_usable(*src_desc) || !elt::md_usable(*dst_desc)
+            || !elt::same_dims(*src_desc, *dst_desc))
+        return dnnl_invalid_arguments;
+    if (axis < 0 || axis >= src_desc->ndims || group_size <= 0
+            || src_desc->dims[axis] % group_size != 0)
+        return dnnl_invalid_arguments;
+    return guard([&] {
+        shuffle_desc_t d;
+        d.prop_kind = prop_kind;
+        d.src_md = *src_desc;
+        d.dst_md = *dst_desc;
+        d.axis = axis;
+        d.group_size = group_size;
+        return create_pd_handle(primitive_desc, d, attr, engine, shuffle_impl_list, nullptr);
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,31 @@
+#include "api/api.hpp"
+#include "cpu/eltwise/common.hpp"
+#include "cpu/eltwise/softmax_pd.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_softmax_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_alg_kind_t alg_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc, int softmax_axis,
+        const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (!elt::is_fwd(prop_kind) || !one_of(alg_kind, dnnl_softmax_accurate, dnnl_softmax_log))
+        return dnnl_invalid_arguments;
+    if (!elt::md_usable(*src_desc) || !elt::md_usable(*dst_desc)
+            || !elt::same_dims(*src_desc, *dst_desc))
+        return dnnl_invalid_arguments;
+    if (softmax_axis < 0 || softmax_axis >= src_desc->ndims) return dnnl_invalid_arguments;
+    return guard([&] {
+        softmax_desc_t d;
+        d.prop_kind = prop_kind;
+        d.alg = alg_kind;
+        d.src_md = *src_desc;
+        d.dst_md = *dst_desc;
+        d.axis = softmax_axis;
+        return create_pd_handle(primitive_desc, d, attr, engine, softmax_impl_list, nullptr);
+    });
+}
+
+} // extern "C"

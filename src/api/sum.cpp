@@ -1,0 +1,45 @@
+#include "api/api.hpp"
+#include "cpu/reorder/sum_pd.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_sum_primitive_desc_create(dnnl_primitive_desc_t *sum_primitive_desc,
+        dnnl_engine_t engine, const_dnnl_memory_desc_t dst_desc, int n, const float *scales,
+        const_dnnl_memory_desc_t const *src_descs, const_dnnl_primitive_attr_t attr) {
+    if (any_null(sum_primitive_desc, engine, scales, src_descs) || n <= 0)
+        return dnnl_invalid_arguments;
+    for (int i = 0; i < n; ++i)
+        if (!src_descs[i]) return dnnl_invalid_arguments;
+    return guard([&]() -> dnnl_status_t {
+        if (attr && !attr->has_default_values()) return dnnl_unimplemented;
+        const memory_desc_t &s0 = *src_descs[0];
+        const int nd = s0.ndims;
+        for (int i = 0; i < n; ++i) {
+            const mdw_t s(src_descs[i]);
+            if (s.is_zero() || s.is_any() || !s.is_blocked()) return dnnl_invalid_arguments;
+            if (s.has_runtime_dims_or_strides()) return dnnl_unimplemented;
+            if (src_descs[i]->ndims != nd) return dnnl_invalid_arguments;
+            for (int k = 0; k < nd; ++k)
+                if (src_descs[i]->dims[k] != s0.dims[k]) return dnnl_invalid_arguments;
+        }
+        sum_desc_t desc;
+        if (dst_desc) {
+            const mdw_t d(dst_desc);
+            if (d.is_zero() || dst_desc->ndims != nd) return dnnl_invalid_arguments;
+            if (d.has_runtime_dims_or_strides()) return dnnl_invalid_arguments;
+            for (int k = 0; k < nd; ++k)
+                if (dst_desc->dims[k] != s0.dims[k]) return dnnl_invalid_arguments;
+            desc.dst_md = *dst_desc;
+        } else {
+            desc.dst_md = s0;
+            desc.dst_md.format_kind = dnnl_format_kind_any;
+        }
+        desc.scales.assign(scales, scales + n);
+        for (int i = 0; i < n; ++i) desc.src_mds.push_back(*src_descs[i]);
+        return create_pd_handle(sum_primitive_desc, desc, attr, engine, sum_impl_list, nullptr);
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,19 @@
+// What serves a convolution / deconvolution forward, fastest first.
+#include "cpu/conv/conv_impls.hpp"
+
+namespace kestrel {
+
+const impl_entry_t conv_fwd_impl_list[] = {
+        {"direct:avx512:nCx16c", make_pd<direct_conv_16c_fwd_t::pd_t>},
+        {"gemm:1x1", make_pd<gemm_conv_fwd_t::pd_1x1_t>},
+        {"gemm:im2col", make_pd<gemm_conv_fwd_t::pd_t>},
+        {"ref:any", make_pd<ref_conv_fwd_t::pd_t>},
+        {nullptr, nullptr},
+};
+
+const impl_entry_t deconv_fwd_impl_list[] = {
+        {"ref:any:deconv", make_pd<ref_conv_fwd_t::pd_t>},
+        {nullptr, nullptr},
+};
+
+} // namespace kestrel

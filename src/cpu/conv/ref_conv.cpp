@@ -1,0 +1,103 @@
+// Reference convolution and deconvolution forward. One output element at a
+// time, every offset through mdw_t: slow, obviously correct, the oracle of
+// the tests.
+#include "cpu/conv/conv_impls.hpp"
+#include "cpu/threading.hpp"
+#include "cpu/types.hpp"
+
+namespace kestrel {
+
+format_tag_t conv_plain_data_tag(int ndims) {
+    return ndims == 3 ? dnnl_ncw : ndims == 4 ? dnnl_nchw : dnnl_ncdhw;
+}
+
+format_tag_t conv_plain_wei_tag(int ndims, bool with_groups) {
+    if (with_groups) return ndims == 3 ? dnnl_goiw : ndims == 4 ? dnnl_goihw : dnnl_goidhw;
+    return ndims == 3 ? dnnl_oiw : ndims == 4 ? dnnl_oihw : dnnl_oidhw;
+}
+
+status_t ref_conv_fwd_t::pd_t::init(dnnl_engine *) {
+    const char *me = name();
+    const bool fp = one_of(src_md_.data_type, dnnl_f32, dnnl_bf16, dnnl_f16)
+            && weights_md_.data_type == src_md_.data_type
+            && one_of(dst_md_.data_type, dnnl_f32, src_md_.data_type)
+            && (!geom_.with_bias || one_of(bias_md_.data_type, dnnl_f32, src_md_.data_type));
+    if (!fp) return decline(me, "data types");
+    if (geom_.is_deconv ? desc_.alg_kind != dnnl_deconvolution_direct
+                        : !one_of(desc_.alg_kind, dnnl_convolution_direct, dnnl_convolution_auto))
+        return decline(me, "algorithm");
+    if (status_t st = check_attr(); st != status::success)
+        return st == status::unimplemented ? decline(me, "attributes") : st;
+    KESTREL_CHECK(set_formats(conv_plain_data_tag(geom_.ndims),
+            conv_plain_wei_tag(geom_.ndims, geom_.with_groups)));
+    if (desc_.alg_kind == dnnl_convolution_auto) desc_.alg_kind = dnnl_convolution_direct;
+    return status::success;
+}
+
+status_t ref_conv_fwd_t::init() {
+    KESTREL_CHECK(primitive_t::init());
+    epi_.init(pd());
+    return status::success;
+}
+
+status_t ref_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
+    const conv_geom_t &g = pd()->geom();
+    const mdw_t src_d(pd()->src_md()), wei_d(pd()->weights_md()), dst_d(pd()->dst_md());
+    if (dst_d.has_zero_dim()) return status::success;
+    const void *src = ctx.input<void>(DNNL_ARG_SRC);
+    const void *wei = ctx.input<void>(DNNL_ARG_WEIGHTS);
+    void *dst = ctx.output<void>(DNNL_ARG_DST);
+    const data_type_t sdt = src_d.data_type(), wdt = wei_d.data_type(), ddt = dst_d.data_type();
+    conv_epilogue_t::args_t ea;
+    epi_.get_args(ctx, ea);
+    const post_ops::applier_t ap(pd()->attr()->post_ops, *pd()->dst_md(), ctx);
+
+    // Convolution: src index = dst index * stride - pad + k * (dil + 1).
+    // Deconvolution inverts it: src index = (dst index + pad - k * (dil + 1))
+    // / stride when that division is exact.
+    auto src_idx = [&](dim_t o, dim_t k, dim_t S, dim_t P, dim_t D, dim_t I, dim_t &i) {
+        if (!g.is_deconv) {
+            i = o * S - P + k * (D + 1);
+        } else {
+            dim_t t = o + P - k * (D + 1);
+            if (t < 0 || t % S) return false;
+            i = t / S;
+        }
+        return i >= 0 && i < I;
+    };
+
+    const dim_t osp = g.OD * g.OH * g.OW;
+    parallel_nd(g.MB, g.G, g.OCg, osp, [&](dim_t n, dim_t gr, dim_t oc, dim_t sp) {
+        const dim_t ow = sp % g.OW, oh = sp / g.OW % g.OH, od = sp / (g.OW * g.OH);
+        float acc = 0.f;
+        dim_t pos[max_ndims];
+        for (dim_t kd = 0; kd < g.KD; ++kd) {
+            dim_t id;
+            if (!src_idx(od, kd, g.SD, g.PD, g.DD, g.ID, id)) continue;
+            for (dim_t kh = 0; kh < g.KH; ++kh) {
+                dim_t ih;
+                if (!src_idx(oh, kh, g.SH, g.PH, g.DH, g.IH, ih)) continue;
+                for (dim_t kw = 0; kw < g.KW; ++kw) {
+                    dim_t iw;
+                    if (!src_idx(ow, kw, g.SW, g.PW, g.DW, g.IW, iw)) continue;
+                    for (dim_t ic = 0; ic < g.ICg; ++ic) {
+                        g.data_pos(pos, n, gr * g.ICg + ic, id, ih, iw);
+                        const float s = load_f32(sdt, src, src_d.off_v(pos));
+                        g.wei_pos(pos, gr, oc, ic, kd, kh, kw);
+                        const float w = load_f32(wdt, wei, wei_d.off_v(pos));
+                        acc += s * w;
+                    }
+                }
+            }
+        }
+        const dim_t c = gr * g.OCg + oc;
+        g.data_pos(pos, n, c, od, oh, ow);
+        const dim_t off = dst_d.off_v(pos);
+        const float prev = epi_.has_sum() ? load_f32(ddt, dst, off) : 0.f;
+        epi_.apply(&acc, 1, c, pos, &prev, ea, ap);
+        store_f32(ddt, dst, off, acc);
+    });
+    return status::success;
+}
+
+} // namespace kestrel

@@ -1,0 +1,37 @@
+// The AVX-512 table of kernels.hpp. Every function that uses AVX-512 carries
+// KT_T; the library itself is built for baseline x86-64.
+// GCC 12 reports its own _mm512_undefined_ps() as maybe-uninitialized.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "cpu/eltwise/kernels.hpp"
+#include "cpu/types.hpp"
+
+namespace kestrel {
+namespace elt {
+namespace {
+
+// The exact kernels must round like the scalar reference (no FMA on the
+// baseline target), so a*b+c stays two operations here.
+#pragma GCC optimize("fp-contract=off")
+
+#define KT_T __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#include "cpu/eltwise/simd/avx512.inc"
+#include "cpu/eltwise/simd/common.inc"
+#include "cpu/eltwise/simd/math.inc"
+#include "cpu/eltwise/simd/eltwise.inc"
+#include "cpu/eltwise/simd/binary.inc"
+#include "cpu/eltwise/simd/softmax.inc"
+#undef KT_T
+
+const kernels_t table = {"avx512", eltwise_has, eltwise, binary, binary_period, softmax_rows, softmax_cols};
+
+} // namespace
+
+const kernels_t *kernels_avx512() { return &table; }
+
+} // namespace elt
+} // namespace kestrel

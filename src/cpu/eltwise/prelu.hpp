@@ -1,0 +1,60 @@
+// PReLU forward: dst = src > 0 ? src : w * src, with the weights broadcast
+// over every dim where their size is 1 (scalar, per channel, full tensor or
+// any mix). Op desc, base pd and the reference implementation.
+#ifndef KESTREL_CPU_ELTWISE_PRELU_HPP
+#define KESTREL_CPU_ELTWISE_PRELU_HPP
+
+#include "core/primitive.hpp"
+
+namespace kestrel {
+
+struct prelu_desc_t : op_desc_impl_t<prelu_desc_t> {
+    prelu_desc_t() : op_desc_impl_t(dnnl_prelu) {}
+    dnnl_prop_kind_t prop_kind = dnnl_forward_training;
+    memory_desc_t src_md = zero_md();
+    memory_desc_t weights_md = zero_md();
+    memory_desc_t dst_md = zero_md();
+};
+
+struct prelu_fwd_pd_t : pd_t {
+    prelu_fwd_pd_t(const prelu_desc_t *d, const attr_t *a, const pd_t *)
+        : pd_t(a, dnnl_prelu), desc_(*d), src_md_(d->src_md), weights_md_(d->weights_md),
+          dst_md_(d->dst_md) {}
+
+    const prelu_desc_t &desc() const { return desc_; }
+    dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
+    const memory_desc_t *src_md(int idx = 0) const override { return idx == 0 ? &src_md_ : &zero_md_; }
+    const memory_desc_t *weights_md(int idx = 0) const override {
+        return idx == 0 ? &weights_md_ : &zero_md_;
+    }
+    const memory_desc_t *dst_md(int idx = 0) const override { return idx == 0 ? &dst_md_ : &zero_md_; }
+    int n_inputs() const override { return 2; }
+    int n_outputs() const override { return 1; }
+
+    arg_usage_t arg_usage(int arg) const override {
+        if (arg == DNNL_ARG_SRC || arg == DNNL_ARG_WEIGHTS) return arg_usage_t::input;
+        if (arg == DNNL_ARG_DST) return arg_usage_t::output;
+        return pd_t::arg_usage(arg);
+    }
+
+protected:
+    prelu_desc_t desc_;
+    memory_desc_t src_md_, weights_md_, dst_md_;
+};
+
+struct prelu_ref_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, prelu_fwd_pd_t, prelu_ref_t> {
+        using desc_t = prelu_desc_t;
+        using pd_impl_t::pd_impl_t;
+        const char *name() const override { return "ref:any"; }
+        status_t init(dnnl_engine *) override;
+    };
+    explicit prelu_ref_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+};
+
+extern const impl_entry_t prelu_impl_list[];
+
+} // namespace kestrel
+
+#endif

@@ -1,0 +1,284 @@
+// The GEMM framework: cache blocking, packing and threads (BLIS loop order).
+//
+//   for jc in N by NC:            B block  KC x NC  (per thread, ~L3)
+//     for pc in K by KC:          pack B block
+//       for ic in M by MC:        A block  MC x KC  (per thread, ~L2)
+//         pack A block
+//         for jr in NC by NR:     one B micro-panel stays in L1
+//           for ir in MC by MR:   microkernel on an MR x NR tile of C
+//
+// Threads split C into a 2D grid (split_2d) of MR/NR-aligned blocks; each
+// thread packs what it uses into its own per-thread regions, so threads
+// never wait on each other.
+#include "cpu/gemm/gemm.hpp"
+
+#include <atomic>
+
+#include "cpu/gemm/kernels.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/threading.hpp"
+
+namespace kestrel {
+namespace gemm {
+
+namespace {
+
+// Cache blocks in elements. KC * NR floats (one B micro-panel) fit L1 with
+// room for A; MC * KC (the A block) fits L2; KC * NC stays in L3.
+constexpr dim_t block_kc = 256;
+constexpr dim_t block_mc = 144; // a multiple of every MR (4, 6, 12)
+constexpr dim_t block_nc = 2048; // a multiple of every NR (16, 32)
+
+// Below this many multiply-adds a problem runs on one thread.
+constexpr double min_flops_per_thread = 32.0 * 1024;
+
+std::atomic<int> level_cap {(int)kernel_level_t::best};
+
+bool is_runtime(dim_t v) { return v == DNNL_RUNTIME_DIM_VAL; }
+
+const ukernel_t *pick_kernel() {
+    const int cap = level_cap.load(std::memory_order_relaxed);
+    const ukernel_t *k = f32_gemm_4x16__portable();
+    if (cap >= (int)kernel_level_t::avx2 && isa::has(isa::avx2) && f32_gemm_6x16__avx2())
+        k = f32_gemm_6x16__avx2();
+    if (cap >= (int)kernel_level_t::avx512 && isa::has(isa::avx512) && f32_gemm_12x32__avx512())
+        k = f32_gemm_12x32__avx512();
+    return k;
+}
+
+// Packs rows [0, m) x cols [0, k) of op(A) (origin already applied) into
+// MR-row micro-panels, zero-padding the last panel's missing rows.
+void pack_a(const float *A, dim_t lda, bool trans, dim_t m, dim_t k, int MR, float *pa) {
+    for (dim_t i0 = 0; i0 < m; i0 += MR) {
+        const dim_t mr = m - i0 < MR ? m - i0 : MR;
+        float *dst = pa + i0 * k;
+        if (trans) { // op(A)(i, p) = A[p * lda + i]: rows of A are contiguous in i
+            for (dim_t p = 0; p < k; ++p) {
+                const float *s = A + p * lda + i0;
+                float *d = dst + p * MR;
+                dim_t i = 0;
+                for (; i < mr; ++i) d[i] = s[i];
+                for (; i < MR; ++i) d[i] = 0.f;
+            }
+        } else { // op(A)(i, p) = A[i * lda + p]
+            for (dim_t i = 0; i < mr; ++i) {
+                const float *s = A + (i0 + i) * lda;
+                for (dim_t p = 0; p < k; ++p) dst[p * MR + i] = s[p];
+            }
+            for (dim_t i = mr; i < MR; ++i)
+                for (dim_t p = 0; p < k; ++p) dst[p * MR + i] = 0.f;
+        }
+    }
+}
+
+// Packs rows [0, k) x cols [0, n) of op(B) into NR-column micro-panels.
+void pack_b(const float *B, dim_t ldb, bool trans, dim_t k, dim_t n, int NR, float *pb) {
+    for (dim_t j0 = 0; j0 < n; j0 += NR) {
+        const dim_t nr = n - j0 < NR ? n - j0 : NR;
+        float *dst = pb + j0 * k;
+        if (!trans) { // op(B)(p, j) = B[p * ldb + j]
+            for (dim_t p = 0; p < k; ++p) {
+                const float *s = B + p * ldb + j0;
+                float *d = dst + p * NR;
+                dim_t j = 0;
+                for (; j < nr; ++j) d[j] = s[j];
+                for (; j < NR; ++j) d[j] = 0.f;
+            }
+        } else { // op(B)(p, j) = B[j * ldb + p]
+            for (dim_t j = 0; j < nr; ++j) {
+                const float *s = B + (j0 + j) * ldb;
+                for (dim_t p = 0; p < k; ++p) dst[p * NR + j] = s[p];
+            }
+            for (dim_t j = nr; j < NR; ++j)
+                for (dim_t p = 0; p < k; ++p) dst[p * NR + j] = 0.f;
+        }
+    }
+}
+
+struct args_t {
+    dim_t M, N, K;
+    float alpha;
+    const float *A;
+    dim_t lda;
+    const float *B;
+    dim_t ldb;
+    float beta;
+    float *C;
+    dim_t ldc;
+    bool transa, transb;
+    const epilogue_t *ep;
+};
+
+// C = beta * C (no product) over a block, then the epilogue.
+void scale_only(const args_t &a, dim_t m0, dim_t m1, dim_t n0, dim_t n1, int MR, int NR) {
+    for (dim_t i = m0; i < m1; ++i) {
+        float *c = a.C + i * a.ldc;
+        for (dim_t j = n0; j < n1; ++j) c[j] = a.beta == 0.f ? 0.f : a.beta * c[j];
+    }
+    if (!a.ep) return;
+    for (dim_t i = m0; i < m1; i += MR)
+        for (dim_t j = n0; j < n1; j += NR) {
+            dim_t mr = m1 - i < MR ? m1 - i : MR, nr = n1 - j < NR ? n1 - j : NR;
+            a.ep->apply(i, j, mr, nr, a.C + i * a.ldc + j, a.ldc);
+        }
+}
+
+// The whole loop nest over C block [m0, m1) x [n0, n1) on one thread.
+void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max, dim_t kc_max,
+        dim_t m0, dim_t m1, dim_t n0, dim_t n1, float *pa, float *pb) {
+    if (m0 >= m1 || n0 >= n1) return;
+    const int MR = uk.mr, NR = uk.nr;
+    if (a.K == 0) {
+        scale_only(a, m0, m1, n0, n1, MR, NR);
+        return;
+    }
+    for (dim_t jc = n0; jc < n1; jc += nc_max) {
+        const dim_t nc = n1 - jc < nc_max ? n1 - jc : nc_max;
+        for (dim_t pc = 0; pc < a.K; pc += kc_max) {
+            const dim_t kc = a.K - pc < kc_max ? a.K - pc : kc_max;
+            const float beta = pc == 0 ? a.beta : 1.f;
+            const bool last_k = pc + kc == a.K;
+            const float *Bblk = a.transb ? a.B + jc * a.ldb + pc : a.B + pc * a.ldb + jc;
+            pack_b(Bblk, a.ldb, a.transb, kc, nc, NR, pb);
+            for (dim_t ic = m0; ic < m1; ic += mc_max) {
+                const dim_t mc = m1 - ic < mc_max ? m1 - ic : mc_max;
+                const float *Ablk = a.transa ? a.A + pc * a.lda + ic : a.A + ic * a.lda + pc;
+                pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa);
+                for (dim_t jr = 0; jr < nc; jr += NR) {
+                    const dim_t nr = nc - jr < NR ? nc - jr : NR;
+                    const float *bp = pb + jr * kc;
+                    for (dim_t ir = 0; ir < mc; ir += MR) {
+                        const dim_t mr = mc - ir < MR ? mc - ir : MR;
+                        float *c = a.C + (ic + ir) * a.ldc + jc + jr;
+                        uk.fn[mr](kc, a.alpha, pa + ir * kc, bp, beta, c, a.ldc, nr);
+                        if (last_k && a.ep) a.ep->apply(ic + ir, jc + jr, mr, nr, c, a.ldc);
+                    }
+                }
+            }
+        }
+    }
+}
+
+} // namespace
+
+kernel_level_t set_kernel_level_for_testing(kernel_level_t l) {
+    return (kernel_level_t)level_cap.exchange((int)l);
+}
+
+dim_t plan_t::mr() const { return uk_ ? uk_->mr : 0; }
+dim_t plan_t::nr() const { return uk_ ? uk_->nr : 0; }
+const char *plan_t::kernel_name() const { return uk_ ? uk_->name : "none"; }
+
+status_t plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int nthr) {
+    for (dim_t v : {M, N, K})
+        if (v < 0 && !is_runtime(v)) return status::invalid_arguments;
+    M_ = M;
+    N_ = N;
+    K_ = K;
+    transa_ = transa;
+    transb_ = transb;
+    uk_ = pick_kernel();
+    nthr_ = nthr > 0 ? nthr : max_threads();
+    const dim_t MR = uk_->mr, NR = uk_->nr;
+    mc_ = is_runtime(M) ? block_mc : (rnd_up(M, MR) < block_mc ? rnd_up(M, MR) : block_mc);
+    nc_ = is_runtime(N) ? block_nc : (rnd_up(N, NR) < block_nc ? rnd_up(N, NR) : block_nc);
+    kc_ = is_runtime(K) ? block_kc : (K < block_kc ? K : block_kc);
+    if (!is_runtime(M) && !is_runtime(N) && !is_runtime(K)) {
+        const double flops = (double)M * N * K;
+        if (flops < min_flops_per_thread * nthr_) {
+            int n = (int)(flops / min_flops_per_thread);
+            nthr_ = n < 1 ? 1 : n;
+        }
+        grid(M, N, nthr_m_, nthr_n_);
+        // The grid may leave threads idle (prime counts, tiny sides).
+        nthr_ = nthr_m_ * nthr_n_;
+        // Each thread's block is smaller than the whole: shrink the buffers.
+        dim_t m_per = rnd_up(div_up(div_up(M, MR), nthr_m_) * MR, MR);
+        dim_t n_per = rnd_up(div_up(div_up(N, NR), nthr_n_) * NR, NR);
+        if (m_per < mc_) mc_ = m_per;
+        if (n_per < nc_) nc_ = n_per;
+    }
+    if (mc_ < MR) mc_ = MR;
+    if (nc_ < NR) nc_ = NR;
+    return status::success;
+}
+
+void plan_t::grid(dim_t M, dim_t N, int &nthr_m, int &nthr_n) const {
+    const dim_t mb = div_up(M, uk_->mr), nb = div_up(N, uk_->nr);
+    split_2d(mb < 1 ? 1 : mb, nb < 1 ? 1 : nb, nthr_, nthr_m, nthr_n);
+}
+
+size_t plan_t::pack_a_bytes() const { return (size_t)mc_ * kc_ * sizeof(float); }
+size_t plan_t::pack_b_bytes() const { return (size_t)nc_ * kc_ * sizeof(float); }
+
+void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
+    reg.book_per_thread(base + key_pack_a, pack_a_bytes(), 64);
+    reg.book_per_thread(base + key_pack_b, pack_b_bytes(), 64);
+}
+
+status_t plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float *A, dim_t lda,
+        const float *B, dim_t ldb, float beta, float *C, dim_t ldc,
+        const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
+        const epilogue_t *ep) const {
+    if (M <= 0 || N <= 0) return status::success;
+    const args_t a {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, transa_, transb_, ep};
+    float *pa = nullptr, *pb = nullptr;
+    if (K > 0) {
+        pa = g.get<float>(base + key_pack_a, ithr);
+        pb = g.get<float>(base + key_pack_b, ithr);
+        if (!pa || !pb) return status::out_of_memory;
+    }
+    run_block(a, *uk_, mc_, nc_, kc_, 0, M, 0, N, pa, pb);
+    return status::success;
+}
+
+status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A, dim_t lda,
+        const float *B, dim_t ldb, float beta, float *C, dim_t ldc,
+        const scratchpad::grantor_t &g, scratchpad::key_t base, const epilogue_t *ep) const {
+    if (M <= 0 || N <= 0) return status::success;
+    const args_t a {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, transa_, transb_, ep};
+    int nthr = nthr_, nthr_m = nthr_m_, nthr_n = nthr_n_;
+    if (is_runtime(M_) || is_runtime(N_) || is_runtime(K_)) {
+        const double flops = (double)M * N * (K > 0 ? K : 1);
+        int n = (int)(flops / min_flops_per_thread);
+        if (n < nthr) nthr = n < 1 ? 1 : n;
+        const dim_t mb = div_up(M, uk_->mr), nb = div_up(N, uk_->nr);
+        split_2d(mb, nb, nthr, nthr_m, nthr_n);
+        nthr = nthr_m * nthr_n;
+    }
+    if (nthr > g.nthr()) { // fewer slabs granted than planned: one thread
+        nthr = 1;
+        nthr_m = nthr_n = 1;
+    }
+    if (nthr == 1)
+        return execute_st(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g, base, 0, ep);
+
+    const dim_t MR = uk_->mr, NR = uk_->nr;
+    const dim_t mb = div_up(M, MR), nb = div_up(N, NR);
+    std::atomic<bool> oom {false};
+    parallel(nthr, [&](int ithr, int) {
+        const int im = ithr / nthr_n, in = ithr % nthr_n;
+        dim_t ms, me, ns, ne;
+        balance211(mb, nthr_m, im, ms, me);
+        balance211(nb, nthr_n, in, ns, ne);
+        ms *= MR;
+        me = me * MR < M ? me * MR : M;
+        ns *= NR;
+        ne = ne * NR < N ? ne * NR : N;
+        if (ms >= me || ns >= ne) return;
+        float *pa = nullptr, *pb = nullptr;
+        if (K > 0) {
+            pa = g.get<float>(base + key_pack_a, ithr);
+            pb = g.get<float>(base + key_pack_b, ithr);
+            if (!pa || !pb) {
+                oom = true;
+                return;
+            }
+        }
+        run_block(a, *uk_, mc_, nc_, kc_, ms, me, ns, ne, pa, pb);
+    });
+    return oom ? status::out_of_memory : status::success;
+}
+
+} // namespace gemm
+} // namespace kestrel

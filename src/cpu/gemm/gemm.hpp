@@ -1,0 +1,101 @@
+// The f32 GEMM engine: the one internal interface every GEMM user goes
+// through (matmul, inner product, 1x1 / im2col convolution, dnnl_sgemm).
+//
+//   C[M x N] = alpha * op(A) * op(B) + beta * C        (all row-major)
+//
+// op(A) is M x K: A[i * lda + k], or with transa A[k * lda + i].
+// op(B) is K x N: B[k * ldb + j], or with transb B[j * ldb + k].
+// beta == 0 means C is write-only (NaNs already in C are ignored).
+//
+// Use: build a plan_t when the primitive descriptor is created (blocking,
+// thread grid and microkernel are chosen once), book its packing buffers
+// into the pd's scratchpad registry under a key base, then call execute()
+// (parallel) or execute_st() (one thread slot, from inside an existing
+// parallel region) with the grantor of the execution.
+#ifndef KESTREL_CPU_GEMM_GEMM_HPP
+#define KESTREL_CPU_GEMM_GEMM_HPP
+
+#include "core/common.hpp"
+#include "scratchpad/registry.hpp"
+
+namespace kestrel {
+namespace gemm {
+
+// Called once per finished C tile, after alpha/beta, while the tile is still
+// in cache: rows [m0, m0 + m) and columns [n0, n0 + n) of C, `c` pointing at
+// element (m0, n0). Post-ops (bias, eltwise, binary...) live here. Tiles of
+// one call never overlap; several threads may call it at once.
+class epilogue_t {
+public:
+    virtual ~epilogue_t() = default;
+    virtual void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, float *c, dim_t ldc) const = 0;
+};
+
+// One microkernel: see kernels.hpp for the contract.
+struct ukernel_t;
+
+// Keys the plan books, relative to the caller's key base. A caller reserves
+// key_count keys starting at its base.
+enum : scratchpad::key_t { key_pack_a = 0, key_pack_b = 1, key_count = 2 };
+
+class plan_t {
+public:
+    // M, N, K may be DNNL_RUNTIME_DIM_VAL: the plan then books for the
+    // largest blocks and picks the thread grid at execution. nthr 0 means
+    // max_threads(). Fails with invalid_arguments on negative sizes.
+    status_t init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int nthr = 0);
+
+    // Books this plan's packing buffers (per-thread) under base + key_*.
+    void book(scratchpad::registry_t &reg, scratchpad::key_t base) const;
+
+    // Parallel GEMM. M/N/K must equal the plan's unless those were runtime.
+    // Returns out_of_memory when a thread's packing region was not granted
+    // (its part of C is then left unwritten).
+    status_t execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A, dim_t lda,
+            const float *B, dim_t ldb, float beta, float *C, dim_t ldc,
+            const scratchpad::grantor_t &g, scratchpad::key_t base,
+            const epilogue_t *ep = nullptr) const;
+
+    // Same product on the calling thread only, using thread slot ithr's
+    // packing regions. Safe from inside parallel(): distinct ithr, distinct
+    // buffers.
+    status_t execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float *A, dim_t lda,
+            const float *B, dim_t ldb, float beta, float *C, dim_t ldc,
+            const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
+            const epilogue_t *ep = nullptr) const;
+
+    bool transa() const { return transa_; }
+    bool transb() const { return transb_; }
+    int nthr() const { return nthr_; }
+    const char *kernel_name() const;
+
+    // Blocking of this plan (for tests and verbose).
+    dim_t mr() const, nr() const;
+    dim_t mc() const { return mc_; }
+    dim_t nc() const { return nc_; }
+    dim_t kc() const { return kc_; }
+
+private:
+    void grid(dim_t M, dim_t N, int &nthr_m, int &nthr_n) const;
+    size_t pack_a_bytes() const;
+    size_t pack_b_bytes() const;
+
+    dim_t M_ = 0, N_ = 0, K_ = 0;
+    bool transa_ = false, transb_ = false;
+    int nthr_ = 1;
+    int nthr_m_ = 1, nthr_n_ = 1; // valid when M and N are known
+    dim_t mc_ = 0, nc_ = 0, kc_ = 0;
+    const ukernel_t *uk_ = nullptr;
+};
+
+// Naming the kernel table level lets tests run every ISA's kernel on any
+// machine that has it, without the process-wide ISA cap.
+enum class kernel_level_t { portable = 0, avx2 = 1, avx512 = 2, best = 3 };
+// Forces plans created afterwards to use at most `l` (testing only; not
+// thread-safe against concurrent plan creation). Returns the previous value.
+kernel_level_t set_kernel_level_for_testing(kernel_level_t l);
+
+} // namespace gemm
+} // namespace kestrel
+
+#endif

@@ -1,0 +1,48 @@
+// Inner product forward: the op descriptor and the kind's base pd.
+#ifndef KESTREL_CPU_GEMM_INNER_PRODUCT_PD_HPP
+#define KESTREL_CPU_GEMM_INNER_PRODUCT_PD_HPP
+
+#include "core/primitive.hpp"
+
+namespace kestrel {
+
+struct ip_fwd_desc_t : op_desc_impl_t<ip_fwd_desc_t> {
+    ip_fwd_desc_t() : op_desc_impl_t(dnnl_inner_product) {}
+    dnnl_prop_kind_t prop_kind = dnnl_forward_training;
+    memory_desc_t src_md = zero_md(), weights_md = zero_md(), bias_md = zero_md(),
+                  dst_md = zero_md();
+};
+
+struct ip_fwd_pd_t : pd_t {
+    ip_fwd_pd_t(const ip_fwd_desc_t *d, const attr_t *a, const pd_t *)
+        : pd_t(a, dnnl_inner_product), desc_(*d), src_md_(d->src_md), weights_md_(d->weights_md),
+          bias_md_(d->bias_md), dst_md_(d->dst_md) {}
+
+    dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
+    const memory_desc_t *src_md(int idx = 0) const override { return idx == 0 ? &src_md_ : &zero_md_; }
+    const memory_desc_t *dst_md(int idx = 0) const override { return idx == 0 ? &dst_md_ : &zero_md_; }
+    const memory_desc_t *weights_md(int idx = 0) const override {
+        return idx == 0 ? &weights_md_ : idx == 1 ? &bias_md_ : &zero_md_;
+    }
+    arg_usage_t arg_usage(int arg) const override {
+        if (arg == DNNL_ARG_SRC || arg == DNNL_ARG_WEIGHTS) return arg_usage_t::input;
+        if (arg == DNNL_ARG_BIAS) return with_bias() ? arg_usage_t::input : arg_usage_t::unused;
+        if (arg == DNNL_ARG_DST) return arg_usage_t::output;
+        return pd_t::arg_usage(arg);
+    }
+    int n_inputs() const override { return 2 + (with_bias() ? 1 : 0); }
+    int n_outputs() const override { return 1; }
+    bool with_bias() const { return !mdw_t(bias_md_).is_zero(); }
+
+protected:
+    status_t init_common();
+
+    ip_fwd_desc_t desc_;
+    memory_desc_t src_md_, weights_md_, bias_md_, dst_md_;
+};
+
+extern const impl_entry_t ip_fwd_impl_list[];
+
+} // namespace kestrel
+
+#endif

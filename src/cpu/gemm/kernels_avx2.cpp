@@ -1,0 +1,80 @@
+// AVX2+FMA 6x16 microkernel: 12 ymm accumulators, two B vectors and one
+// broadcast of A per k step. Contract: kernels.hpp.
+#include "cpu/gemm/kernels.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define KESTREL_HAVE_AVX2_KERNEL 1
+#endif
+
+namespace kestrel {
+namespace gemm {
+
+#ifdef KESTREL_HAVE_AVX2_KERNEL
+namespace {
+
+constexpr int MR = 6, NR = 16;
+
+// Lane masks for maskload/maskstore: tail_mask(n) enables lanes [0, n).
+__attribute__((target("avx2,fma"))) inline __m256i tail_mask(dim_t n) {
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), lanes);
+}
+
+template <int M>
+__attribute__((target("avx2,fma"))) void kernel(dim_t k, float alpha, const float *a,
+        const float *b, float beta, float *c, dim_t ldc, dim_t nr) {
+    __m256 acc[M][2];
+#pragma GCC unroll 6
+    for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+    for (dim_t p = 0; p < k; ++p) {
+        const __m256 b0 = _mm256_load_ps(b + p * NR);
+        const __m256 b1 = _mm256_load_ps(b + p * NR + 8);
+#pragma GCC unroll 6
+        for (int i = 0; i < M; ++i) {
+            const __m256 ai = _mm256_broadcast_ss(a + p * MR + i);
+            acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+            acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+        }
+    }
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    if (nr == NR) {
+#pragma GCC unroll 6
+        for (int i = 0; i < M; ++i) {
+            float *ci = c + i * ldc;
+            __m256 r0 = _mm256_mul_ps(va, acc[i][0]), r1 = _mm256_mul_ps(va, acc[i][1]);
+            if (beta != 0.f) {
+                r0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci), r0);
+                r1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci + 8), r1);
+            }
+            _mm256_storeu_ps(ci, r0);
+            _mm256_storeu_ps(ci + 8, r1);
+        }
+        return;
+    }
+    const __m256i m0 = tail_mask(nr), m1 = tail_mask(nr - 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < M; ++i) {
+        float *ci = c + i * ldc;
+        __m256 r0 = _mm256_mul_ps(va, acc[i][0]), r1 = _mm256_mul_ps(va, acc[i][1]);
+        if (beta != 0.f) {
+            r0 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(ci, m0), r0);
+            r1 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(ci + 8, m1), r1);
+        }
+        _mm256_maskstore_ps(ci, m0, r0);
+        _mm256_maskstore_ps(ci + 8, m1, r1);
+    }
+}
+
+const ukernel_t table = {"f32_gemm_6x16__avx2", MR, NR,
+        {nullptr, kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>}};
+
+} // namespace
+
+const ukernel_t *f32_gemm_6x16__avx2() { return &table; }
+#else
+const ukernel_t *f32_gemm_6x16__avx2() { return nullptr; }
+#endif
+
+} // namespace gemm
+} // namespace kestrel

@@ -1,0 +1,60 @@
+// Matmul: dst[b..., M, N] = src[b..., M, K] x weights[b..., K, N] + bias,
+// batch dims broadcast (a src or weights batch dim of 1 serves every dst
+// index), then scales and post-ops.
+#ifndef KESTREL_CPU_GEMM_MATMUL_PD_HPP
+#define KESTREL_CPU_GEMM_MATMUL_PD_HPP
+
+#include "core/primitive.hpp"
+
+namespace kestrel {
+
+struct matmul_desc_t : op_desc_impl_t<matmul_desc_t> {
+    matmul_desc_t() : op_desc_impl_t(dnnl_matmul) {}
+    memory_desc_t src_md = zero_md(), weights_md = zero_md(), bias_md = zero_md(),
+                  dst_md = zero_md();
+};
+
+struct matmul_pd_t : pd_t {
+    matmul_pd_t(const matmul_desc_t *d, const attr_t *a, const pd_t *)
+        : pd_t(a, dnnl_matmul), desc_(*d), src_md_(d->src_md), weights_md_(d->weights_md),
+          bias_md_(d->bias_md), dst_md_(d->dst_md) {}
+
+    const memory_desc_t *src_md(int idx = 0) const override { return idx == 0 ? &src_md_ : &zero_md_; }
+    const memory_desc_t *dst_md(int idx = 0) const override { return idx == 0 ? &dst_md_ : &zero_md_; }
+    const memory_desc_t *weights_md(int idx = 0) const override {
+        return idx == 0 ? &weights_md_ : idx == 1 ? &bias_md_ : &zero_md_;
+    }
+    arg_usage_t arg_usage(int arg) const override {
+        if (arg == DNNL_ARG_SRC || arg == DNNL_ARG_WEIGHTS) return arg_usage_t::input;
+        if (arg == DNNL_ARG_BIAS) return with_bias() ? arg_usage_t::input : arg_usage_t::unused;
+        if (arg == DNNL_ARG_DST) return arg_usage_t::output;
+        return pd_t::arg_usage(arg);
+    }
+    int n_inputs() const override { return 2 + (with_bias() ? 1 : 0); }
+    int n_outputs() const override { return 1; }
+
+    bool with_bias() const { return !mdw_t(bias_md_).is_zero(); }
+    int ndims() const { return dst_md_.ndims; }
+    bool has_runtime_dims() const {
+        return mdw_t(src_md_).has_runtime_dims_or_strides()
+                || mdw_t(weights_md_).has_runtime_dims_or_strides()
+                || mdw_t(dst_md_).has_runtime_dims_or_strides()
+                || mdw_t(bias_md_).has_runtime_dims_or_strides();
+    }
+
+protected:
+    // Shared part of every implementation's init: formats `any` become
+    // plain row-major, post-ops are checked. Returns unimplemented for
+    // attributes no implementation supports.
+    status_t init_common();
+
+    matmul_desc_t desc_;
+    memory_desc_t src_md_, weights_md_, bias_md_, dst_md_;
+};
+
+// Walk order of implementations; defined in matmul_list.cpp.
+extern const impl_entry_t matmul_impl_list[];
+
+} // namespace kestrel
+
+#endif

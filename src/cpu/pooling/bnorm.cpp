@@ -1,0 +1,236 @@
+// Batch normalization forward: a reference implementation for any layout and
+// every flag, and a vectorised one for nchw / nhwc / nChw8c / nChw16c.
+// Statistics are two-pass (mean, then the mean of squared deviations), so a
+// constant input has variance 0 and large offsets cost no precision.
+#include <algorithm>
+#include <cmath>
+
+#include "core/primitive.hpp"
+#include "cpu/pooling/bnorm_pd.hpp"
+#include "cpu/threading.hpp"
+
+namespace kestrel {
+
+namespace {
+
+struct ref_bnorm_fwd_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, bnorm_fwd_pd_t, ref_bnorm_fwd_t> {
+        using desc_t = bnorm_desc_t;
+        pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_impl_t(d, a, hint) {}
+        const char *name() const override { return "ref:any"; }
+        status_t init(dnnl_engine *) override { return init_common(); }
+    };
+    using primitive_t::primitive_t;
+
+    status_t execute(const exec_ctx_t &ctx) const override {
+        const auto *pd = static_cast<const pd_t *>(pd_.get());
+        const mdw_t s(pd->src_md()), d(pd->dst_md());
+        const void *src = ctx.input(DNNL_ARG_SRC);
+        const void *src1 = pd->fuse_add() ? ctx.input(DNNL_ARG_SRC_1) : nullptr;
+        void *dst = ctx.output(DNNL_ARG_DST);
+        const float *scale = pd->use_scale() ? ctx.input<float>(DNNL_ARG_SCALE) : nullptr;
+        const float *shift = pd->use_shift() ? ctx.input<float>(DNNL_ARG_SHIFT) : nullptr;
+        float *mean_out = pd->stats_out() ? ctx.output<float>(DNNL_ARG_MEAN) : nullptr;
+        float *var_out = pd->stats_out() ? ctx.output<float>(DNNL_ARG_VARIANCE) : nullptr;
+        const float *mean_in = pd->global_stats() ? ctx.input<float>(DNNL_ARG_MEAN) : nullptr;
+        const float *var_in = pd->global_stats() ? ctx.input<float>(DNNL_ARG_VARIANCE) : nullptr;
+        uint8_t *ws = pd->with_ws() ? ctx.output<uint8_t>(DNNL_ARG_WORKSPACE) : nullptr;
+        const int nd = s.ndims();
+        const dim_t N = s.dims()[0], C = s.dims()[1];
+        dim_t SP = 1;
+        for (int i = 2; i < nd; ++i) SP *= s.dims()[i];
+        const float eps = pd->desc()->epsilon;
+        const bool relu = pd->fuse_relu();
+        const data_type_t sdt = s.data_type(), ddt = d.data_type();
+        parallel_nd(C, [&](dim_t c) {
+            dim_t pos[max_ndims];
+            auto at = [&](dim_t n, dim_t sp) {
+                pos[0] = n;
+                pos[1] = c;
+                for (int i = nd - 1; i >= 2; --i) {
+                    pos[i] = sp % s.dims()[i];
+                    sp /= s.dims()[i];
+                }
+                return pos;
+            };
+            float mean, var;
+            if (mean_in) {
+                mean = mean_in[c];
+                var = var_in[c];
+            } else {
+                float sum = 0.f;
+                for (dim_t n = 0; n < N; ++n)
+                    for (dim_t sp = 0; sp < SP; ++sp) sum += load_f32(sdt, src, s.off_v(at(n, sp)));
+                mean = N * SP ? sum / (float)(N * SP) : 0.f;
+                float sq = 0.f;
+                for (dim_t n = 0; n < N; ++n)
+                    for (dim_t sp = 0; sp < SP; ++sp) {
+                        float dv = load_f32(sdt, src, s.off_v(at(n, sp))) - mean;
+                        sq += dv * dv;
+                    }
+                var = N * SP ? sq / (float)(N * SP) : 0.f;
+                if (mean_out) {
+                    mean_out[c] = mean;
+                    var_out[c] = var;
+                }
+            }
+            const float a = (scale ? scale[c] : 1.f) / std::sqrt(var + eps);
+            const float b = shift ? shift[c] : 0.f;
+            for (dim_t n = 0; n < N; ++n)
+                for (dim_t sp = 0; sp < SP; ++sp) {
+                    const dim_t off = s.off_v(at(n, sp));
+                    float v = (load_f32(sdt, src, off) - mean) * a + b;
+                    if (src1) v += load_f32(sdt, src1, off);
+                    if (ws) ws[off - s.md().offset0] = v > 0.f ? 1 : 0;
+                    if (relu && v < 0.f) v = 0.f;
+                    store_f32(ddt, dst, d.off_v(pos), v);
+                }
+        });
+        return status::success;
+    }
+};
+
+// Vectorised: nchw (runs over spatial points of one channel) and
+// nhwc / nChw8c / nChw16c (runs over channels of one point). Fused add and
+// the training workspace are left to the reference implementation.
+struct vec_bnorm_fwd_t : primitive_t {
+    enum key_t : scratchpad::key_t { key_part = 1, key_stats = 2 };
+    struct pd_t : pd_impl_t<pd_t, bnorm_fwd_pd_t, vec_bnorm_fwd_t> {
+        using desc_t = bnorm_desc_t;
+        pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_impl_t(d, a, hint) {}
+        const char *name() const override { return name_; }
+        status_t init(dnnl_engine *) override {
+            KESTREL_CHECK(init_common());
+            if (fuse_add() || with_ws()) return decline("vec:bnorm", "fused add or workspace");
+            layout_ = pool::classify(src_md_);
+            if (layout_ == pool::layout_t::other || pool::classify(dst_md_) != layout_)
+                return decline("vec:bnorm", "layout");
+            const dim_t c = C();
+            blk_ = layout_ == pool::layout_t::blocked8 ? 8 : layout_ == pool::layout_t::blocked16 ? 16 : 1;
+            cp_ = rnd_up(c, blk_);
+            name_ = layout_ == pool::layout_t::ncsp ? "vec:ncsp" : layout_ == pool::layout_t::nspc ? "vec:nspc" : "vec:blocked";
+            // mean, variance, a (= scale * rstd), b (= shift), padded to cp_.
+            scratchpad_registry().book(key_stats, sizeof(float) * 4 * cp_);
+            if (layout_ != pool::layout_t::ncsp && !global_stats())
+                scratchpad_registry().book_per_thread(key_part, sizeof(float) * cp_);
+            return status::success;
+        }
+        pool::layout_t layout_ = pool::layout_t::other;
+        dim_t blk_ = 1, cp_ = 0;
+        const char *name_ = "vec";
+    };
+    using primitive_t::primitive_t;
+
+    status_t execute(const exec_ctx_t &ctx) const override {
+        const auto *pd = static_cast<const pd_t *>(pd_.get());
+        const auto &ops = pool::vec_ops();
+        const memory_desc_t &smd = *pd->src_md(), &dmd = *pd->dst_md();
+        const char *src = ctx.input<char>(DNNL_ARG_SRC);
+        char *dst = ctx.output<char>(DNNL_ARG_DST);
+        const float *scale = pd->use_scale() ? ctx.input<float>(DNNL_ARG_SCALE) : nullptr;
+        const float *shift = pd->use_shift() ? ctx.input<float>(DNNL_ARG_SHIFT) : nullptr;
+        float *stats = ctx.scratchpad().get<float>(key_stats);
+        if (!stats) return status::out_of_memory;
+        const dim_t C = pd->C(), CP = pd->cp_, B = pd->blk_;
+        float *mean = stats, *var = stats + CP, *a = stats + 2 * CP, *b = stats + 3 * CP;
+        const int nd = smd.ndims;
+        const dim_t N = smd.dims[0];
+        dim_t SP = 1;
+        for (int i = 2; i < nd; ++i) SP *= smd.dims[i];
+        const data_type_t sdt = smd.data_type, ddt = dmd.data_type;
+        const size_t ssz = data_type_size(sdt), dsz = data_type_size(ddt);
+        const bool ncsp = pd->layout_ == pool::layout_t::ncsp;
+        // Element strides: n, channel (block), spatial point.
+        const dim_t sn = smd.blocking.strides[0], sc = smd.blocking.strides[1];
+        const dim_t dn = dmd.blocking.strides[0], dc = dmd.blocking.strides[1];
+        const dim_t ssp = nd > 2 ? smd.blocking.strides[nd - 1] : 0, dsp = nd > 2 ? dmd.blocking.strides[nd - 1] : 0;
+        const dim_t NB = CP / B, L = ncsp ? SP : (B > 1 ? B : C);
+        const dim_t cnt = N * SP;
+        std::fill(mean, mean + 4 * CP, 0.f);
+
+        if (pd->global_stats()) {
+            std::copy(ctx.input<float>(DNNL_ARG_MEAN), ctx.input<float>(DNNL_ARG_MEAN) + C, mean);
+            std::copy(ctx.input<float>(DNNL_ARG_VARIANCE), ctx.input<float>(DNNL_ARG_VARIANCE) + C, var);
+        } else if (ncsp) {
+            parallel_nd(C, [&](dim_t c) {
+                float s = 0.f;
+                for (dim_t n = 0; n < N; ++n) s += ops.sum(src + (smd.offset0 + n * sn + c * sc) * ssz, sdt, SP);
+                const float m = cnt ? s / (float)cnt : 0.f;
+                float q = 0.f;
+                for (dim_t n = 0; n < N; ++n)
+                    q += ops.sq_dev_sum(src + (smd.offset0 + n * sn + c * sc) * ssz, sdt, m, SP);
+                mean[c] = m;
+                var[c] = cnt ? q / (float)cnt : 0.f;
+            });
+        } else {
+            // Per-thread partial sums over the points, then a serial merge;
+            // the second pass does the same for squared deviations.
+            const int nthr = std::min(ctx.scratchpad().nthr(), nthr_for(cnt, 64));
+            for (int pass = 0; pass < 2; ++pass) {
+                bool oom = false;
+                parallel(nthr, [&](int ithr, int nt) {
+                    float *part = ctx.scratchpad().get<float>(key_part, ithr);
+                    if (!part) {
+                        oom = true;
+                        return;
+                    }
+                    std::fill(part, part + CP, 0.f);
+                    dim_t st, en;
+                    balance211(cnt, nt, ithr, st, en);
+                    for (dim_t it = st; it < en; ++it) {
+                        const dim_t n = it / SP, sp = it % SP;
+                        for (dim_t cb = 0; cb < NB; ++cb) {
+                            const char *x = src + (smd.offset0 + n * sn + cb * sc + sp * ssp) * ssz;
+                            if (pass == 0)
+                                ops.acc_add(part + cb * B, x, sdt, L);
+                            else
+                                ops.acc_sq_dev(part + cb * B, x, sdt, mean + cb * B, L);
+                        }
+                    }
+                });
+                if (oom) return status::out_of_memory;
+                float *tgt = pass == 0 ? mean : var;
+                for (int t = 0; t < nthr; ++t) {
+                    const float *part = ctx.scratchpad().get<float>(key_part, t);
+                    for (dim_t c = 0; c < C; ++c) tgt[c] += part[c];
+                }
+                for (dim_t c = 0; c < C; ++c) tgt[c] = cnt ? tgt[c] / (float)cnt : 0.f;
+            }
+        }
+        if (pd->stats_out()) {
+            std::copy(mean, mean + C, ctx.output<float>(DNNL_ARG_MEAN));
+            std::copy(var, var + C, ctx.output<float>(DNNL_ARG_VARIANCE));
+        }
+        const float eps = pd->desc()->epsilon;
+        for (dim_t c = 0; c < C; ++c) {
+            a[c] = (scale ? scale[c] : 1.f) / std::sqrt(var[c] + eps);
+            b[c] = shift ? shift[c] : 0.f;
+        }
+        const bool relu = pd->fuse_relu();
+        if (ncsp) {
+            parallel_nd(N, C, [&](dim_t n, dim_t c) {
+                ops.affine_s(dst + (dmd.offset0 + n * dn + c * dc) * dsz, ddt,
+                        src + (smd.offset0 + n * sn + c * sc) * ssz, sdt, mean[c], a[c], b[c], SP, relu);
+            });
+        } else {
+            // Padded channels have a = b = 0 and mean 0: the dst padding stays 0.
+            parallel_nd(N, SP, [&](dim_t n, dim_t sp) {
+                for (dim_t cb = 0; cb < NB; ++cb)
+                    ops.affine(dst + (dmd.offset0 + n * dn + cb * dc + sp * dsp) * dsz, ddt,
+                            src + (smd.offset0 + n * sn + cb * sc + sp * ssp) * ssz, sdt, mean + cb * B,
+                            a + cb * B, b + cb * B, L, relu);
+            });
+        }
+        return status::success;
+    }
+};
+
+} // namespace
+
+const impl_entry_t bnorm_impl_list[] = {
+        {"vec", make_pd<vec_bnorm_fwd_t::pd_t>},
+        {"ref", make_pd<ref_bnorm_fwd_t::pd_t>},
+        {nullptr, nullptr},
+};
+
+} // namespace kestrel

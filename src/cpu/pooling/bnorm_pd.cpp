@@ -1,0 +1,60 @@
+#include "cpu/pooling/bnorm_pd.hpp"
+
+namespace kestrel {
+
+arg_usage_t bnorm_fwd_pd_t::arg_usage(int arg) const {
+    switch (arg) {
+        case DNNL_ARG_SRC: return arg_usage_t::input;
+        case DNNL_ARG_DST: return arg_usage_t::output;
+        case DNNL_ARG_MEAN:
+        case DNNL_ARG_VARIANCE:
+            if (global_stats()) return arg_usage_t::input;
+            return stats_out() ? arg_usage_t::output : arg_usage_t::unused;
+        case DNNL_ARG_SCALE: return use_scale() ? arg_usage_t::input : arg_usage_t::unused;
+        case DNNL_ARG_SHIFT: return use_shift() ? arg_usage_t::input : arg_usage_t::unused;
+        case DNNL_ARG_SRC_1: return fuse_add() ? arg_usage_t::input : arg_usage_t::unused;
+        case DNNL_ARG_WORKSPACE: return with_ws() ? arg_usage_t::output : arg_usage_t::unused;
+        default: return pd_t::arg_usage(arg);
+    }
+}
+
+const memory_desc_t *bnorm_fwd_pd_t::arg_md(int arg) const {
+    switch (arg) {
+        case DNNL_ARG_MEAN:
+        case DNNL_ARG_VARIANCE: return global_stats() || stats_out() ? &stat_md_ : &zero_md_;
+        case DNNL_ARG_SCALE: return weights_md(0);
+        case DNNL_ARG_SHIFT: return weights_md(1);
+        case DNNL_ARG_SRC_1: return fuse_add() ? &src_md_ : &zero_md_;
+        default: return pd_t::arg_md(arg);
+    }
+}
+
+status_t bnorm_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
+    switch (what) {
+        case dnnl_query_epsilon_f32: *(float *)result = desc_.epsilon; return status::success;
+        case dnnl_query_flags: *(unsigned *)result = desc_.flags; return status::success;
+        default: return pd_t::query(what, idx, result);
+    }
+}
+
+status_t bnorm_fwd_pd_t::init_common() {
+    if (!attr_.has_default_values()) return status::unimplemented;
+    if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type)) return status::unimplemented;
+    if (!mdw_t(src_md_).is_blocked() || mdw_t(src_md_).has_runtime_dims_or_strides())
+        return status::unimplemented;
+    if (mdw_t(dst_md_).is_any()) KESTREL_CHECK(pool::set_like(dst_md_, src_md_));
+    if (!mdw_t(dst_md_).is_blocked()) return status::unimplemented;
+    dim_t c = C();
+    KESTREL_CHECK(md_init_by_tag(stat_md_, 1, &c, dnnl_f32, dnnl_a));
+    KESTREL_CHECK(md_init_by_tag(scale_md_, 1, &c, dnnl_f32, dnnl_a));
+    if (with_ws()) {
+        // One byte per physical src element (1 where the normalized value
+        // before ReLU is positive), indexed by the element's offset.
+        dim_t n = (dim_t)(mdw_t(src_md_).size() / mdw_t(src_md_).dt_size());
+        if (n == 0) n = 1;
+        KESTREL_CHECK(md_init_by_tag(ws_md_, 1, &n, dnnl_u8, dnnl_a));
+    }
+    return status::success;
+}
+
+} // namespace kestrel

@@ -1,0 +1,65 @@
+// Shared helpers of the pooling-family kinds (pooling, normalizations, LRN,
+// resampling, reduction): layout classification and the vectorised channel
+// run operations that the fast implementations are built from.
+#ifndef KESTREL_CPU_POOLING_COMMON_HPP
+#define KESTREL_CPU_POOLING_COMMON_HPP
+
+#include "core/memory_desc.hpp"
+#include "cpu/types.hpp"
+
+namespace kestrel {
+namespace pool {
+
+// How a 3D..5D (N, C, spatial...) tensor is laid out, as far as the fast
+// kernels care.
+enum class layout_t { other, ncsp, nspc, blocked8, blocked16 };
+
+// Plain channel-first (abc, abcd, abcde), channel-last (acb, acdb, acdeb) or
+// channel-blocked by 8 / 16 (aBc8b, aBcd16b, ...).
+layout_t classify(const memory_desc_t &md);
+// The format tag of layout l for ndims (undef for other).
+format_tag_t tag_of(layout_t l, int ndims);
+
+// Resolves format `any` of `md` to the layout of `like` when `like` is one of
+// the known layouts, else to the plain channel-first tag.
+status_t set_like(memory_desc_t &md, const memory_desc_t &like);
+
+// Plain tag (abc..) for ndims.
+format_tag_t plain_tag(int ndims);
+
+// True for the storage types these kinds compute on (f32 and bf16).
+inline bool is_fp(data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_bf16; }
+
+// Operations on runs of n consecutive elements (f32 or bf16 storage,
+// computed in f32). One table per ISA; pick it once with vec_ops().
+struct vec_ops_t {
+    const char *isa;
+    // acc[i] = max(acc[i], x[i])
+    void (*acc_max)(float *acc, const void *x, data_type_t dt, dim_t n);
+    // acc[i] = max(...) and idx[i] = k where x[i] > acc[i] (strictly).
+    void (*acc_max_idx)(float *acc, int32_t *idx, const void *x, data_type_t dt, dim_t n, int32_t k);
+    // acc[i] += x[i]
+    void (*acc_add)(float *acc, const void *x, data_type_t dt, dim_t n);
+    // acc[i] += (x[i] - mean[i])^2
+    void (*acc_sq_dev)(float *acc, const void *x, data_type_t dt, const float *mean, dim_t n);
+    // y[i] = v[i] * scale
+    void (*store_scaled)(void *y, data_type_t dt, const float *v, float scale, dim_t n);
+    // y[i] = (x[i] - m[i]) * a[i] + b[i] (per-element arrays), then
+    // max(0, .) if relu. Subtracting first keeps large offsets exact.
+    void (*affine)(void *y, data_type_t ydt, const void *x, data_type_t xdt, const float *m,
+            const float *a, const float *b, dim_t n, bool relu);
+    // The same with scalars m, a, b.
+    void (*affine_s)(void *y, data_type_t ydt, const void *x, data_type_t xdt, float m, float a,
+            float b, dim_t n, bool relu);
+    // sum of x[i]; sum of (x[i] - mean)^2
+    float (*sum)(const void *x, data_type_t dt, dim_t n);
+    float (*sq_dev_sum)(const void *x, data_type_t dt, float mean, dim_t n);
+};
+
+// The table for the best ISA allowed now (AVX-512, AVX2, or scalar).
+const vec_ops_t &vec_ops();
+
+} // namespace pool
+} // namespace kestrel
+
+#endif

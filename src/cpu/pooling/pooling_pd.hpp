@@ -1,0 +1,64 @@
+// Pooling: the op descriptor and the base of every forward implementation.
+#ifndef KESTREL_CPU_POOLING_POOLING_PD_HPP
+#define KESTREL_CPU_POOLING_POOLING_PD_HPP
+
+#include "core/primitive_desc.hpp"
+#include "cpu/pooling/common.hpp"
+
+namespace kestrel {
+
+struct pooling_desc_t : op_desc_impl_t<pooling_desc_t> {
+    pooling_desc_t() : op_desc_impl_t(dnnl_pooling) {}
+    dnnl_prop_kind_t prop_kind = dnnl_forward_training;
+    dnnl_alg_kind_t alg = dnnl_pooling_max;
+    memory_desc_t src_md = zero_md(), dst_md = zero_md();
+    dims_t strides = {}, kernel = {}, dilation = {}, padding_l = {}, padding_r = {};
+};
+
+// The problem in 3 spatial dims (missing ones are 1, padding 0).
+struct pooling_conf_t {
+    int ndims;
+    dim_t MB, C, ID, IH, IW, OD, OH, OW, KD, KH, KW, SD, SH, SW, DD, DH, DW, padF, padT, padL;
+    bool is_max, exclude_padding, with_ws;
+    float max_init; // lowest value of the dst type
+};
+
+struct pooling_fwd_pd_t : pd_t {
+    using desc_t = pooling_desc_t;
+    pooling_fwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *)
+        : pd_t(a, dnnl_pooling), desc_(*d), src_md_(d->src_md), dst_md_(d->dst_md) {}
+
+    const desc_t *desc() const { return &desc_; }
+    const pooling_conf_t &conf() const { return conf_; }
+    dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
+
+    const memory_desc_t *src_md(int idx = 0) const override { return idx == 0 ? &src_md_ : &zero_md_; }
+    const memory_desc_t *dst_md(int idx = 0) const override { return idx == 0 ? &dst_md_ : &zero_md_; }
+    const memory_desc_t *workspace_md(int idx = 0) const override {
+        return idx == 0 && conf_.with_ws ? &ws_md_ : &zero_md_;
+    }
+    arg_usage_t arg_usage(int arg) const override {
+        if (arg == DNNL_ARG_SRC) return arg_usage_t::input;
+        if (arg == DNNL_ARG_DST) return arg_usage_t::output;
+        if (arg == DNNL_ARG_WORKSPACE && conf_.with_ws) return arg_usage_t::output;
+        return pd_t::arg_usage(arg);
+    }
+    int n_inputs() const override { return 1; }
+    int n_outputs() const override { return 1 + (conf_.with_ws ? 1 : 0); }
+    status_t query(dnnl_query_t what, int idx, void *result) const override;
+
+protected:
+    // Checks what every implementation needs, resolves dst format `any`
+    // to the src layout and sets up the workspace.
+    status_t init_common();
+
+    desc_t desc_;
+    memory_desc_t src_md_, dst_md_, ws_md_ = zero_md();
+    pooling_conf_t conf_ = {};
+};
+
+extern const impl_entry_t pooling_impl_list[];
+
+} // namespace kestrel
+
+#endif

@@ -1,0 +1,204 @@
+#include "cpu/post_ops.hpp"
+
+#include "core/primitive.hpp"
+#include "cpu/math/eltwise_math.hpp"
+#include "cpu/types.hpp"
+
+namespace kestrel {
+namespace post_ops {
+
+namespace {
+
+bool src1_dt_ok(data_type_t dt) {
+    return one_of(dt, dnnl_f32, dnnl_bf16, dnnl_f16, dnnl_s32, dnnl_s8, dnnl_u8);
+}
+
+format_tag_t plain_tag(int ndims) {
+    static const format_tag_t tags[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc,
+            dnnl_abcd, dnnl_abcde, dnnl_abcdef, dnnl_abcdefg, dnnl_abcdefgh, dnnl_abcdefghi,
+            dnnl_abcdefghij, dnnl_abcdefghijk, dnnl_abcdefghijkl};
+    return ndims >= 1 && ndims <= 12 ? tags[ndims] : dnnl_format_tag_undef;
+}
+
+} // namespace
+
+status_t check(const post_ops_t &po, const memory_desc_t &dst_md) {
+    if ((int)po.entries.size() > applier_t::max_entries) return status::unimplemented;
+    const mdw_t dst(dst_md);
+    for (const auto &e : po.entries) {
+        switch (e.kind) {
+            case dnnl_eltwise:
+                if (!math::eltwise_supported(e.eltwise.alg)) return status::unimplemented;
+                break;
+            case dnnl_sum:
+                if (e.sum.dt != dnnl_data_type_undef && e.sum.dt != dst.data_type())
+                    return status::unimplemented;
+                break;
+            case dnnl_binary: {
+                if (!math::binary_supported(e.binary.alg)) return status::unimplemented;
+                const mdw_t s1(e.binary.src1_desc);
+                if (s1.ndims() != dst.ndims()) return status::invalid_arguments;
+                if (s1.has_runtime_dims_or_strides()) return status::unimplemented;
+                for (int d = 0; d < dst.ndims(); ++d) {
+                    dim_t a = s1.dims()[d], b = dst.dims()[d];
+                    if (a != 1 && a != b && b != DNNL_RUNTIME_DIM_VAL)
+                        return status::invalid_arguments;
+                }
+                if (!src1_dt_ok(s1.data_type())) return status::unimplemented;
+                if (!s1.is_blocked() && !s1.is_any()) return status::unimplemented;
+                break;
+            }
+            default: return status::unimplemented;
+        }
+    }
+    return status::success;
+}
+
+status_t resolve_any(post_ops_t &po) {
+    for (auto &e : po.entries) {
+        if (e.kind != dnnl_binary || !mdw_t(e.binary.src1_desc).is_any()) continue;
+        KESTREL_CHECK(md_set_tag(e.binary.src1_desc, plain_tag(e.binary.src1_desc.ndims)));
+    }
+    return status::success;
+}
+
+applier_t::applier_t(const post_ops_t &po, const memory_desc_t &dst_md, const exec_ctx_t &ctx) {
+    ndims_ = dst_md.ndims;
+    for (int i = 0; i < (int)po.entries.size() && n_ < max_entries; ++i) {
+        const auto &p = po.entries[i];
+        entry_t &e = e_[n_++];
+        e.kind = p.kind;
+        e.alg = dnnl_alg_kind_undef;
+        e.alpha = e.beta = 0.f;
+        e.src1 = nullptr;
+        e.src1_md = nullptr;
+        e.src1_dt = dnnl_data_type_undef;
+        e.src1_plain = false;
+        e.src1_row_bcast = false;
+        e.src1_last_stride = 0;
+        if (p.kind == dnnl_eltwise) {
+            e.alg = p.eltwise.alg;
+            e.alpha = p.eltwise.alpha;
+            e.beta = p.eltwise.beta;
+        } else if (p.kind == dnnl_sum) {
+            e.alpha = p.sum.scale;
+            e.beta = (float)p.sum.zero_point;
+        } else if (p.kind == dnnl_binary) {
+            e.alg = p.binary.alg;
+            e.src1 = ctx.input(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1);
+            e.src1_md = &p.binary.src1_desc;
+            const mdw_t s1(e.src1_md);
+            e.src1_dt = s1.data_type();
+            e.src1_plain = s1.is_plain();
+            const int last = ndims_ - 1;
+            e.src1_row_bcast = last < 0 || s1.dims()[last] == 1;
+            e.src1_last_stride = e.src1_plain && last >= 0 ? s1.blk().strides[last] : 0;
+        }
+    }
+}
+
+dim_t applier_t::src1_off(const entry_t &e, const dim_t *pos) const {
+    const mdw_t s1(e.src1_md);
+    dim_t bpos[max_ndims];
+    for (int d = 0; d < ndims_; ++d) bpos[d] = s1.dims()[d] == 1 ? 0 : pos[d];
+    return s1.off_v(bpos);
+}
+
+float applier_t::apply(float v, float dst_old, const dim_t *pos, int first) const {
+    for (int i = first; i < n_; ++i) {
+        const entry_t &e = e_[i];
+        switch (e.kind) {
+            case dnnl_eltwise: v = math::eltwise_fwd(e.alg, v, e.alpha, e.beta); break;
+            case dnnl_sum: v += e.alpha * (dst_old - e.beta); break;
+            case dnnl_binary:
+                v = math::binary_fwd(e.alg, v, load_f32(e.src1_dt, e.src1, src1_off(e, pos)));
+                break;
+            default: break;
+        }
+    }
+    return v;
+}
+
+namespace {
+
+// The common eltwise algorithms get their own loops so the switch in
+// eltwise_fwd is not evaluated per element.
+void eltwise_row(float *v, dim_t n, dnnl_alg_kind_t alg, float alpha, float beta) {
+    switch (alg) {
+        case dnnl_eltwise_relu:
+            // alpha * x also for alpha = 0: negative inputs give -0, as the
+            // scalar formula does.
+            for (dim_t j = 0; j < n; ++j) v[j] = v[j] > 0.f ? v[j] : alpha * v[j];
+            return;
+        case dnnl_eltwise_linear:
+            for (dim_t j = 0; j < n; ++j) v[j] = alpha * v[j] + beta;
+            return;
+        case dnnl_eltwise_clip:
+        case dnnl_eltwise_clip_v2:
+            for (dim_t j = 0; j < n; ++j) v[j] = std::fmin(beta, std::fmax(alpha, v[j]));
+            return;
+        default:
+            for (dim_t j = 0; j < n; ++j) v[j] = math::eltwise_fwd(alg, v[j], alpha, beta);
+            return;
+    }
+}
+
+template <typename F>
+void binary_row_with(float *v, dim_t n, const F &src1_at) {
+    for (dim_t j = 0; j < n; ++j) v[j] = src1_at(v[j], j);
+}
+
+} // namespace
+
+void applier_t::apply_row(float *vals, const float *dst_old, dim_t n, const dim_t *pos,
+        int first) const {
+    for (int i = first; i < n_; ++i) {
+        const entry_t &e = e_[i];
+        switch (e.kind) {
+            case dnnl_eltwise: eltwise_row(vals, n, e.alg, e.alpha, e.beta); break;
+            case dnnl_sum:
+                for (dim_t j = 0; j < n; ++j) vals[j] += e.alpha * (dst_old[j] - e.beta);
+                break;
+            case dnnl_binary: {
+                const dim_t off0 = src1_off(e, pos);
+                const dnnl_alg_kind_t alg = e.alg;
+                if (e.src1_row_bcast) {
+                    // Broadcast along the row: one value for all n.
+                    const float b = load_f32(e.src1_dt, e.src1, off0);
+                    if (alg == dnnl_binary_add) {
+                        for (dim_t j = 0; j < n; ++j) vals[j] += b;
+                    } else if (alg == dnnl_binary_mul) {
+                        for (dim_t j = 0; j < n; ++j) vals[j] *= b;
+                    } else {
+                        for (dim_t j = 0; j < n; ++j) vals[j] = math::binary_fwd(alg, vals[j], b);
+                    }
+                } else if (e.src1_plain) {
+                    const dim_t s = e.src1_last_stride;
+                    if (e.src1_dt == dnnl_f32 && alg == dnnl_binary_add) {
+                        const float *p = static_cast<const float *>(e.src1) + off0;
+                        for (dim_t j = 0; j < n; ++j) vals[j] += p[j * s];
+                    } else if (e.src1_dt == dnnl_f32 && alg == dnnl_binary_mul) {
+                        const float *p = static_cast<const float *>(e.src1) + off0;
+                        for (dim_t j = 0; j < n; ++j) vals[j] *= p[j * s];
+                    } else {
+                        binary_row_with(vals, n, [&](float a, dim_t j) {
+                            return math::binary_fwd(alg, a, load_f32(e.src1_dt, e.src1, off0 + j * s));
+                        });
+                    }
+                } else { // blocked src1: every element through the layout helper
+                    dim_t p[max_ndims];
+                    for (int d = 0; d < ndims_; ++d) p[d] = pos[d];
+                    for (dim_t j = 0; j < n; ++j) {
+                        p[ndims_ - 1] = pos[ndims_ - 1] + j;
+                        vals[j] = math::binary_fwd(alg, vals[j], load_f32(e.src1_dt, e.src1, src1_off(e, p)));
+                    }
+                }
+                break;
+            }
+            default: break;
+        }
+    }
+}
+
+} // namespace post_ops
+} // namespace kestrel

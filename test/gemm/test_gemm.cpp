@@ -1,0 +1,304 @@
+// The GEMM engine against a naive double-precision triple loop: every
+// microkernel (portable, AVX2, AVX-512 where the CPU has them), every
+// transpose combination, padded leading dims, alpha/beta (beta = 0 over a
+// NaN-filled C), 1 and 2 threads, the epilogue hook, the single-threaded
+// slot variant, and dnnl_sgemm's argument checks.
+#include <atomic>
+#include <cmath>
+#include <vector>
+
+#include "../common/kt_test.hpp"
+#include "cpu/gemm/gemm.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/threading.hpp"
+
+using namespace kestrel;
+
+namespace {
+
+kt::tally_t T;
+
+struct shape_t {
+    dim_t M, N, K;
+    bool ta, tb;
+    float alpha, beta;
+};
+
+struct data_t {
+    dim_t lda, ldb, ldc;
+    std::vector<float> A, B, C0;
+    std::vector<double> ref, bound; // exact-ish result and its error bound
+};
+
+// Error bound of one element: a dot product of length K accumulated in f32
+// (with or without FMA) errs by at most K * u * sum|a||b| (u = 2^-24, first
+// order); scaling by alpha and adding beta * C cost two more roundings. We
+// allow (K + 3) * u on the sum of magnitudes, plus one u on the result.
+data_t make_data(const shape_t &s, uint64_t seed) {
+    data_t d;
+    const dim_t ar = s.ta ? s.K : s.M, ac = s.ta ? s.M : s.K;
+    const dim_t br = s.tb ? s.N : s.K, bc = s.tb ? s.K : s.N;
+    d.lda = ac + 3;
+    d.ldb = bc + 1;
+    d.ldc = s.N + 2;
+    d.A.assign(ar * d.lda, 0.f);
+    d.B.assign(br * d.ldb, 0.f);
+    d.C0.assign(s.M * d.ldc, 0.f);
+    kt::fill(d.A, seed);
+    kt::fill(d.B, seed + 1);
+    kt::fill(d.C0, seed + 2);
+    if (s.beta == 0.f)
+        for (auto &v : d.C0) v = NAN;
+    d.ref.assign(s.M * s.N, 0.0);
+    d.bound.assign(s.M * s.N, 0.0);
+    const double u = std::ldexp(1.0, -24);
+    for (dim_t i = 0; i < s.M; ++i)
+        for (dim_t j = 0; j < s.N; ++j) {
+            double acc = 0, mag = 0;
+            for (dim_t k = 0; k < s.K; ++k) {
+                double a = s.ta ? d.A[k * d.lda + i] : d.A[i * d.lda + k];
+                double b = s.tb ? d.B[j * d.ldb + k] : d.B[k * d.ldb + j];
+                acc += a * b;
+                mag += std::fabs(a * b);
+            }
+            double c = s.beta == 0.f ? 0.0 : (double)d.C0[i * d.ldc + j];
+            double r = s.alpha * acc + (s.beta == 0.f ? 0.0 : s.beta * c);
+            d.ref[i * s.N + j] = r;
+            d.bound[i * s.N + j] = (s.K + 3) * u * (std::fabs(s.alpha) * mag + std::fabs(s.beta * c))
+                    + u * std::fabs(r) + 1e-30;
+        }
+    return d;
+}
+
+bool matches(const shape_t &s, const data_t &d, const std::vector<float> &C) {
+    for (dim_t i = 0; i < s.M; ++i) {
+        for (dim_t j = 0; j < s.N; ++j) {
+            double got = C[i * d.ldc + j], want = d.ref[i * s.N + j];
+            if (!(std::fabs(got - want) <= d.bound[i * s.N + j])) {
+                std::fprintf(stderr, "  M=%ld N=%ld K=%ld ta=%d tb=%d at (%ld,%ld): %g vs %g\n",
+                        (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, (long)i, (long)j, got, want);
+                return false;
+            }
+        }
+        // Padding columns of C are never touched.
+        for (dim_t j = s.N; j < d.ldc; ++j) {
+            float was = d.C0[i * d.ldc + j], now = C[i * d.ldc + j];
+            if (!(was == now || (std::isnan(was) && std::isnan(now)))) return false;
+        }
+    }
+    return true;
+}
+
+// Runs the plan through a private scratchpad buffer.
+struct runner_t {
+    gemm::plan_t plan;
+    scratchpad::registry_t reg;
+    std::vector<char> buf;
+    status_t init(const shape_t &s, int nthr = 0) {
+        KESTREL_CHECK(plan.init(s.M, s.N, s.K, s.ta, s.tb, nthr));
+        plan.book(reg, 10);
+        buf.assign(reg.size() + 64, 0);
+        return status::success;
+    }
+    scratchpad::grantor_t grantor() {
+        char *p = buf.data();
+        p += (64 - (uintptr_t)p % 64) % 64;
+        return scratchpad::grantor_t(&reg, p);
+    }
+};
+
+void grid_for_kernel(gemm::kernel_level_t level, const char *label) {
+    gemm::set_kernel_level_for_testing(level);
+    const dim_t sizes[] = {1, 2, 5, 16, 17, 31, 33, 64, 100, 257};
+    const float ab[][2] = {{1.f, 0.f}, {0.5f, 0.f}, {1.f, 1.f}, {-1.5f, 0.25f}};
+    int n_ok = 0, n_all = 0, idx = 0;
+    std::string kname;
+    for (dim_t M : sizes)
+        for (dim_t N : sizes)
+            for (dim_t K : sizes) {
+                // All K for small M*N; a spread of K for the big ones keeps
+                // the run short while still crossing every block edge.
+                ++idx;
+                if (M * N > 64 * 64 && K != 1 && K != 33 && K != 257) continue;
+                const int tr = idx % 4;
+                shape_t s {M, N, K, (tr & 1) != 0, (tr & 2) != 0, ab[idx % 4][0], ab[idx % 4][1]};
+                data_t d = make_data(s, (uint64_t)idx);
+                for (int nthr : {1, 2}) {
+                    bool ok = true;
+                    kt::with_threads(nthr, [&] {
+                        runner_t r;
+                        ok = r.init(s) == status::success;
+                        kname = r.plan.kernel_name();
+                        std::vector<float> C = d.C0;
+                        ok = ok
+                                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda,
+                                           d.B.data(), d.ldb, s.beta, C.data(), d.ldc,
+                                           r.grantor(), 10)
+                                        == status::success;
+                        ok = ok && matches(s, d, C);
+                    });
+                    n_ok += ok;
+                    ++n_all;
+                }
+            }
+    char what[160];
+    std::snprintf(what, sizeof(what), "%s (%s): %d/%d shapes match the naive product", label,
+            kname.c_str(), n_ok, n_all);
+    T.check(n_ok == n_all, what);
+    // All four transpose combinations on one odd shape for this kernel.
+    for (int tr = 0; tr < 4; ++tr) {
+        shape_t s {37, 45, 300, (tr & 1) != 0, (tr & 2) != 0, 1.f, 0.5f};
+        data_t d = make_data(s, 99 + tr);
+        runner_t r;
+        std::vector<float> C = d.C0;
+        bool ok = r.init(s) == status::success
+                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(), d.ldb,
+                           s.beta, C.data(), d.ldc, r.grantor(), 10)
+                        == status::success
+                && matches(s, d, C);
+        std::snprintf(what, sizeof(what), "%s: transa=%d transb=%d, K crosses KC", label, tr & 1,
+                tr >> 1);
+        T.check(ok, what);
+    }
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+}
+
+// The epilogue sees every element of C exactly once, after alpha/beta.
+struct counting_epilogue_t : gemm::epilogue_t {
+    std::vector<std::atomic<int>> *hits;
+    dim_t N;
+    void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, float *c, dim_t ldc) const override {
+        for (dim_t i = 0; i < m; ++i)
+            for (dim_t j = 0; j < n; ++j) {
+                (*hits)[(m0 + i) * N + n0 + j]++;
+                c[i * ldc + j] = 2.f * c[i * ldc + j] + 1.f;
+            }
+    }
+};
+
+void test_epilogue() {
+    for (dim_t K : {0, 7, 600})
+        for (int nthr : {1, 2}) {
+            shape_t s {131, 77, K, false, true, 1.f, K == 0 ? 0.5f : 0.f};
+            data_t d = make_data(s, 7 + K);
+            std::vector<std::atomic<int>> hits(s.M * s.N);
+            for (auto &h : hits) h = 0;
+            counting_epilogue_t ep;
+            ep.hits = &hits;
+            ep.N = s.N;
+            bool ok = true;
+            kt::with_threads(nthr, [&] {
+                runner_t r;
+                std::vector<float> C = d.C0;
+                ok = r.init(s) == status::success
+                        && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(),
+                                   d.ldb, s.beta, C.data(), d.ldc, r.grantor(), 10, &ep)
+                                == status::success;
+                for (auto &h : hits) ok = ok && h == 1;
+                // Undo the epilogue's affine map, then compare.
+                for (dim_t i = 0; i < s.M; ++i)
+                    for (dim_t j = 0; j < s.N; ++j) C[i * d.ldc + j] = (C[i * d.ldc + j] - 1.f) / 2.f;
+                ok = ok && matches(s, d, C);
+            });
+            char what[120];
+            std::snprintf(what, sizeof(what), "epilogue covers C once (K=%ld, %d threads)", (long)K, nthr);
+            T.check(ok, what);
+        }
+}
+
+// execute_st from inside a parallel region: each slot its own buffers.
+void test_single_thread_slots() {
+    const int batch = 6;
+    shape_t s {45, 70, 90, false, false, 1.f, 0.f};
+    std::vector<data_t> d;
+    for (int b = 0; b < batch; ++b) d.push_back(make_data(s, 300 + b));
+    bool ok = true;
+    kt::with_threads(2, [&] {
+        runner_t r;
+        ok = r.init(s, 1) == status::success;
+        auto g = r.grantor();
+        std::vector<std::vector<float>> C(batch);
+        for (int b = 0; b < batch; ++b) C[b] = d[b].C0;
+        std::atomic<int> bad {0};
+        parallel(g.nthr(), [&](int ithr, int nthr) {
+            for (int b = ithr; b < batch; b += nthr)
+                if (r.plan.execute_st(s.M, s.N, s.K, s.alpha, d[b].A.data(), d[b].lda,
+                            d[b].B.data(), d[b].ldb, s.beta, C[b].data(), d[b].ldc, g, 10, ithr)
+                        != status::success)
+                    bad++;
+        });
+        ok = ok && bad == 0;
+        for (int b = 0; b < batch; ++b) ok = ok && matches(s, d[b], C[b]);
+    });
+    T.check(ok, "execute_st per thread slot inside parallel()");
+}
+
+void test_runtime_plan() {
+    gemm::plan_t plan;
+    T.check(plan.init(DNNL_RUNTIME_DIM_VAL, DNNL_RUNTIME_DIM_VAL, DNNL_RUNTIME_DIM_VAL, true, false)
+                    == status::success,
+            "plan with runtime M, N, K");
+    scratchpad::registry_t reg;
+    plan.book(reg, 0);
+    std::vector<char> buf(reg.size() + 64);
+    char *p = buf.data() + (64 - (uintptr_t)buf.data() % 64) % 64;
+    scratchpad::grantor_t g(&reg, p);
+    bool ok = true;
+    for (dim_t n : {3, 200, 700}) {
+        shape_t s {n, n / 2 + 1, 2 * n + 1, true, false, 1.f, 0.f};
+        data_t d = make_data(s, n);
+        std::vector<float> C = d.C0;
+        ok = ok
+                && plan.execute(s.M, s.N, s.K, 1.f, d.A.data(), d.lda, d.B.data(), d.ldb, 0.f,
+                           C.data(), d.ldc, g, 0)
+                        == status::success
+                && matches(s, d, C);
+    }
+    T.check(ok, "runtime-dims plan computes several sizes");
+    T.check(plan.init(-2, 1, 1, false, false) == status::invalid_arguments, "negative M rejected");
+}
+
+void test_sgemm_api() {
+    shape_t s {23, 19, 41, true, false, 0.75f, 0.5f};
+    data_t d = make_data(s, 5);
+    std::vector<float> C = d.C0;
+    bool ok = dnnl_sgemm('T', 'n', s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(), d.ldb,
+                      s.beta, C.data(), d.ldc)
+            == dnnl_success;
+    T.check(ok && matches(s, d, C), "dnnl_sgemm row-major with transa");
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {NAN, NAN, NAN, NAN};
+    T.check(dnnl_sgemm('N', 'N', 2, 2, 2, 1.f, a, 2, b, 2, 0.f, c, 2) == dnnl_success
+                    && c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4,
+            "dnnl_sgemm 2x2 identity, beta=0 ignores NaN in C");
+    T.check(dnnl_sgemm('X', 'N', 2, 2, 2, 1.f, a, 2, b, 2, 0.f, c, 2) == dnnl_invalid_arguments,
+            "bad transa");
+    T.check(dnnl_sgemm('N', 'N', 2, 2, 3, 1.f, a, 2, b, 2, 0.f, c, 2) == dnnl_invalid_arguments,
+            "lda < K");
+    T.check(dnnl_sgemm('N', 'T', 2, 2, 3, 1.f, a, 3, b, 2, 0.f, c, 2) == dnnl_invalid_arguments,
+            "ldb < K with transb");
+    T.check(dnnl_sgemm('N', 'N', 2, 3, 2, 1.f, a, 2, b, 3, 0.f, c, 2) == dnnl_invalid_arguments,
+            "ldc < N");
+    T.check(dnnl_sgemm('N', 'N', -1, 2, 2, 1.f, a, 2, b, 2, 0.f, c, 2) == dnnl_invalid_arguments,
+            "negative M");
+    T.check(dnnl_sgemm('N', 'N', 2, 2, 2, 1.f, nullptr, 2, b, 2, 0.f, c, 2) == dnnl_invalid_arguments,
+            "NULL A");
+    T.check(dnnl_sgemm('N', 'N', 0, 2, 2, 1.f, nullptr, 2, nullptr, 2, 0.f, nullptr, 2) == dnnl_success,
+            "M = 0 is a no-op");
+    float c2[4] = {1, 1, 1, 1};
+    T.check(dnnl_sgemm('N', 'N', 2, 2, 0, 1.f, a, 1, b, 2, 3.f, c2, 2) == dnnl_success && c2[0] == 3.f
+                    && c2[3] == 3.f,
+            "K = 0 scales C by beta");
+}
+
+} // namespace
+
+int main() {
+    grid_for_kernel(gemm::kernel_level_t::portable, "portable");
+    if (isa::has(isa::avx2)) grid_for_kernel(gemm::kernel_level_t::avx2, "avx2");
+    if (isa::has(isa::avx512)) grid_for_kernel(gemm::kernel_level_t::avx512, "avx512");
+    test_epilogue();
+    test_single_thread_slots();
+    test_runtime_plan();
+    test_sgemm_api();
+    return T.finish();
+}
