@@ -4,7 +4,7 @@
 # implements.
 srcdir=${srcdir:-.}
 gen=doc/api-coverage.md.gen
-if ! make -s "$gen" >/dev/null 2>&1 || [ ! -f "$gen" ]; then
+if ! ${MAKE:-make} -s "$gen" >/dev/null 2>&1 || [ ! -f "$gen" ]; then
     echo "api_coverage: could not generate $gen"
     exit 1
 fi

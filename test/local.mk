@@ -19,8 +19,11 @@ test_cpp_hpp_compile_SOURCES = test/cpp/hpp_compile.cpp
 test_cpp_hpp_compile_LDADD = lib/libdnnl.la
 
 AM_TESTS_ENVIRONMENT = srcdir='$(srcdir)'; top_srcdir='$(top_srcdir)'; \
-	NUMA_LIBS='$(NUMA_LIBS)'; CXX='$(CXX)'; \
-	export srcdir top_srcdir NUMA_LIBS CXX;
+	NUMA_LIBS='$(NUMA_LIBS)'; CXX='$(CXX)'; CC='$(CC)'; MAKE='$(MAKE)'; \
+	export srcdir top_srcdir NUMA_LIBS CXX CC MAKE;
 
 TESTS += test/api_coverage.sh
 EXTRA_DIST += test/api_coverage.sh
+
+TESTS += test/doc_example.sh
+EXTRA_DIST += test/doc_example.sh

@@ -165,13 +165,14 @@ status_t md_init_by_strides(memory_desc_t &md, int ndims, const dim_t *dims,
 status_t md_init_submemory(memory_desc_t &md, const memory_desc_t &parent,
         const dim_t *dims, const dim_t *offsets) {
     mdw_t p(parent);
+    // A view the layout cannot express is unimplemented, as in oneDNN:
+    // runtime sizes, non-blocked formats, views that split a block.
     if (p.is_zero() || !dims || !offsets) return status::invalid_arguments;
+    if (p.has_runtime_dims_or_strides()) return status::unimplemented;
     for (int d = 0; d < p.ndims(); ++d)
         if (dims[d] < 0 || offsets[d] < 0 || dims[d] + offsets[d] > parent.dims[d])
             return status::invalid_arguments;
-    // A valid view that the layout cannot express is unimplemented, as in
-    // oneDNN: runtime sizes, non-blocked formats, views that split a block.
-    if (!p.is_blocked() || p.has_runtime_dims_or_strides()) return status::unimplemented;
+    if (!p.is_blocked()) return status::unimplemented;
     memory_desc_t r = parent;
     dim_t off0 = parent.offset0;
     for (int d = 0; d < p.ndims(); ++d) {

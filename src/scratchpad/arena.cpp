@@ -23,11 +23,16 @@ void arena_t::attach() {
 }
 
 void arena_t::detach() {
-    std::lock_guard<std::mutex> g(users_mu_);
-    if (users_ > 0 && --users_ == 0) {
-        release_free_blocks();
-        report("released");
+    bool released = false;
+    {
+        std::lock_guard<std::mutex> g(users_mu_);
+        if (users_ > 0 && --users_ == 0) {
+            release_free_blocks();
+            released = true;
+        }
     }
+    // Outside the lock: report() reads the statistics, which take it.
+    if (released) report("released");
 }
 
 void arena_t::note_held(long delta) {

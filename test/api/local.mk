@@ -1,0 +1,24 @@
+# Tests of the C API core and of the shared object as users consume it.
+# They link lib/libdnnl.la (the exported ABI), not libkestrel.la.
+
+# The Check suite: one TCase per API family.
+if HAVE_CHECK
+check_PROGRAMS += test/api/check_core
+TESTS += test/api/check_core
+test_api_check_core_SOURCES = test/api/check_core.c
+test_api_check_core_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_api_check_core_LDADD = lib/libdnnl.la $(CHECK_LIBS)
+endif
+
+# A strict C99 user program: only <dnnl.h>, pedantic, no test framework.
+check_PROGRAMS += test/api/c_only
+TESTS += test/api/c_only
+test_api_c_only_SOURCES = test/api/c_only.c
+test_api_c_only_CFLAGS = $(AM_CFLAGS) -std=c99 -pedantic -Werror
+test_api_c_only_LDADD = lib/libdnnl.la
+
+# Shell tests of the installed and dlopen()ed library. They run from the
+# build directory; srcdir comes from AM_TESTS_ENVIRONMENT.
+TESTS += test/api/check_exports.sh test/api/pkgconfig_consumer.sh test/api/dlopen_python.sh
+EXTRA_DIST += test/api/check_exports.sh test/api/pkgconfig_consumer.sh \
+	test/api/dlopen_python.sh test/api/dlopen_python.py

@@ -323,6 +323,46 @@ START_TEST(out_of_memory_is_reported_and_output_untouched) {
 }
 END_TEST
 
+START_TEST(private_mode_owns_its_buffer) {
+    env_t e;
+    set_library_scratchpad_policy(scratchpad_policy_t::private_buffer);
+    const auto before = sysmem::counters();
+    auto *p = new prim_holder_t(e, 2000, 1 << 16, 1 << 11);
+    // Allocated once, at creation.
+    ck_assert_uint_eq(sysmem::counters().allocs, before.allocs + 1);
+    int64_t consumption = -1;
+    ck_assert_int_eq(dnnl_primitive_desc_query(p->pd, dnnl_query_memory_consumption_s64, 0, &consumption),
+            dnnl_success);
+    ck_assert_int_eq(consumption, (int64_t)p->scratchpad_size());
+    buffers_t b(e, 2000, 4.f);
+    for (int i = 0; i < 5; ++i) ck_assert_int_eq(b.run(e, *p), dnnl_success);
+    ck_assert(b.correct());
+    // Execution never allocates and never touches the arena.
+    ck_assert_uint_eq(sysmem::counters().allocs, before.allocs + 1);
+    ck_assert_int_eq(scratchpad::arena_t::global().stats().users, 0);
+    ck_assert_uint_eq(scratchpad::arena_t::global().stats().held_total, 0);
+    delete p;
+    ck_assert_uint_eq(sysmem::counters().frees, before.frees + 1);
+    set_library_scratchpad_policy(scratchpad_policy_t::global_arena);
+}
+END_TEST
+
+START_TEST(verbose_reports_the_arena) {
+    // Verbose mode prints the arena's state on every execution and when the
+    // arena is released; neither may block.
+    env_t e;
+    dnnl_set_verbose(1);
+    {
+        prim_holder_t p(e, 100, 1 << 12, 256);
+        buffers_t b(e, 100, 1.f);
+        ck_assert_int_eq(b.run(e, p), dnnl_success);
+        ck_assert(b.correct());
+    }
+    dnnl_set_verbose(0);
+    ck_assert_uint_eq(scratchpad::arena_t::global().stats().held_total, 0);
+}
+END_TEST
+
 START_TEST(registry_layout) {
     scratchpad::registry_t r;
     r.set_nthr(3);
@@ -364,6 +404,8 @@ int main(void) {
     tcase_add_test(tc, library_mode_reports_no_user_scratchpad);
     tcase_add_test(tc, zero_scratchpad_needs_no_buffer);
     tcase_add_test(tc, out_of_memory_is_reported_and_output_untouched);
+    tcase_add_test(tc, private_mode_owns_its_buffer);
+    tcase_add_test(tc, verbose_reports_the_arena);
     tcase_add_test(tc, registry_layout);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -30,3 +30,8 @@ test_scratchpad_stress_LDADD = $(TEST_LIBS)
 # script): CI gets the TSan run in addition to the normal build.
 TESTS += test/scratchpad/tsan_stress.sh
 EXTRA_DIST += test/scratchpad/tsan_stress.sh test/scratchpad/tsan.supp
+
+check_PROGRAMS += test/scratchpad/static_exit
+TESTS += test/scratchpad/static_exit
+test_scratchpad_static_exit_SOURCES = test/scratchpad/static_exit.cpp test/scratchpad/scratch_prim.hpp
+test_scratchpad_static_exit_LDADD = $(TEST_LIBS)

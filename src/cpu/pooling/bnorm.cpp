@@ -61,14 +61,14 @@ struct ref_bnorm_fwd_t : primitive_t {
                 float sum = 0.f;
                 for (dim_t n = 0; n < N; ++n)
                     for (dim_t sp = 0; sp < SP; ++sp) sum += load_f32(sdt, src, s.off_v(at(n, sp)));
-                mean = N * SP ? sum / (float)(N * SP) : 0.f;
+                mean = N * SP > 0 ? sum / (float)(N * SP) : 0.f;
                 float sq = 0.f;
                 for (dim_t n = 0; n < N; ++n)
                     for (dim_t sp = 0; sp < SP; ++sp) {
                         float dv = load_f32(sdt, src, s.off_v(at(n, sp))) - mean;
                         sq += dv * dv;
                     }
-                var = N * SP ? sq / (float)(N * SP) : 0.f;
+                var = N * SP > 0 ? sq / (float)(N * SP) : 0.f;
                 if (mean_out) {
                     mean_out[c] = mean;
                     var_out[c] = var;
@@ -106,7 +106,10 @@ struct vec_bnorm_fwd_t : primitive_t {
             if (layout_ == pool::layout_t::other || pool::classify(dst_md_) != layout_)
                 return decline("vec:bnorm", "layout");
             const dim_t c = C();
-            blk_ = layout_ == pool::layout_t::blocked8 ? 8 : layout_ == pool::layout_t::blocked16 ? 16 : 1;
+            // Channels per run: a block, or all of them for nhwc.
+            blk_ = layout_ == pool::layout_t::blocked8 ? 8
+                    : layout_ == pool::layout_t::blocked16 ? 16
+                    : layout_ == pool::layout_t::nspc ? std::max<dim_t>(c, 1) : 1;
             cp_ = rnd_up(c, blk_);
             name_ = layout_ == pool::layout_t::ncsp ? "vec:ncsp" : layout_ == pool::layout_t::nspc ? "vec:nspc" : "vec:blocked";
             // mean, variance, a (= scale * rstd), b (= shift), padded to cp_.
@@ -144,7 +147,7 @@ struct vec_bnorm_fwd_t : primitive_t {
         const dim_t sn = smd.blocking.strides[0], sc = smd.blocking.strides[1];
         const dim_t dn = dmd.blocking.strides[0], dc = dmd.blocking.strides[1];
         const dim_t ssp = nd > 2 ? smd.blocking.strides[nd - 1] : 0, dsp = nd > 2 ? dmd.blocking.strides[nd - 1] : 0;
-        const dim_t NB = CP / B, L = ncsp ? SP : (B > 1 ? B : C);
+        const dim_t NB = CP / B, L = ncsp ? SP : B;
         const dim_t cnt = N * SP;
         std::fill(mean, mean + 4 * CP, 0.f);
 

@@ -1,0 +1,184 @@
+#!/bin/sh
+# Consumes Kestrel the way a user does after `make install`: installs this
+# build into a temporary prefix, then builds a small C program and a small
+# C++ program (dnnl.hpp: engine, stream, memory, reorder) with nothing but
+# `pkg-config --cflags --libs dnnl` from that prefix, runs them against the
+# installed libdnnl.so.3 and checks what they print. Cleans up after itself.
+#
+# The installed dnnl.pc names the configured prefix, so pkg-config is told
+# the temporary one with --define-variable. Its -I comes first on the
+# command line, so headers of another oneDNN in /usr/include stay out; the
+# programs also fail to compile unless they see version 3 headers.
+#
+# Runs from the build directory. Prints "N passed, M failed".
+
+set -u
+
+srcdir=${srcdir:-$(dirname "$0")/../..}
+MAKE=${MAKE:-make}
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $*"
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+
+for tool in "$PKG_CONFIG" "$CC" "$CXX"; do
+    if ! command -v "${tool%% *}" > /dev/null 2>&1; then
+        echo "SKIP: $tool not found"
+        exit 77
+    fi
+done
+
+# A sanitizer build's library needs its runtime loaded first; plain user
+# programs cannot link or load it, so there is nothing to check here.
+if command -v readelf > /dev/null 2>&1 && [ -f lib/.libs/libdnnl.so.3 ] \
+        && readelf -d lib/.libs/libdnnl.so.3 | grep -q 'NEEDED.*\[lib[a-z]*san\.so'; then
+    echo "SKIP: libdnnl.so.3 is built with a sanitizer"
+    exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kestrel-pc.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+prefix=$tmp/prefix
+
+# --- install into the temporary prefix
+if "$MAKE" -C . install prefix="$prefix" exec_prefix="$prefix" libdir="$prefix/lib" \
+        includedir="$prefix/include" bindir="$prefix/bin" datarootdir="$prefix/share" \
+        > "$tmp/install.log" 2>&1; then
+    pass
+else
+    fail "make install prefix=$prefix failed:"
+    tail -n 20 "$tmp/install.log"
+    finish
+fi
+for f in lib/libdnnl.so.3 lib/pkgconfig/dnnl.pc include/dnnl.h include/dnnl.hpp \
+        include/dnnl_config.h include/dnnl_version.h include/oneapi/dnnl/dnnl.hpp; do
+    if [ -e "$prefix/$f" ]; then pass; else fail "not installed: $f"; fi
+done
+
+# --- pkg-config from that prefix
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+export PKG_CONFIG_PATH
+if flags=$("$PKG_CONFIG" --define-variable=prefix="$prefix" --cflags --libs dnnl); then
+    pass
+else
+    fail "pkg-config --cflags --libs dnnl failed"
+    finish
+fi
+case "$flags" in
+    *"-I$prefix/include"*"-L$prefix/lib"*) pass ;;
+    *) fail "pkg-config flags do not point into the prefix: $flags" ;;
+esac
+cflags=$("$PKG_CONFIG" --define-variable=prefix="$prefix" --cflags dnnl)
+libs=$("$PKG_CONFIG" --define-variable=prefix="$prefix" --libs dnnl)
+
+# --- a C program
+cat > "$tmp/consumer.c" << 'EOF'
+#include <stdio.h>
+#include <dnnl.h>
+#include <oneapi/dnnl/dnnl.h>
+#if DNNL_VERSION_MAJOR != 3
+#error "compiled against headers that are not oneDNN v3 compatible"
+#endif
+int main(void) {
+    const dnnl_version_t *v = dnnl_version();
+    dnnl_engine_t e = NULL;
+    dnnl_memory_desc_t md = NULL;
+    dnnl_dims_t dims = {2, 17, 3, 5};
+    size_t size;
+    if (dnnl_engine_create(&e, dnnl_cpu, 0) != dnnl_success) return 1;
+    if (dnnl_memory_desc_create_with_tag(&md, 4, dims, dnnl_f32, dnnl_nChw16c)
+            != dnnl_success)
+        return 1;
+    size = dnnl_memory_desc_get_size(md);
+    dnnl_memory_desc_destroy(md);
+    dnnl_engine_destroy(e);
+    printf("c-consumer %d.%d size %zu\n", v->major, v->minor, size);
+    return 0;
+}
+EOF
+# shellcheck disable=SC2086 # pkg-config output is a list of words
+if $CC $cflags -o "$tmp/consumer_c" "$tmp/consumer.c" $libs > "$tmp/cc.log" 2>&1; then
+    pass
+    out=$(LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer_c")
+    # nChw16c 2x17x3x5 pads C to 32: 2*32*3*5 floats = 3840 bytes.
+    if [ "$out" = "c-consumer 3.9 size 3840" ]; then
+        pass
+    else
+        fail "C consumer printed '$out'"
+    fi
+else
+    fail "the C consumer did not build:"
+    cat "$tmp/cc.log"
+fi
+
+# --- a C++ program through the oneapi/ include path
+cat > "$tmp/consumer.cpp" << 'EOF'
+#include <cstdio>
+#include <vector>
+#include "oneapi/dnnl/dnnl.hpp"
+#if DNNL_VERSION_MAJOR != 3
+#error "compiled against headers that are not oneDNN v3 compatible"
+#endif
+int main() {
+    using namespace dnnl;
+    try {
+        engine eng(engine::kind::cpu, 0);
+        stream strm(eng);
+        const memory::dims dims = {2, 17, 3, 5};
+        memory::desc plain_md(dims, memory::data_type::f32, memory::format_tag::nchw);
+        memory::desc blocked_md(dims, memory::data_type::f32, memory::format_tag::nChw16c);
+        std::vector<float> src(2 * 17 * 3 * 5), dst(src.size(), -1.f);
+        for (size_t i = 0; i < src.size(); ++i) src[i] = (float)(i % 29) - 14.f;
+        memory src_m(plain_md, eng, src.data());
+        memory blk_m(blocked_md, eng);
+        memory dst_m(plain_md, eng, dst.data());
+        reorder(src_m, blk_m).execute(strm, src_m, blk_m);
+        reorder(blk_m, dst_m).execute(strm, blk_m, dst_m);
+        strm.wait();
+        size_t bad = 0;
+        for (size_t i = 0; i < src.size(); ++i) bad += src[i] != dst[i];
+        std::printf("cpp-consumer roundtrip mismatches %zu\n", bad);
+        return bad == 0 ? 0 : 1;
+    } catch (const dnnl::error &e) {
+        std::printf("cpp-consumer dnnl::error status %d: %s\n", (int)e.status, e.what());
+        return 1;
+    }
+}
+EOF
+# shellcheck disable=SC2086
+if $CXX $cflags -o "$tmp/consumer_cpp" "$tmp/consumer.cpp" $libs > "$tmp/cxx.log" 2>&1; then
+    pass
+    out=$(LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer_cpp")
+    if [ "$out" = "cpp-consumer roundtrip mismatches 0" ]; then
+        pass
+    else
+        fail "C++ consumer printed '$out'"
+    fi
+else
+    fail "the C++ consumer did not build:"
+    cat "$tmp/cxx.log"
+fi
+
+# --- the programs load the installed library, not another one
+if command -v ldd > /dev/null 2>&1 && [ -x "$tmp/consumer_c" ]; then
+    where=$(LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/consumer_c" | sed -n 's/.*libdnnl\.so\.3 => \([^ ]*\).*/\1/p')
+    case "$where" in
+        "$prefix/lib/"*) pass ;;
+        *) fail "libdnnl.so.3 resolves to '$where'" ;;
+    esac
+fi
+
+finish
