@@ -348,7 +348,7 @@ int main() {
             a_sum | a_sum_zp | a_scales_common | a_bin_c | a_tanh, a_scales_common | a_bin_t};
     const int nattrs = sizeof(attrs) / sizeof(attrs[0]);
 
-    bool direct_seen = false, gemm_1x1_seen = false, im2col_seen = false;
+    bool direct_seen = false, gemm_1x1_seen = false, im2col_seen = false, col2im_seen = false;
     for (int nthr : {1, 2}) {
         kt::with_threads(nthr, [&] {
             int ai = 0;
@@ -419,19 +419,34 @@ int main() {
     for (int nthr : {1, 2}) {
         kt::with_threads(nthr, [&] {
             std::vector<prb_t> dg = {p2d(2, 1, 17, 16, 5, 7, 3, 3, 1, 1), p2d(1, 1, 16, 33, 4, 6, 3, 3, 2, 1),
-                    p2d(1, 2, 32, 32, 4, 5, 4, 4, 2, 1), p2d(1, 3, 6, 9, 5, 5, 3, 2, 3, 0, 1)};
+                    p2d(1, 2, 32, 32, 4, 5, 4, 4, 2, 1), p2d(1, 3, 6, 9, 5, 5, 3, 2, 3, 0, 1),
+                    p2d(2, 1, 3, 5, 9, 8, 2, 3, 3, 2), // stride > kernel: some dst untouched
+                    p2d(1, 1, 8, 16, 45, 45, 3, 3, 1, 1)}; // col2im in several chunks
+            {
+                prb_t q; // 1D and 3D
+                q.sp = 1, q.mb = 2, q.ic = 5, q.oc = 7, q.i[0] = 9, q.k[0] = 3, q.s[0] = 2, q.pl[0] = 1, q.pr[0] = 0;
+                dg.push_back(q);
+                prb_t r;
+                r.sp = 3, r.ic = 4, r.oc = 6, r.i[0] = 3, r.i[1] = 4, r.i[2] = 5, r.k[0] = 2, r.k[1] = 3, r.k[2] = 2;
+                r.s[0] = 2, r.d[2] = 1, r.pl[1] = 1, r.pr[1] = 1;
+                dg.push_back(r);
+            }
             int ai = 0;
             for (prb_t p : dg) {
                 p.deconv = true;
                 for (layout_t l : {plain, nhwc, blocked16}) {
                     p.layout = l;
-                    p.attr = attrs[ai++ % nattrs];
-                    p.bias = true;
-                    compare_impls(env, p, t);
+                    for (unsigned a : {0u, attrs[ai++ % nattrs]}) {
+                        p.attr = a;
+                        p.bias = a != 0;
+                        for (auto &s : compare_impls(env, p, t)) col2im_seen |= s == "gemm:col2im:deconv";
+                    }
                 }
             }
         });
     }
+
+    t.check(col2im_seen, "gemm col2im deconvolution exercised");
 
     // Uniform floats: the sums are no longer exact. Each output is a sum of
     // K products; one implementation's error (product and summation

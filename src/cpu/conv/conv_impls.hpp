@@ -83,6 +83,30 @@ private:
     conv_epilogue_t epi_;
 };
 
+// Deconvolution through GEMM and col2im on plain ncx layouts: per image and
+// group, col[(oc, k)][point] = W^T * src, then each column is scattered into
+// dst (dst += col2im(col)); the epilogue runs on the image's dst rows once
+// the scatter is complete. W^T is rebuilt from the user's weights into the
+// scratchpad at every execution (weights may change between runs).
+struct gemm_deconv_fwd_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, gemm_deconv_fwd_t> {
+        using pd_impl_t::pd_impl_t;
+        const char *name() const override { return "gemm:col2im:deconv"; }
+        status_t init(dnnl_engine *) override;
+
+        dim_t chunk = 0; // src points per GEMM call
+        dim_t M = 0; // OCg * KD * KH * KW
+        gemm::plan_t plan;
+    };
+    explicit gemm_deconv_fwd_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t init() override;
+    status_t execute(const exec_ctx_t &ctx) const override;
+
+private:
+    const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
+    conv_epilogue_t epi_;
+};
+
 } // namespace kestrel
 
 #endif

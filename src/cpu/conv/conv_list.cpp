@@ -12,6 +12,7 @@ const impl_entry_t conv_fwd_impl_list[] = {
 };
 
 const impl_entry_t deconv_fwd_impl_list[] = {
+        {"gemm:col2im:deconv", make_pd<gemm_deconv_fwd_t::pd_t>},
         {"ref:any:deconv", make_pd<ref_conv_fwd_t::pd_t>},
         {nullptr, nullptr},
 };

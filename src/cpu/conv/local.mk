@@ -6,5 +6,6 @@ libkestrel_la_SOURCES += \
 	src/cpu/conv/ref_conv.cpp \
 	src/cpu/conv/direct_conv_16c.cpp \
 	src/cpu/conv/gemm_conv.cpp \
+	src/cpu/conv/gemm_deconv.cpp \
 	src/cpu/conv/conv_list.cpp \
 	src/api/convolution.cpp src/api/deconvolution.cpp
