@@ -1,9 +1,11 @@
 # Benchmarks: built and run by `make bench`, never part of `make check`.
 # Other areas add their programs to BENCH_PROGS (not *_PROGRAMS: automake reserves that suffix) in their own files here.
-BENCH_PROGS = bench/bench_gemm
+BENCH_PROGS = bench/bench_gemm bench/bench_conv
 EXTRA_PROGRAMS = $(BENCH_PROGS)
 bench_bench_gemm_SOURCES = bench/bench_gemm.cpp
 bench_bench_gemm_LDADD = $(TEST_LIBS)
+bench_bench_conv_SOURCES = bench/bench_conv.cpp
+bench_bench_conv_LDADD = $(TEST_LIBS)
 CLEANFILES += $(BENCH_PROGS)
 
 bench: $(BENCH_PROGS)

@@ -63,13 +63,19 @@ void f32_conv_tile_16c__avx512(const tile_args_t &t, float *out) {
                 for (dim_t kw = 0; kw < t.KW; ++kw) {
                     const dim_t iw0 = t.ow0 * t.SW - t.PW + kw * (t.DW + 1);
                     const float *wp = wk + kw * t.w_kw;
-                    for (dim_t ic = 0; ic < nic; ++ic) {
+                    // Column j reads s0[j * jstep + ic]; for checked tiles
+                    // s0 may point before the row (never dereferenced then).
+                    const float *s0 = srow + iw0 * t.s_w;
+                    const dim_t jstep = t.SW * t.s_w;
+                    for (dim_t ic = 0; ic < nic; ++ic, wp += blk, ++s0) {
                         __m512 wv[NOC];
-                        for (int k = 0; k < NOC; ++k) wv[k] = _mm512_loadu_ps(wp + k * t.w_ocb + ic * blk);
+                        for (int k = 0; k < NOC; ++k) wv[k] = _mm512_loadu_ps(wp + k * t.w_ocb);
                         for (int j = 0; j < URW; ++j) {
-                            const dim_t iw = iw0 + j * t.SW;
-                            if (CHECK && (iw < 0 || iw >= t.IW)) continue;
-                            const __m512 s = _mm512_set1_ps(srow[iw * t.s_w + ic]);
+                            if (CHECK) {
+                                const dim_t iw = iw0 + j * t.SW;
+                                if (iw < 0 || iw >= t.IW) continue;
+                            }
+                            const __m512 s = _mm512_set1_ps(s0[j * jstep]);
                             for (int k = 0; k < NOC; ++k) acc[j][k] = _mm512_fmadd_ps(s, wv[k], acc[j][k]);
                         }
                     }

@@ -1,0 +1,101 @@
+// Convolution / deconvolution forward timings per implementation: every
+// implementation a primitive descriptor offers is timed on the same problem
+// (walking dnnl_primitive_desc_next_impl), references excluded. Compare with
+// oneDNN side by side; numbers on a shared machine are indicative only.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "dnnl.h"
+
+namespace {
+
+#define CHECK(expr) \
+    do { \
+        dnnl_status_t s_ = (expr); \
+        if (s_ != dnnl_success) { \
+            std::fprintf(stderr, "%s -> %d\n", #expr, (int)s_); \
+            return 1; \
+        } \
+    } while (0)
+
+struct prb_t {
+    const char *what;
+    bool deconv;
+    dnnl_format_tag_t data, wei;
+    dnnl_dim_t mb, ic, oc, ih, k, stride, pad;
+};
+
+int run(dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p) {
+    const dnnl_dim_t ext = p.k;
+    const dnnl_dim_t oh = p.deconv ? (p.ih - 1) * p.stride - 2 * p.pad + ext : (p.ih - ext + 2 * p.pad) / p.stride + 1;
+    dnnl_dims_t sd = {p.mb, p.ic, p.ih, p.ih}, wd = {p.oc, p.ic, p.k, p.k}, dd = {p.mb, p.oc, oh, oh};
+    dnnl_memory_desc_t src, wei, dst;
+    CHECK(dnnl_memory_desc_create_with_tag(&src, 4, sd, dnnl_f32, p.data));
+    CHECK(dnnl_memory_desc_create_with_tag(&wei, 4, wd, dnnl_f32, p.wei));
+    CHECK(dnnl_memory_desc_create_with_tag(&dst, 4, dd, dnnl_f32, p.data));
+    dnnl_dims_t st = {p.stride, p.stride}, pad = {p.pad, p.pad};
+    dnnl_primitive_desc_t pd = nullptr;
+    auto fn = p.deconv ? dnnl_deconvolution_forward_primitive_desc_create
+                       : dnnl_convolution_forward_primitive_desc_create;
+    CHECK(fn(&pd, eng, dnnl_forward_inference, p.deconv ? dnnl_deconvolution_direct : dnnl_convolution_direct,
+            src, wei, nullptr, dst, st, nullptr, pad, pad, nullptr));
+    std::vector<float> a(dnnl_memory_desc_get_size(src) / 4, 1.f), w(dnnl_memory_desc_get_size(wei) / 4, 0.5f),
+            d(dnnl_memory_desc_get_size(dst) / 4);
+    dnnl_memory_t ma, mw, md;
+    CHECK(dnnl_memory_create(&ma, src, eng, a.data()));
+    CHECK(dnnl_memory_create(&mw, wei, eng, w.data()));
+    CHECK(dnnl_memory_create(&md, dst, eng, d.data()));
+    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+    const double flop = 2.0 * p.mb * p.oc * p.ic * p.k * p.k * (p.deconv ? p.ih * p.ih : oh * oh);
+    do {
+        const char *name = nullptr;
+        CHECK(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name));
+        if (!std::strncmp(name, "ref:", 4)) continue;
+        dnnl_primitive_t prim;
+        CHECK(dnnl_primitive_create(&prim, pd));
+        CHECK(dnnl_primitive_execute(prim, strm, 3, args)); // warm-up
+        int iters = 0;
+        auto t0 = std::chrono::steady_clock::now();
+        double ms = 0;
+        while (iters < 5 || ms < 200) {
+            CHECK(dnnl_primitive_execute(prim, strm, 3, args));
+            ++iters;
+            ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        }
+        std::printf("%-34s %-24s %9.3f ms %8.1f GFLOP/s\n", p.what, name, ms / iters, flop / (ms / iters) / 1e6);
+        dnnl_primitive_destroy(prim);
+    } while (dnnl_primitive_desc_next_impl(pd) == dnnl_success);
+    dnnl_memory_destroy(ma);
+    dnnl_memory_destroy(mw);
+    dnnl_memory_destroy(md);
+    dnnl_primitive_desc_destroy(pd);
+    dnnl_memory_desc_destroy(src);
+    dnnl_memory_desc_destroy(wei);
+    dnnl_memory_desc_destroy(dst);
+    return 0;
+}
+
+} // namespace
+
+int main() {
+    dnnl_engine_t eng;
+    dnnl_stream_t strm;
+    CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
+    CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    const prb_t prbs[] = {
+            {"conv 3x3 64->64 56x56 nChw16c", false, dnnl_nChw16c, dnnl_OIhw16i16o, 2, 64, 64, 56, 3, 1, 1},
+            {"conv 3x3 64->64 56x56 nchw", false, dnnl_nchw, dnnl_oihw, 2, 64, 64, 56, 3, 1, 1},
+            {"conv 3x3 64->64 56x56 nhwc", false, dnnl_nhwc, dnnl_oihw, 2, 64, 64, 56, 3, 1, 1},
+            {"conv 1x1 256->64 56x56 nchw", false, dnnl_nchw, dnnl_oihw, 2, 256, 64, 56, 1, 1, 0},
+            {"conv 1x1 256->64 56x56 nChw16c", false, dnnl_nChw16c, dnnl_OIhw16i16o, 2, 256, 64, 56, 1, 1, 0},
+            {"conv 3x3 s2 128->256 28x28 nChw16c", false, dnnl_nChw16c, dnnl_OIhw16i16o, 2, 128, 256, 28, 3, 2, 1},
+            {"deconv 4x4 s2 64->32 28x28 nchw", true, dnnl_nchw, dnnl_oihw, 2, 64, 32, 28, 4, 2, 1},
+    };
+    for (const auto &p : prbs)
+        if (run(eng, strm, p)) return 1;
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+    return 0;
+}
