@@ -41,16 +41,6 @@ void set_library_scratchpad_policy(scratchpad_policy_t policy) {
 
 namespace {
 
-// Arguments worth checking at execution: everything a pd may use.
-const int plain_args[] = {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_SRC_2, DNNL_ARG_SRC_3,
-        DNNL_ARG_DST_0, DNNL_ARG_DST_1, DNNL_ARG_DST_2, DNNL_ARG_WEIGHTS_0,
-        DNNL_ARG_WEIGHTS_1, DNNL_ARG_WEIGHTS_2, DNNL_ARG_WEIGHTS_3, DNNL_ARG_BIAS,
-        DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_SCALE, DNNL_ARG_SHIFT,
-        DNNL_ARG_WORKSPACE, DNNL_ARG_DIFF_SRC_0, DNNL_ARG_DIFF_SRC_1, DNNL_ARG_DIFF_SRC_2,
-        DNNL_ARG_DIFF_DST_0, DNNL_ARG_DIFF_DST_1, DNNL_ARG_DIFF_DST_2,
-        DNNL_ARG_DIFF_WEIGHTS_0, DNNL_ARG_DIFF_WEIGHTS_1, DNNL_ARG_DIFF_BIAS,
-        DNNL_ARG_DIFF_SCALE, DNNL_ARG_DIFF_SHIFT};
-
 // A pd md with runtime dims/strides (DNNL_RUNTIME_DIM_VAL) accepts a memory
 // md that fills them in: same rank, type and blocking, every known dim and
 // stride equal. The primitive reads the real values from the memory md.
@@ -69,9 +59,8 @@ bool fills_runtime_md(const memory_desc_t &have, const memory_desc_t &want) {
     return true;
 }
 
+// Checks one argument the primitive uses (see pd_t::exec_args()).
 status_t check_arg(const pd_t *pd, const exec_ctx_t &ctx, int arg) {
-    arg_usage_t u = pd->arg_usage(arg);
-    if (u == arg_usage_t::unused) return status::success;
     const memory_desc_t *want = pd->arg_md(arg);
     dnnl_memory *m = ctx.memory(arg);
     if (mdw_t(want).has_runtime_dims_or_strides()) {
@@ -89,18 +78,7 @@ status_t check_arg(const pd_t *pd, const exec_ctx_t &ctx, int arg) {
 }
 
 status_t check_args(const pd_t *pd, const exec_ctx_t &ctx) {
-    for (int arg : plain_args) KESTREL_CHECK(check_arg(pd, ctx, arg));
-    for (int i = 0; i < pd->n_inputs() && pd->kind() != dnnl_reorder; ++i)
-        if (pd->arg_usage(DNNL_ARG_MULTIPLE_SRC + i) != arg_usage_t::unused)
-            KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_MULTIPLE_SRC + i));
-    const attr_t *a = pd->attr();
-    for (const auto &q : a->scales.items) KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_ATTR_SCALES | q.arg));
-    for (const auto &q : a->zero_points.items)
-        KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_ATTR_ZERO_POINTS | q.arg));
-    for (int i = 0; i < (int)a->post_ops.entries.size(); ++i) {
-        KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1));
-        KESTREL_CHECK(check_arg(pd, ctx, DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_WEIGHTS));
-    }
+    for (int arg : pd->exec_args()) KESTREL_CHECK(check_arg(pd, ctx, arg));
     return status::success;
 }
 

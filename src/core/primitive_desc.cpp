@@ -104,8 +104,36 @@ status_t pd_t::query(dnnl_query_t what, int idx, void *result) const {
     }
 }
 
+namespace {
+
+// Every argument a primitive of any kind may take, apart from the ones that
+// depend on the attributes or on the number of sources.
+const int plain_args[] = {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_SRC_2, DNNL_ARG_SRC_3,
+        DNNL_ARG_DST_0, DNNL_ARG_DST_1, DNNL_ARG_DST_2, DNNL_ARG_WEIGHTS_0,
+        DNNL_ARG_WEIGHTS_1, DNNL_ARG_WEIGHTS_2, DNNL_ARG_WEIGHTS_3, DNNL_ARG_BIAS,
+        DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_SCALE, DNNL_ARG_SHIFT,
+        DNNL_ARG_WORKSPACE, DNNL_ARG_DIFF_SRC_0, DNNL_ARG_DIFF_SRC_1, DNNL_ARG_DIFF_SRC_2,
+        DNNL_ARG_DIFF_DST_0, DNNL_ARG_DIFF_DST_1, DNNL_ARG_DIFF_DST_2,
+        DNNL_ARG_DIFF_WEIGHTS_0, DNNL_ARG_DIFF_WEIGHTS_1, DNNL_ARG_DIFF_BIAS,
+        DNNL_ARG_DIFF_SCALE, DNNL_ARG_DIFF_SHIFT};
+
+} // namespace
+
 status_t pd_t::finalize(dnnl_engine *engine) {
     engine_ = engine;
+    exec_args_.clear();
+    auto consider = [this](int arg) {
+        if (arg_usage(arg) != arg_usage_t::unused) exec_args_.push_back(arg);
+    };
+    for (int arg : plain_args) consider(arg);
+    if (kind_ != dnnl_reorder)
+        for (int i = 0; i < n_inputs(); ++i) consider(DNNL_ARG_MULTIPLE_SRC + i);
+    for (const auto &q : attr_.scales.items) consider(DNNL_ARG_ATTR_SCALES | q.arg);
+    for (const auto &q : attr_.zero_points.items) consider(DNNL_ARG_ATTR_ZERO_POINTS | q.arg);
+    for (int i = 0; i < (int)attr_.post_ops.entries.size(); ++i) {
+        consider(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1);
+        consider(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_WEIGHTS);
+    }
     scratchpad_md_ = zero_md();
     size_t sz = scratchpad_size();
     if (attr_.scratchpad_mode == dnnl_scratchpad_mode_user && sz > 0) {

@@ -14,6 +14,7 @@
 #define KESTREL_CORE_PRIMITIVE_DESC_HPP
 
 #include <memory>
+#include <vector>
 
 #include "core/attr.hpp"
 #include "core/engine.hpp"
@@ -86,8 +87,13 @@ struct pd_t {
     const scratchpad::registry_t &scratchpad_registry() const { return registry_; }
     size_t scratchpad_size() const { return registry_.size(); }
 
-    // Called after a successful init(): fixes the scratchpad descriptor.
+    // Called after a successful init(): fixes the scratchpad descriptor and
+    // the list of execution arguments the primitive uses.
     status_t finalize(dnnl_engine *engine);
+
+    // Every argument whose arg_usage() is not unused, computed once by
+    // finalize() so execution checks only those.
+    const std::vector<int> &exec_args() const { return exec_args_; }
 
 protected:
     dnnl_primitive_kind_t kind_;
@@ -95,6 +101,7 @@ protected:
     dnnl_engine *engine_ = nullptr;
     scratchpad::registry_t registry_;
     memory_desc_t scratchpad_md_ = zero_md();
+    std::vector<int> exec_args_;
     static const memory_desc_t zero_md_;
 };
 

@@ -59,7 +59,7 @@ void arena_t::release_free_blocks() {
 bool arena_t::lease(size_t size, int node, block_t &b) {
     if (node < 0 || node >= numa::max_nodes) node = 0;
     pool_t &p = pools_[node];
-    block_t victim;
+    block_t victim {};
     {
         std::lock_guard<std::mutex> g(p.mu);
         // Smallest free block that fits.
@@ -91,7 +91,7 @@ bool arena_t::lease(size_t size, int node, block_t &b) {
         note_held(-(long)victim.size);
     }
     size_t sz = round_to_granule(size);
-    block_t nb;
+    block_t nb {};
     nb.ptr = static_cast<char *>(numa::alloc_on(sz, node, &nb.placed));
     if (!nb.ptr) return false;
     nb.size = sz;
@@ -126,7 +126,7 @@ arena_stats_t arena_t::stats() const {
     s.high_water = high_water_.load();
     s.leases_in_flight = leases_.load();
     {
-        std::lock_guard<std::mutex> g(const_cast<std::mutex &>(users_mu_));
+        std::lock_guard<std::mutex> g(users_mu_);
         s.users = users_;
     }
     s.sys_allocs = sys_allocs_.load();
@@ -152,6 +152,8 @@ bool exec_lease_t::acquire(arena_t &arena, const registry_t &reg) {
     reg_ = &reg;
     int node = numa::current_node();
     split_ = numa::num_nodes() > 1 && reg.slab_size() > 0 && reg.nthr() <= max_split_slabs;
+    if (split_)
+        for (int i = 0; i < reg.nthr(); ++i) slabs_[i] = block_t {};
     size_t main_size = split_ ? reg.shared_size() : reg.size();
     if (main_size == 0) return true;
     return arena.lease(main_size, node, main_);

@@ -21,11 +21,13 @@
 namespace kestrel {
 namespace scratchpad {
 
+// A plain aggregate so that arrays of it cost nothing to construct; a
+// value-initialised block ({}) is empty: ptr == nullptr means "no block".
 struct block_t {
-    char *ptr = nullptr;
-    size_t size = 0;
-    int node = 0; // pool it belongs to
-    int placed = -1; // node the memory is on, -1 for plain memory
+    char *ptr;
+    size_t size;
+    int node; // pool it belongs to
+    int placed; // node the memory is on, -1 for plain memory
 };
 
 struct arena_stats_t {
@@ -68,7 +70,7 @@ private:
     void note_held(long delta);
 
     pool_t pools_[numa::max_nodes];
-    std::mutex users_mu_;
+    mutable std::mutex users_mu_;
     int users_ = 0;
     std::atomic<int> leases_ {0};
     std::atomic<size_t> held_total_ {0};
@@ -99,8 +101,10 @@ public:
 private:
     arena_t *arena_ = nullptr;
     const registry_t *reg_ = nullptr;
-    block_t main_;
+    block_t main_ {};
     bool split_ = false;
+    // Only the first reg_->nthr() entries are used, and only when split_;
+    // acquire() clears them, so a plain execution pays nothing for them.
     mutable block_t slabs_[max_split_slabs];
     mutable std::atomic<bool> failed_ {false};
 };
