@@ -35,3 +35,8 @@ check_PROGRAMS += test/scratchpad/static_exit
 TESTS += test/scratchpad/static_exit
 test_scratchpad_static_exit_SOURCES = test/scratchpad/static_exit.cpp test/scratchpad/scratch_prim.hpp
 test_scratchpad_static_exit_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += test/scratchpad/wider_arena
+TESTS += test/scratchpad/wider_arena
+test_scratchpad_wider_arena_SOURCES = test/scratchpad/wider_arena.cpp
+test_scratchpad_wider_arena_LDADD = $(TEST_LIBS)

@@ -1,6 +1,8 @@
 // Pooling forward: a reference implementation for any layout and a fast one
 // for channel-innermost layouts (nhwc, nChw8c, nChw16c), vectorised over
 // channels through vec_ops_t.
+#include <algorithm>
+
 #include "core/primitive.hpp"
 #include "cpu/pooling/pooling_pd.hpp"
 #include "cpu/threading.hpp"
@@ -135,7 +137,10 @@ struct vec_pooling_fwd_t : primitive_t {
         strides(dmd, ds);
         const dim_t L = pd->run_, NB = pd->nblk_;
         const dim_t work = c.MB * NB * c.OD * c.OH * c.OW;
-        parallel(nthr_for(work, 4), [&](int ithr, int nthr) {
+        // No more chunks than per-thread regions were booked for at creation
+        // (the caller's arena may be wider now).
+        const int nthr_run = std::min(nthr_for(work, 4), ctx.scratchpad().nthr());
+        parallel(nthr_run, [&](int ithr, int nthr) {
             float *acc = ctx.scratchpad().get<float>(key_acc, ithr);
             int32_t *idx = ctx.scratchpad().get<int32_t>(key_idx, ithr);
             if (!acc || (c.is_max && !idx)) return; // out of memory: reported by the executor
