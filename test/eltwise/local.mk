@@ -16,3 +16,7 @@ check_PROGRAMS += test/eltwise/test_shuffle_prelu
 TESTS += test/eltwise/test_shuffle_prelu
 test_eltwise_test_shuffle_prelu_SOURCES = test/eltwise/test_shuffle_prelu.cpp
 test_eltwise_test_shuffle_prelu_LDADD = $(TEST_LIBS)
+check_PROGRAMS += test/eltwise/test_attr
+TESTS += test/eltwise/test_attr
+test_eltwise_test_attr_SOURCES = test/eltwise/test_attr.cpp
+test_eltwise_test_attr_LDADD = $(TEST_LIBS)

@@ -158,24 +158,33 @@ void check_bad_input(kt::tally_t &t, et::env_t &e) {
     kt::md_t a(et::md({2, 3, 4}, dnnl_f32, dnnl_abc)), b(et::md({2, 3, 5}, dnnl_f32, dnnl_abc));
     kt::md_t i8(et::md({2, 3, 4}, dnnl_s8, dnnl_abc));
     dnnl_primitive_desc_t pd = nullptr;
-    t.check(dnnl_eltwise_forward_primitive_desc_create(nullptr, e.eng, dnnl_forward_inference,
-                    dnnl_eltwise_relu, a, a, 0, 0, nullptr) == dnnl_invalid_arguments,
-            "eltwise NULL pd -> invalid_arguments");
-    t.check(dnnl_eltwise_forward_primitive_desc_create(&pd, e.eng, dnnl_forward_inference,
-                    dnnl_eltwise_relu, nullptr, a, 0, 0, nullptr) == dnnl_invalid_arguments,
-            "eltwise NULL src -> invalid_arguments");
-    t.check(dnnl_eltwise_forward_primitive_desc_create(&pd, e.eng, dnnl_forward_inference,
-                    dnnl_eltwise_relu, a, b, 0, 0, nullptr) == dnnl_invalid_arguments,
-            "eltwise dims mismatch -> invalid_arguments");
-    t.check(dnnl_eltwise_forward_primitive_desc_create(&pd, e.eng, dnnl_forward_inference,
-                    dnnl_binary_add, a, a, 0, 0, nullptr) == dnnl_invalid_arguments,
-            "eltwise bad alg -> invalid_arguments");
-    t.check(dnnl_eltwise_forward_primitive_desc_create(&pd, e.eng, dnnl_backward_data,
-                    dnnl_eltwise_relu, a, a, 0, 0, nullptr) == dnnl_invalid_arguments,
-            "eltwise backward prop -> invalid_arguments");
-    t.check(dnnl_eltwise_forward_primitive_desc_create(&pd, e.eng, dnnl_forward_inference,
-                    dnnl_eltwise_relu, i8, i8, 0, 0, nullptr) == dnnl_unimplemented,
-            "eltwise s8 -> unimplemented");
+    // One row per bad argument; everything else is valid.
+    const struct {
+        const char *what;
+        bool null_pd;
+        dnnl_prop_kind_t prop;
+        dnnl_alg_kind_t alg;
+        const_dnnl_memory_desc_t src, dst;
+        dnnl_status_t want;
+    } cases[] = {
+            {"eltwise NULL pd -> invalid_arguments", true, dnnl_forward_inference,
+                    dnnl_eltwise_relu, a, a, dnnl_invalid_arguments},
+            {"eltwise NULL src -> invalid_arguments", false, dnnl_forward_inference,
+                    dnnl_eltwise_relu, nullptr, a, dnnl_invalid_arguments},
+            {"eltwise dims mismatch -> invalid_arguments", false, dnnl_forward_inference,
+                    dnnl_eltwise_relu, a, b, dnnl_invalid_arguments},
+            {"eltwise bad alg -> invalid_arguments", false, dnnl_forward_inference,
+                    dnnl_binary_add, a, a, dnnl_invalid_arguments},
+            {"eltwise backward prop -> invalid_arguments", false, dnnl_backward_data,
+                    dnnl_eltwise_relu, a, a, dnnl_invalid_arguments},
+            {"eltwise s8 -> unimplemented", false, dnnl_forward_inference, dnnl_eltwise_relu,
+                    i8, i8, dnnl_unimplemented},
+    };
+    for (const auto &c : cases)
+        t.check(dnnl_eltwise_forward_primitive_desc_create(c.null_pd ? nullptr : &pd, e.eng,
+                        c.prop, c.alg, c.src, c.dst, 0, 0, nullptr)
+                        == c.want,
+                c.what);
     // Queries.
     KT_OK(dnnl_eltwise_forward_primitive_desc_create(&pd, e.eng, dnnl_forward_training,
             dnnl_eltwise_clip, a, a, -1.5f, 2.5f, nullptr));

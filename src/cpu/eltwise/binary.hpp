@@ -1,25 +1,26 @@
 // Binary implementations: vectorised (same shape, scalar and per-channel
 // broadcast on dense layouts) and the reference (any broadcast and layout).
+// Both apply the post-op chain (eltwise, sum, binary) in their output loop.
 #ifndef KESTREL_CPU_ELTWISE_BINARY_HPP
 #define KESTREL_CPU_ELTWISE_BINARY_HPP
 
 #include "core/primitive.hpp"
+#include "cpu/eltwise/bcast.hpp"
 #include "cpu/eltwise/binary_pd.hpp"
 #include "cpu/eltwise/kernels.hpp"
+#include "cpu/eltwise/post_rows.hpp"
 
 namespace kestrel {
 
 struct binary_vec_t : primitive_t {
-    // How src1 meets src0 in the fast paths.
-    enum class shape_t { same, scalar, chan_first, chan_last, chan_blocked };
     struct pd_t : pd_impl_t<pd_t, binary_pd_t, binary_vec_t> {
         using desc_t = binary_desc_t;
         using pd_impl_t::pd_impl_t;
         const char *name() const override { return name_; }
         status_t init(dnnl_engine *) override;
         const elt::kernels_t *k_ = nullptr;
-        shape_t shape_ = shape_t::same;
-        dim_t blk_ = 1; // channel block of chan_blocked
+        elt::bcast_plan_t plan_;
+        elt::post_rows_t post_; // post-op chain in dst's physical order
         char name_[32] = "vec:any";
     };
     explicit binary_vec_t(const pd_t *pd) : primitive_t(pd) {}

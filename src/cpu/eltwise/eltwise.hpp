@@ -6,11 +6,9 @@
 #include "core/primitive.hpp"
 #include "cpu/eltwise/eltwise_pd.hpp"
 #include "cpu/eltwise/kernels.hpp"
+#include "cpu/eltwise/post_rows.hpp"
 
 namespace kestrel {
-
-// Checks shared by the implementations; resolves dst format `any`.
-status_t eltwise_init_common(eltwise_desc_t &desc, memory_desc_t &src, memory_desc_t &dst);
 
 struct eltwise_vec_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, eltwise_fwd_pd_t, eltwise_vec_t> {
@@ -19,6 +17,7 @@ struct eltwise_vec_t : primitive_t {
         const char *name() const override { return name_; }
         status_t init(dnnl_engine *) override;
         const elt::kernels_t *k_ = nullptr;
+        elt::post_rows_t post_; // post-op chain in dst's physical order
         char name_[32] = "vec:any";
     };
     explicit eltwise_vec_t(const pd_t *pd) : primitive_t(pd) {}

@@ -11,6 +11,10 @@
 namespace kestrel {
 namespace elt {
 
+// Not a oneDNN algorithm: PReLU as a binary op, op(a, w) = a > 0 ? a : w * a,
+// so PReLU runs through the binary kernels and their broadcast shapes.
+constexpr dnnl_alg_kind_t alg_prelu = (dnnl_alg_kind_t)0x7fff0001;
+
 struct kernels_t {
     const char *isa;
     // True when eltwise() computes `alg` (others use the reference).

@@ -1,6 +1,9 @@
 # Element-wise primitives: eltwise, binary, softmax, shuffle, prelu.
 libkestrel_la_SOURCES += \
 	src/cpu/eltwise/common.hpp \
+	src/cpu/eltwise/src_dst_pd.hpp \
+	src/cpu/eltwise/post_rows.hpp \
+	src/cpu/eltwise/bcast.hpp \
 	src/cpu/eltwise/kernels.hpp \
 	src/cpu/eltwise/kernels_avx512.cpp \
 	src/cpu/eltwise/kernels_avx2.cpp \

@@ -1,11 +1,17 @@
 #include "cpu/eltwise/prelu.hpp"
 
+#include <cstdio>
+
 #include "cpu/eltwise/common.hpp"
+#include "cpu/eltwise/post_rows.hpp"
 
 namespace kestrel {
 
-status_t prelu_ref_t::pd_t::init(dnnl_engine *) {
-    const char *me = "ref:prelu";
+namespace {
+enum : scratchpad::key_t { key_w_f32 = 1 };
+} // namespace
+
+status_t prelu_fwd_pd_t::init_common(const char *me) {
     for (auto *md : {&src_md_, &weights_md_, &dst_md_})
         if (!elt::is_float_dt(md->data_type)) return decline(me, "data type");
     if (!mdw_t(src_md_).is_blocked()) return decline(me, "src layout");
@@ -24,6 +30,53 @@ status_t prelu_ref_t::pd_t::init(dnnl_engine *) {
         return decline(me, "layout");
     if (!attr_.has_default_values()) return decline(me, "attributes");
     return status::success;
+}
+
+// ---------------------------------------------------------------- vec
+
+status_t prelu_vec_t::pd_t::init(dnnl_engine *) {
+    const char *me = "vec:prelu";
+    KESTREL_CHECK(init_common(me));
+    k_ = elt::best_kernels();
+    if (!k_) return decline(me, "no avx2");
+    const data_type_t dt = src_md_.data_type, wdt = weights_md_.data_type;
+    if (!elt::vec_dt(dt) || dst_md_.data_type != dt) return decline(me, "data types");
+    if (!elt::same_layout(src_md_, dst_md_)) return decline(me, "src and dst layouts differ");
+    // op(0, w) = w * 0 is +0 wherever padding can be: blocked channels,
+    // whose weights are zero there too (prepared w[], or the user's
+    // zero-padded full weights).
+    if (const char *why = plan_.init(src_md_, weights_md_, true)) return decline(me, why);
+    if (plan_.shape == elt::bcast_plan_t::same && wdt != dt && wdt != dnnl_f32)
+        return decline(me, "weights data type");
+    if (plan_.uses_w()) scratchpad_registry().book(key_w_f32, sizeof(float) * plan_.nw);
+    std::snprintf(name_, sizeof(name_), "vec:%s", k_->isa);
+    return status::success;
+}
+
+status_t prelu_vec_t::execute(const exec_ctx_t &ctx) const {
+    const auto *pd = static_cast<const pd_t *>(pd_.get());
+    const auto &plan = pd->plan_;
+    const memory_desc_t &w_md = *pd->weights_md();
+    const data_type_t dt = pd->src_md()->data_type;
+    const char *src = ctx.input<char>(DNNL_ARG_SRC);
+    const char *wei = ctx.input<char>(DNNL_ARG_WEIGHTS);
+    char *dst = ctx.output<char>(DNNL_ARG_DST);
+    float *w = nullptr;
+    if (plan.uses_w()) {
+        w = ctx.scratchpad().get<float>(key_w_f32);
+        if (!w) return status::out_of_memory;
+        plan.fill_w(w, w_md.data_type, wei, w_md, 1.f);
+    }
+    static const elt::post_rows_t no_post_ops;
+    return elt::run_flat(ctx, plan.n, no_post_ops, 0, dst, [&](dim_t s, dim_t e) {
+        plan.run(pd->k_, elt::alg_prelu, 1.f, 1.f, dt, w_md.data_type, src, wei, w, dst, s, e);
+    });
+}
+
+// ---------------------------------------------------------------- ref
+
+status_t prelu_ref_t::pd_t::init(dnnl_engine *) {
+    return init_common("ref:prelu");
 }
 
 status_t prelu_ref_t::execute(const exec_ctx_t &ctx) const {
@@ -45,6 +98,7 @@ status_t prelu_ref_t::execute(const exec_ctx_t &ctx) const {
 }
 
 const impl_entry_t prelu_impl_list[] = {
+        {"vec", make_pd<prelu_vec_t::pd_t>},
         {"ref:any", make_pd<prelu_ref_t::pd_t>},
         {nullptr, nullptr},
 };

@@ -1,10 +1,13 @@
 // PReLU forward: dst = src > 0 ? src : w * src, with the weights broadcast
 // over every dim where their size is 1 (scalar, per channel, full tensor or
-// any mix). Op desc, base pd and the reference implementation.
+// any mix). Op desc, base pd, the vectorised implementation (scalar,
+// per-channel and full weights on dense layouts, through the binary kernels)
+// and the reference.
 #ifndef KESTREL_CPU_ELTWISE_PRELU_HPP
 #define KESTREL_CPU_ELTWISE_PRELU_HPP
 
 #include "core/primitive.hpp"
+#include "cpu/eltwise/bcast.hpp"
 
 namespace kestrel {
 
@@ -38,8 +41,25 @@ struct prelu_fwd_pd_t : pd_t {
     }
 
 protected:
+    // Checks shared by the implementations; resolves format `any`.
+    status_t init_common(const char *impl);
+
     prelu_desc_t desc_;
     memory_desc_t src_md_, weights_md_, dst_md_;
+};
+
+struct prelu_vec_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, prelu_fwd_pd_t, prelu_vec_t> {
+        using desc_t = prelu_desc_t;
+        using pd_impl_t::pd_impl_t;
+        const char *name() const override { return name_; }
+        status_t init(dnnl_engine *) override;
+        const elt::kernels_t *k_ = nullptr;
+        elt::bcast_plan_t plan_;
+        char name_[32] = "vec:any";
+    };
+    explicit prelu_vec_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
 };
 
 struct prelu_ref_t : primitive_t {

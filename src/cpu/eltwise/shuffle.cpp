@@ -1,7 +1,6 @@
 // Shuffle forward: the axis of size C read as a (C/G) x G matrix is
 // transposed to G x (C/G): dst channel u + v*(C/G) takes src channel u*G + v.
-// One implementation: an element-by-element gather over any layout (pure
-// data movement, so exact).
+// Pure data movement, so every implementation is exact.
 #include "cpu/eltwise/shuffle.hpp"
 
 #include <cstring>
@@ -10,17 +9,68 @@
 
 namespace kestrel {
 
-status_t shuffle_ref_t::pd_t::init(dnnl_engine *) {
-    const char *me = "ref:shuffle";
+status_t shuffle_fwd_pd_t::init_common(const char *me) {
     const data_type_t dt = src_md_.data_type;
     if (!elt::is_float_dt(dt) && !elt::is_int_dt(dt)) return decline(me, "data type");
     if (dst_md_.data_type != dt) return decline(me, "data types differ");
-    if (!mdw_t(src_md_).is_blocked()) return decline(me, "src layout");
-    KESTREL_CHECK(elt::set_layout_like(dst_md_, src_md_));
-    if (!mdw_t(dst_md_).is_blocked()) return decline(me, "dst layout");
+    KESTREL_CHECK(init_layouts(me));
     if (!attr_.has_default_values()) return decline(me, "attributes");
     return status::success;
 }
+
+// ---------------------------------------------------------------- copy
+
+status_t shuffle_copy_t::pd_t::init(dnnl_engine *) {
+    const char *me = "copy:shuffle";
+    KESTREL_CHECK(init_common(me));
+    if (!md_equal(src_md_, dst_md_)) return decline(me, "layouts differ");
+    if (!mdw_t(src_md_).is_plain() || !elt::flat_ok(src_md_, false))
+        return decline(me, "not dense plain");
+    // Dense: the dims with a smaller stride than the axis fill exactly
+    // `stride` elements below it, and the others step over whole axes.
+    const int ax = desc_.axis;
+    const dim_t C = src_md_.dims[ax];
+    inner_ = C == 1 ? 1 : src_md_.blocking.strides[ax];
+    outer_ = C * inner_ == 0 ? 0 : mdw_t(src_md_).nelems() / (C * inner_);
+    return status::success;
+}
+
+status_t shuffle_copy_t::execute(const exec_ctx_t &ctx) const {
+    const auto *pd = static_cast<const pd_t *>(pd_.get());
+    const char *src = ctx.input<char>(DNNL_ARG_SRC);
+    char *dst = ctx.output<char>(DNNL_ARG_DST);
+    const dim_t C = pd->src_md()->dims[pd->desc().axis], G = pd->desc().group_size, CG = C / G;
+    const dim_t outer = pd->outer_, inner = pd->inner_;
+    const size_t esz = data_type_size(pd->src_md()->data_type);
+    auto src_c = [=](dim_t c) { return (c % CG) * G + c / CG; };
+    if (inner > 1) {
+        const size_t row = (size_t)inner * esz;
+        parallel_nd(outer, C, [&](dim_t o, dim_t c) {
+            std::memcpy(dst + (o * C + c) * row, src + (o * C + src_c(c)) * row, row);
+        });
+        return status::success;
+    }
+    // The axis is innermost: a gather inside each row of C elements.
+    auto rows = [&](auto tag) {
+        using T = decltype(tag);
+        const T *s = reinterpret_cast<const T *>(src);
+        T *d = reinterpret_cast<T *>(dst);
+        parallel(nthr_for(outer * C, 4096), [&](int ithr, int nthr) {
+            dim_t b, e;
+            balance211(outer, nthr, ithr, b, e);
+            for (dim_t o = b; o < e; ++o)
+                for (dim_t c = 0; c < C; ++c) d[o * C + c] = s[o * C + src_c(c)];
+        });
+    };
+    switch (esz) {
+        case 1: rows(uint8_t()); break;
+        case 2: rows(uint16_t()); break;
+        default: rows(uint32_t()); break;
+    }
+    return status::success;
+}
+
+// ---------------------------------------------------------------- ref
 
 status_t shuffle_ref_t::execute(const exec_ctx_t &ctx) const {
     const auto *pd = static_cast<const pd_t *>(pd_.get());
@@ -42,6 +92,7 @@ status_t shuffle_ref_t::execute(const exec_ctx_t &ctx) const {
 }
 
 const impl_entry_t shuffle_impl_list[] = {
+        {"copy:plain", make_pd<shuffle_copy_t::pd_t>},
         {"ref:any", make_pd<shuffle_ref_t::pd_t>},
         {nullptr, nullptr},
 };

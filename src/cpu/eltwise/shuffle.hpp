@@ -3,34 +3,18 @@
 #define KESTREL_CPU_ELTWISE_SHUFFLE_HPP
 
 #include "core/primitive.hpp"
+#include "cpu/eltwise/src_dst_pd.hpp"
 
 namespace kestrel {
 
-struct shuffle_desc_t : op_desc_impl_t<shuffle_desc_t> {
-    shuffle_desc_t() : op_desc_impl_t(dnnl_shuffle) {}
-    dnnl_prop_kind_t prop_kind = dnnl_forward_training;
-    memory_desc_t src_md = zero_md();
-    memory_desc_t dst_md = zero_md();
+struct shuffle_desc_t : src_dst_desc_t<shuffle_desc_t> {
+    shuffle_desc_t() : src_dst_desc_t(dnnl_shuffle) {}
     int axis = 1;
     dim_t group_size = 1;
 };
 
-struct shuffle_fwd_pd_t : pd_t {
-    shuffle_fwd_pd_t(const shuffle_desc_t *d, const attr_t *a, const pd_t *)
-        : pd_t(a, dnnl_shuffle), desc_(*d), src_md_(d->src_md), dst_md_(d->dst_md) {}
-
-    const shuffle_desc_t &desc() const { return desc_; }
-    dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
-    const memory_desc_t *src_md(int idx = 0) const override { return idx == 0 ? &src_md_ : &zero_md_; }
-    const memory_desc_t *dst_md(int idx = 0) const override { return idx == 0 ? &dst_md_ : &zero_md_; }
-    int n_inputs() const override { return 1; }
-    int n_outputs() const override { return 1; }
-
-    arg_usage_t arg_usage(int arg) const override {
-        if (arg == DNNL_ARG_SRC) return arg_usage_t::input;
-        if (arg == DNNL_ARG_DST) return arg_usage_t::output;
-        return pd_t::arg_usage(arg);
-    }
+struct shuffle_fwd_pd_t : src_dst_pd_t<shuffle_desc_t> {
+    using src_dst_pd_t::src_dst_pd_t;
 
     status_t query(dnnl_query_t what, int idx, void *result) const override {
         switch (what) {
@@ -41,8 +25,22 @@ struct shuffle_fwd_pd_t : pd_t {
     }
 
 protected:
-    shuffle_desc_t desc_;
-    memory_desc_t src_md_, dst_md_;
+    // Checks shared by the implementations; resolves dst format `any`.
+    status_t init_common(const char *impl);
+};
+
+// Dense plain layouts, src and dst alike, read as [outer][C][inner] around
+// the axis: each dst channel is one contiguous copy of a src channel.
+struct shuffle_copy_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, shuffle_fwd_pd_t, shuffle_copy_t> {
+        using desc_t = shuffle_desc_t;
+        using pd_impl_t::pd_impl_t;
+        const char *name() const override { return "copy:plain"; }
+        status_t init(dnnl_engine *) override;
+        dim_t outer_ = 0, inner_ = 1;
+    };
+    explicit shuffle_copy_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
 };
 
 struct shuffle_ref_t : primitive_t {
@@ -50,7 +48,7 @@ struct shuffle_ref_t : primitive_t {
         using desc_t = shuffle_desc_t;
         using pd_impl_t::pd_impl_t;
         const char *name() const override { return "ref:any"; }
-        status_t init(dnnl_engine *) override;
+        status_t init(dnnl_engine *) override { return init_common("ref:shuffle"); }
     };
     explicit shuffle_ref_t(const pd_t *pd) : primitive_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;

@@ -8,21 +8,43 @@
 #include "core/primitive.hpp"
 #include "cpu/eltwise/common.hpp"
 #include "cpu/eltwise/kernels.hpp"
+#include "cpu/eltwise/post_rows.hpp"
 #include "cpu/eltwise/softmax_pd.hpp"
 
 namespace kestrel {
 
 namespace {
 
-status_t init_common(const char *impl, const attr_t &attr, memory_desc_t &src, memory_desc_t &dst) {
+status_t init_common(const char *impl, attr_t &attr, const memory_desc_t &src,
+        const memory_desc_t &dst) {
     if (!elt::is_float_dt(src.data_type) || !elt::is_float_dt(dst.data_type))
         return decline(impl, "data type");
-    if (!mdw_t(src).is_blocked()) return decline(impl, "src layout");
-    KESTREL_CHECK(elt::set_layout_like(dst, src));
-    if (!mdw_t(dst).is_blocked()) return decline(impl, "dst layout");
-    if (!attr.has_default_values()) return decline(impl, "attributes");
-    return status::success;
+    // As oneDNN: one scale for src and for dst, eltwise and binary post-ops.
+    if (!attr.has_default_values(attr_t::skip_scales | attr_t::skip_post_ops))
+        return decline(impl, "attributes");
+    for (const auto &q : attr.scales.items)
+        if (!one_of(q.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || q.e.mask != 0 || q.e.ndims != 0)
+            return decline(impl, "scales");
+    if (!attr.post_ops.has_only({dnnl_eltwise, dnnl_binary})) return decline(impl, "post-ops");
+    KESTREL_CHECK(post_ops::resolve_any(attr.post_ops));
+    return post_ops::check(attr.post_ops, dst);
 }
+
+// Scales read at execution: y = post_ops(softmax * src_scale) / dst_scale.
+struct scales_t {
+    bool src = false, dst = false;
+    float s = 1.f, d = 1.f;
+    scales_t(const attr_t &attr, const exec_ctx_t &ctx) {
+        if (const auto *e = attr.scales.get(DNNL_ARG_SRC)) {
+            src = true;
+            s = load_f32(e->dt, ctx.input(DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC), 0);
+        }
+        if (const auto *e = attr.scales.get(DNNL_ARG_DST)) {
+            dst = true;
+            d = load_f32(e->dt, ctx.input(DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST), 0);
+        }
+    }
+};
 
 struct softmax_vec_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, softmax_fwd_pd_t, softmax_vec_t> {
@@ -31,6 +53,7 @@ struct softmax_vec_t : primitive_t {
         const char *name() const override { return name_; }
         status_t init(dnnl_engine *) override {
             const char *me = "vec:softmax";
+            KESTREL_CHECK(init_layouts(me));
             KESTREL_CHECK(init_common(me, attr_, src_md_, dst_md_));
             k_ = elt::best_kernels();
             if (!k_) return decline(me, "no avx2");
@@ -43,10 +66,19 @@ struct softmax_vec_t : primitive_t {
             len_ = src_md_.dims[ax];
             stride_ = len_ == 1 ? 1 : src_md_.blocking.strides[ax];
             outer_ = len_ * stride_ == 0 ? 0 : mdw_t(src_md_).nelems() / (len_ * stride_);
+            with_attr_ = !attr_.has_default_values();
+            if (with_attr_) {
+                // Scales and the chain run on the f32 values left in dst.
+                if (dt != dnnl_f32) return decline(me, "attributes on non-f32 dst");
+                if (post_.init(attr_.post_ops, dst_md_) != status::success)
+                    return decline(me, "post-ops layout");
+            }
             std::snprintf(name_, sizeof(name_), "vec:%s", k_->isa);
             return status::success;
         }
         const elt::kernels_t *k_ = nullptr;
+        bool with_attr_ = false;
+        elt::post_rows_t post_; // post-op chain in dst's physical order
         dim_t outer_ = 0, len_ = 0, stride_ = 1;
         char name_[32] = "vec:any";
     };
@@ -61,20 +93,35 @@ struct softmax_vec_t : primitive_t {
         const char *src = ctx.input<char>(DNNL_ARG_SRC);
         char *dst = ctx.output<char>(DNNL_ARG_DST);
         const dim_t outer = pd->outer_, len = pd->len_, stride = pd->stride_;
+        const scales_t sc(*pd->attr(), ctx);
+        const post_ops::applier_t ap(pd->post_.po, pd->post_.dst, ctx);
+        // Attributes on the f32 values of dst's flat elements [s, s + n).
+        auto finish = [&](dim_t s, dim_t n) {
+            if (!pd->with_attr_) return;
+            float *v = reinterpret_cast<float *>(dst) + s;
+            if (sc.src)
+                for (dim_t i = 0; i < n; ++i) v[i] *= sc.s;
+            if (!pd->post_.empty()) pd->post_.apply(ap, v, nullptr, s, n);
+            if (sc.dst)
+                for (dim_t i = 0; i < n; ++i) v[i] /= sc.d;
+        };
         if (stride == 1) {
             parallel(nthr_for(outer, div_up(4096, len)), [&](int ithr, int nthr) {
                 dim_t s, e;
                 balance211(outer, nthr, ithr, s, e);
-                if (s < e) k->softmax_rows(log, dt, src + s * len * esz, dst + s * len * esz, e - s, len);
+                if (s >= e) return;
+                k->softmax_rows(log, dt, src + s * len * esz, dst + s * len * esz, e - s, len);
+                finish(s * len, (e - s) * len);
             });
             return status::success;
         }
         // Columns in groups of 64 (a multiple of both vector widths).
         const dim_t grp = 64, ngrp = div_up(stride, grp);
         parallel_nd(outer, ngrp, [&](dim_t o, dim_t g) {
-            const dim_t off = o * len * stride * esz;
+            const dim_t off = o * len * stride;
             const dim_t j0 = g * grp, j1 = j0 + grp < stride ? j0 + grp : stride;
-            k->softmax_cols(log, dt, src + off, dst + off, len, stride, j0, j1);
+            k->softmax_cols(log, dt, src + off * esz, dst + off * esz, len, stride, j0, j1);
+            for (dim_t q = 0; q < len && pd->with_attr_; ++q) finish(off + q * stride + j0, j1 - j0);
         });
         return status::success;
     }
@@ -86,6 +133,7 @@ struct softmax_ref_t : primitive_t {
         using pd_impl_t::pd_impl_t;
         const char *name() const override { return "ref:any"; }
         status_t init(dnnl_engine *) override {
+            KESTREL_CHECK(init_layouts("ref:softmax"));
             return init_common("ref:softmax", attr_, src_md_, dst_md_);
         }
     };
@@ -99,6 +147,8 @@ struct softmax_ref_t : primitive_t {
         const int ax = pd->desc().axis, nd = sm.ndims();
         const bool log = pd->is_log();
         const dim_t len = sm.dims()[ax];
+        const scales_t sc(*pd->attr(), ctx);
+        const post_ops::applier_t ap(pd->attr()->post_ops, dm.md(), ctx);
         // Every position with index 0 on the axis starts one line.
         dim_t lines[max_ndims];
         for (int d = 0; d < nd; ++d) lines[d] = d == ax ? 1 : sm.dims()[d];
@@ -117,6 +167,9 @@ struct softmax_ref_t : primitive_t {
             for (dim_t k = 0; k < len; ++k) {
                 float x = x_at(k) - mx;
                 float y = log ? x - ls : std::exp(x) / sum;
+                if (sc.src) y *= sc.s;
+                if (!ap.empty()) y = ap.apply(y, 0.f, pos);
+                if (sc.dst) y /= sc.d;
                 store_f32(dm.data_type(), dst, dm.off_v(pos), y);
             }
         }, 64);

@@ -4,6 +4,8 @@
 #ifndef KESTREL_CPU_POOLING_COMMON_HPP
 #define KESTREL_CPU_POOLING_COMMON_HPP
 
+#include <cmath>
+
 #include "core/memory_desc.hpp"
 #include "cpu/types.hpp"
 
@@ -30,6 +32,38 @@ format_tag_t plain_tag(int ndims);
 // True for the storage types these kinds compute on (f32 and bf16).
 inline bool is_fp(data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_bf16; }
 
+// What a reduction accumulates: the element itself (sum, max, min, mul) or
+// an Lp term |x|^p, with p = 1 and p = 2 told apart so they vectorise.
+enum class red_op_t { sum, max, min, mul, abs_sum, sq_sum, pow_sum };
+
+// The term one element contributes, and how two partial results combine.
+// The reference and the fast reductions both use these, so they differ
+// only in the order of combination.
+inline float red_term(red_op_t op, float x, float p) {
+    switch (op) {
+        case red_op_t::abs_sum: return std::fabs(x);
+        case red_op_t::sq_sum: return x * x;
+        case red_op_t::pow_sum: return std::pow(std::fabs(x), p);
+        default: return x;
+    }
+}
+inline float red_combine(red_op_t op, float a, float b) {
+    switch (op) {
+        case red_op_t::max: return b > a ? b : a;
+        case red_op_t::min: return b < a ? b : a;
+        case red_op_t::mul: return a * b;
+        default: return a + b;
+    }
+}
+inline float red_identity(red_op_t op) {
+    switch (op) {
+        case red_op_t::max: return -INFINITY;
+        case red_op_t::min: return INFINITY;
+        case red_op_t::mul: return 1.f;
+        default: return 0.f;
+    }
+}
+
 // Operations on runs of n consecutive elements (f32 or bf16 storage,
 // computed in f32). One table per ISA; pick it once with vec_ops().
 struct vec_ops_t {
@@ -54,6 +88,14 @@ struct vec_ops_t {
     // sum of x[i]; sum of (x[i] - mean)^2
     float (*sum)(const void *x, data_type_t dt, dim_t n);
     float (*sq_dev_sum)(const void *x, data_type_t dt, float mean, dim_t n);
+    // red_combine of acc with the terms of x[0..n) (p for pow_sum).
+    float (*red_run)(red_op_t op, float acc, const void *x, data_type_t dt, dim_t n, float p);
+    // acc[i] = red_combine(acc[i], term(x[i])) for i < n.
+    void (*red_acc)(red_op_t op, float *acc, const void *x, data_type_t dt, dim_t n, float p);
+    // y[i] = (x[i] - mean) * (sc[i] * rstd) + sh[i]; sc, sh may be nullptr
+    // (1 and 0).
+    void (*norm_row)(void *y, data_type_t ydt, const void *x, data_type_t xdt, float mean, float rstd,
+            const float *sc, const float *sh, dim_t n);
 };
 
 // The table for the best ISA allowed now (AVX-512, AVX2, or scalar).

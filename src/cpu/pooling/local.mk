@@ -10,3 +10,11 @@ libkestrel_la_SOURCES += \
 	src/cpu/pooling/bnorm_pd.hpp src/cpu/pooling/bnorm_pd.cpp \
 	src/cpu/pooling/bnorm.cpp \
 	src/api/batch_normalization.cpp
+libkestrel_la_SOURCES += \
+	src/cpu/pooling/reduction_pd.hpp src/cpu/pooling/reduction_pd.cpp \
+	src/cpu/pooling/reduction.cpp \
+	src/api/reduction.cpp
+libkestrel_la_SOURCES += \
+	src/cpu/pooling/lnorm_pd.hpp src/cpu/pooling/lnorm_pd.cpp \
+	src/cpu/pooling/lnorm.cpp \
+	src/api/layer_normalization.cpp

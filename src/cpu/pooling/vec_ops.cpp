@@ -27,6 +27,9 @@ struct V {
     static vec mul(vec a, vec b) { return a * b; }
     static vec fmadd(vec a, vec b, vec c) { return a * b + c; }
     static vec max(vec a, vec b) { return b > a ? b : a; }
+    static vec min(vec a, vec b) { return b < a ? b : a; }
+    static vec abs(vec a) { return std::fabs(a); }
+    static float lane(vec v, int) { return v; }
     static float hsum(vec v) { return v; }
     static void max_idx(float *acc, int32_t *idx, vec x, int32_t k) {
         if (x > *acc) {
@@ -77,6 +80,13 @@ struct V {
     static vec fmadd(vec a, vec b, vec c) { return _mm256_fmadd_ps(a, b, c); }
     // b > a ? b : a, so a NaN in b never replaces a (matches the scalar rule).
     static vec max(vec a, vec b) { return _mm256_blendv_ps(a, b, _mm256_cmp_ps(b, a, _CMP_GT_OQ)); }
+    static vec min(vec a, vec b) { return _mm256_blendv_ps(a, b, _mm256_cmp_ps(b, a, _CMP_LT_OQ)); }
+    static vec abs(vec a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.f), a); }
+    static float lane(vec v, int i) {
+        alignas(32) float t[8];
+        _mm256_store_ps(t, v);
+        return t[i];
+    }
     static float hsum(vec v) {
         __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -131,6 +141,17 @@ struct V {
     static vec fmadd(vec a, vec b, vec c) { return _mm512_fmadd_ps(a, b, c); }
     static vec max(vec a, vec b) {
         return _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ), b);
+    }
+    static vec min(vec a, vec b) {
+        return _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(b, a, _CMP_LT_OQ), b);
+    }
+    static vec abs(vec a) {
+        return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff)));
+    }
+    static float lane(vec v, int i) {
+        alignas(64) float t[16];
+        _mm512_store_ps(t, v);
+        return t[i];
     }
     static float hsum(vec v) {
         __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v),

@@ -1,0 +1,56 @@
+#include "api/api.hpp"
+#include "core/primitive_desc.hpp"
+#include "cpu/pooling/lnorm_pd.hpp"
+
+using namespace kestrel;
+
+extern "C" {
+
+dnnl_status_t dnnl_layer_normalization_forward_primitive_desc_create_v2(
+        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_prop_kind_t prop_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc,
+        const_dnnl_memory_desc_t stat_desc, dnnl_data_type_t scale_shift_data_type, float epsilon,
+        unsigned flags, const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
+    const unsigned known = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift | dnnl_rms_norm;
+    if (flags & ~known) return dnnl_invalid_arguments;
+    const int nd = src_desc->ndims;
+    if (nd < 2 || nd > 5 || dst_desc->ndims != nd) return dnnl_invalid_arguments;
+    if (mdw_t(*src_desc).is_any()) return dnnl_invalid_arguments;
+    for (int i = 0; i < nd; ++i)
+        if (src_desc->dims[i] != dst_desc->dims[i]) return dnnl_invalid_arguments;
+    if (stat_desc && !mdw_t(*stat_desc).is_zero()) {
+        if (stat_desc->ndims != nd - 1) return dnnl_invalid_arguments;
+        for (int i = 0; i < nd - 1; ++i)
+            if (stat_desc->dims[i] != src_desc->dims[i]) return dnnl_invalid_arguments;
+    }
+    return guard([&] {
+        lnorm_desc_t d;
+        d.prop_kind = prop_kind;
+        d.src_md = *src_desc;
+        d.dst_md = *dst_desc;
+        if (stat_desc && !mdw_t(*stat_desc).is_zero()) {
+            d.stat_md = *stat_desc;
+        } else {
+            const status_t st = md_init_by_tag(d.stat_md, nd - 1, src_desc->dims, dnnl_f32,
+                    dnnl_format_tag_any);
+            if (st != status::success) return st;
+        }
+        d.ss_dt = scale_shift_data_type;
+        d.epsilon = epsilon;
+        d.flags = flags;
+        return create_pd_handle(primitive_desc, d, attr, engine, lnorm_impl_list, nullptr);
+    });
+}
+
+dnnl_status_t dnnl_layer_normalization_forward_primitive_desc_create(
+        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_prop_kind_t prop_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc,
+        const_dnnl_memory_desc_t stat_desc, float epsilon, unsigned flags,
+        const_dnnl_primitive_attr_t attr) {
+    return dnnl_layer_normalization_forward_primitive_desc_create_v2(primitive_desc, engine, prop_kind,
+            src_desc, dst_desc, stat_desc, dnnl_f32, epsilon, flags, attr);
+}
+
+} // extern "C"
