@@ -6,6 +6,7 @@ EXTRA_DIST += test/common/kt_test.hpp test/summary.sh
 include test/api/local.mk
 include test/scratchpad/local.mk
 include test/reorder/local.mk
+include test/cache/local.mk
 include test/eltwise/local.mk
 include test/pooling/local.mk
 include test/gemm/local.mk

@@ -3,6 +3,20 @@
 
 using namespace kestrel;
 
+namespace {
+
+// Concat takes scales on its sources only, one value each (mask 0).
+bool concat_attr_supported(const dnnl_primitive_attr *attr, int n) {
+    if (!attr) return true;
+    if (!attr->has_default_values(attr_t::skip_scales)) return false;
+    for (const auto &it : attr->scales.items)
+        if (it.arg < DNNL_ARG_MULTIPLE_SRC || it.arg >= DNNL_ARG_MULTIPLE_SRC + n || it.e.mask != 0)
+            return false;
+    return true;
+}
+
+} // namespace
+
 extern "C" {
 
 dnnl_status_t dnnl_concat_primitive_desc_create(dnnl_primitive_desc_t *concat_primitive_desc,
@@ -12,32 +26,22 @@ dnnl_status_t dnnl_concat_primitive_desc_create(dnnl_primitive_desc_t *concat_pr
     for (int i = 0; i < n; ++i)
         if (!src_descs[i]) return dnnl_invalid_arguments;
     return guard([&]() -> dnnl_status_t {
-        if (attr && !attr->has_default_values()) return dnnl_unimplemented;
+        if (!concat_attr_supported(attr, n)) return dnnl_unimplemented;
         const memory_desc_t &s0 = *src_descs[0];
         const int nd = s0.ndims, a = concat_dimension;
         if (nd < 1 || a < 0 || a >= nd) return dnnl_invalid_arguments;
-        dim_t axis_total = 0;
-        for (int i = 0; i < n; ++i) {
-            const mdw_t s(src_descs[i]);
-            if (s.is_zero() || s.is_any() || !s.is_blocked()) return dnnl_invalid_arguments;
-            if (s.has_runtime_dims_or_strides()) return dnnl_unimplemented;
-            if (src_descs[i]->ndims != nd) return dnnl_invalid_arguments;
-            for (int k = 0; k < nd; ++k)
-                if (k != a && src_descs[i]->dims[k] != s0.dims[k]) return dnnl_invalid_arguments;
-            axis_total += src_descs[i]->dims[a];
-        }
+        KESTREL_CHECK(multi_src_check_srcs(n, src_descs, a));
+        dims_t dims;
+        std::memcpy(dims, s0.dims, sizeof(dims));
+        dims[a] = 0;
+        for (int i = 0; i < n; ++i) dims[a] += src_descs[i]->dims[a];
         concat_desc_t desc;
         desc.axis = a;
         if (dst_desc) {
-            const mdw_t d(dst_desc);
-            if (d.is_zero() || dst_desc->ndims != nd) return dnnl_invalid_arguments;
-            if (d.has_runtime_dims_or_strides()) return dnnl_invalid_arguments;
-            for (int k = 0; k < nd; ++k)
-                if (dst_desc->dims[k] != (k == a ? axis_total : s0.dims[k])) return dnnl_invalid_arguments;
+            KESTREL_CHECK(multi_src_check_dst(*dst_desc, nd, dims));
             desc.dst_md = *dst_desc;
         } else {
-            KESTREL_CHECK(md_init_by_tag(desc.dst_md, nd, s0.dims, s0.data_type, dnnl_format_tag_any));
-            desc.dst_md.dims[a] = desc.dst_md.padded_dims[a] = axis_total;
+            KESTREL_CHECK(md_init_by_tag(desc.dst_md, nd, dims, s0.data_type, dnnl_format_tag_any));
         }
         for (int i = 0; i < n; ++i) desc.src_mds.push_back(*src_descs[i]);
         return create_pd_handle(concat_primitive_desc, desc, attr, engine, concat_impl_list, nullptr);

@@ -7,25 +7,32 @@ using namespace kestrel;
 namespace {
 
 bool rt(dim_t v) { return v == DNNL_RUNTIME_DIM_VAL; }
-bool same_or_rt(dim_t a, dim_t b) { return a == b || rt(a) || rt(b); }
 
+// The rules of oneDNN's matmul: same rank everywhere; M, N, K agree exactly
+// (a runtime dim only matches a runtime dim); a batch dim is either runtime
+// in src, weights and dst alike (and in a bias that does not broadcast it)
+// or known everywhere with numpy broadcasting of 1s.
 status_t check_shapes(const memory_desc_t &s, const memory_desc_t &w, const memory_desc_t *b,
         const memory_desc_t &d) {
     const int nd = d.ndims;
-    if (nd < 2 || nd > 12 || s.ndims != nd || w.ndims != nd) return status::invalid_arguments;
-    if (!same_or_rt(s.dims[nd - 1], w.dims[nd - 2]) || !same_or_rt(s.dims[nd - 2], d.dims[nd - 2])
-            || !same_or_rt(w.dims[nd - 1], d.dims[nd - 1]))
+    if (nd < 2 || nd > DNNL_MAX_NDIMS || s.ndims != nd || w.ndims != nd) return status::invalid_arguments;
+    const bool with_bias = b && b->ndims != 0;
+    if (with_bias && b->ndims != nd) return status::invalid_arguments;
+    const int m = nd - 2, n = nd - 1;
+    if (s.dims[m] != d.dims[m] || w.dims[n] != d.dims[n] || s.dims[n] != w.dims[m])
+        return status::invalid_arguments;
+    if (with_bias && (!one_of(b->dims[n], (dim_t)1, d.dims[n]) || !one_of(b->dims[m], (dim_t)1, d.dims[m])))
         return status::invalid_arguments;
     for (int i = 0; i < nd - 2; ++i) {
-        if (rt(s.dims[i]) || rt(w.dims[i]) || rt(d.dims[i])) return status::unimplemented;
         const dim_t sd = s.dims[i], wd = w.dims[i], dd = d.dims[i];
-        if ((sd != 1 && sd != dd) || (wd != 1 && wd != dd)) return status::invalid_arguments;
-        if (sd != wd && sd != 1 && wd != 1) return status::invalid_arguments;
-    }
-    if (b && b->ndims != 0) {
-        if (b->ndims != nd) return status::invalid_arguments;
-        for (int i = 0; i < nd; ++i)
-            if (b->dims[i] != 1 && !same_or_rt(b->dims[i], d.dims[i])) return status::invalid_arguments;
+        const dim_t bd = with_bias ? b->dims[i] : 1;
+        if (rt(sd) || rt(wd) || rt(dd) || rt(bd)) {
+            if (!rt(sd) || !rt(wd) || !rt(dd) || (bd != 1 && !rt(bd))) return status::invalid_arguments;
+            continue;
+        }
+        if (!(sd == wd && wd == dd) && sd != 1 && wd != 1) return status::invalid_arguments;
+        if ((sd == 1 && dd != wd) || (wd == 1 && dd != sd)) return status::invalid_arguments;
+        if (bd != 1 && bd != dd) return status::invalid_arguments;
     }
     return status::success;
 }

@@ -1,5 +1,6 @@
 #include "api/api.hpp"
 #include "core/defaults.hpp"
+#include "core/primitive_cache.hpp"
 #include "core/verbose.hpp"
 #include "cpu/isa.hpp"
 #include "dnnl_version.h"
@@ -56,6 +57,7 @@ dnnl_status_t dnnl_get_primitive_cache_capacity(int *capacity) {
 dnnl_status_t dnnl_set_primitive_cache_capacity(int capacity) {
     if (capacity < 0) return dnnl_invalid_arguments;
     set_primitive_cache_capacity(capacity);
+    primitive_cache_shrink(capacity);
     return dnnl_success;
 }
 

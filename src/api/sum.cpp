@@ -14,23 +14,11 @@ dnnl_status_t dnnl_sum_primitive_desc_create(dnnl_primitive_desc_t *sum_primitiv
         if (!src_descs[i]) return dnnl_invalid_arguments;
     return guard([&]() -> dnnl_status_t {
         if (attr && !attr->has_default_values()) return dnnl_unimplemented;
+        KESTREL_CHECK(multi_src_check_srcs(n, src_descs, -1));
         const memory_desc_t &s0 = *src_descs[0];
-        const int nd = s0.ndims;
-        for (int i = 0; i < n; ++i) {
-            const mdw_t s(src_descs[i]);
-            if (s.is_zero() || s.is_any() || !s.is_blocked()) return dnnl_invalid_arguments;
-            if (s.has_runtime_dims_or_strides()) return dnnl_unimplemented;
-            if (src_descs[i]->ndims != nd) return dnnl_invalid_arguments;
-            for (int k = 0; k < nd; ++k)
-                if (src_descs[i]->dims[k] != s0.dims[k]) return dnnl_invalid_arguments;
-        }
         sum_desc_t desc;
         if (dst_desc) {
-            const mdw_t d(dst_desc);
-            if (d.is_zero() || dst_desc->ndims != nd) return dnnl_invalid_arguments;
-            if (d.has_runtime_dims_or_strides()) return dnnl_invalid_arguments;
-            for (int k = 0; k < nd; ++k)
-                if (dst_desc->dims[k] != s0.dims[k]) return dnnl_invalid_arguments;
+            KESTREL_CHECK(multi_src_check_dst(*dst_desc, s0.ndims, s0.dims));
             desc.dst_md = *dst_desc;
         } else {
             desc.dst_md = s0;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "config.h"
+#include "core/primitive_cache.hpp"
 #include "core/verbose.hpp"
 #include "dnnl_debug.h"
 #include "scratchpad/arena.hpp"
@@ -100,9 +101,10 @@ status_t primitive_create(dnnl_primitive **out, const dnnl_primitive_desc *h) {
     p->pd.impl_idx = h->impl_idx;
     p->pd.engine = h->engine;
     p->pd.attr = h->attr;
-    KESTREL_CHECK(pd->create_primitive(p->impl));
+    KESTREL_CHECK(primitive_cache_get(*h, p->impl));
 
-    size_t need = pd->scratchpad_size();
+    // The scratchpad is what the (possibly shared) implementation books.
+    size_t need = p->impl->pd()->scratchpad_size();
     if (need == 0) {
         p->policy = scratchpad_policy_t::none;
     } else if (pd->attr()->scratchpad_mode == dnnl_scratchpad_mode_user) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/attr.hpp"
+#include "core/cache_key.hpp"
 #include "core/engine.hpp"
 #include "core/memory_desc.hpp"
 #include "scratchpad/registry.hpp"
@@ -31,6 +32,12 @@ struct op_desc_t {
     explicit op_desc_t(dnnl_primitive_kind_t k) : kind(k) {}
     virtual ~op_desc_t() = default;
     virtual op_desc_t *clone() const = 0;
+    // Writes every field into the primitive cache key and returns true; a
+    // kind that leaves the default is never shared through the cache.
+    virtual bool serialize(key_writer_t &k) const {
+        (void)k;
+        return false;
+    }
 };
 
 template <typename self_t>

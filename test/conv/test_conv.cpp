@@ -22,7 +22,7 @@ enum attr_bits : unsigned {
     a_bin_full = 128, a_scales_common = 256,
 };
 
-enum layout_t { plain, nhwc, blocked16 };
+enum layout_t { plain, nhwc, blocked16, blocked8 };
 
 struct prb_t {
     int sp = 2;
@@ -51,8 +51,9 @@ struct prb_t {
 };
 
 dnnl_format_tag_t data_tag(int nd, layout_t l) {
-    static const dnnl_format_tag_t t[3][3] = {{dnnl_ncw, dnnl_nchw, dnnl_ncdhw},
-            {dnnl_nwc, dnnl_nhwc, dnnl_ndhwc}, {dnnl_nCw16c, dnnl_nChw16c, dnnl_nCdhw16c}};
+    static const dnnl_format_tag_t t[4][3] = {{dnnl_ncw, dnnl_nchw, dnnl_ncdhw},
+            {dnnl_nwc, dnnl_nhwc, dnnl_ndhwc}, {dnnl_nCw16c, dnnl_nChw16c, dnnl_nCdhw16c},
+            {dnnl_nCw8c, dnnl_nChw8c, dnnl_nCdhw8c}};
     return t[l][nd - 3];
 }
 
@@ -60,6 +61,9 @@ dnnl_format_tag_t wei_tag(int nd, bool groups, layout_t l) {
     if (l == blocked16)
         return groups ? (nd == 3 ? dnnl_gOIw16i16o : nd == 4 ? dnnl_gOIhw16i16o : dnnl_gOIdhw16i16o)
                       : (nd == 3 ? dnnl_OIw16i16o : nd == 4 ? dnnl_OIhw16i16o : dnnl_OIdhw16i16o);
+    if (l == blocked8)
+        return groups ? (nd == 3 ? dnnl_gOIw8i8o : nd == 4 ? dnnl_gOIhw8i8o : dnnl_gOIdhw8i8o)
+                      : (nd == 3 ? dnnl_OIw8i8o : nd == 4 ? dnnl_OIhw8i8o : dnnl_OIdhw8i8o);
     return groups ? (nd == 3 ? dnnl_goiw : nd == 4 ? dnnl_goihw : dnnl_goidhw)
                   : (nd == 3 ? dnnl_oiw : nd == 4 ? dnnl_oihw : dnnl_oidhw);
 }
@@ -299,6 +303,8 @@ int main() {
     kt::tally_t t;
     ktc::env_t env;
     const bool avx512 = kestrel::isa::has(kestrel::isa::avx512);
+    const bool avx2 = kestrel::isa::has(kestrel::isa::avx2);
+    std::printf("isa: %s\n", kestrel::isa::name(kestrel::isa::effective()));
 
     // The grid: channel tails, odd sizes, padding > kernel, asymmetric
     // padding, strides 2/3, dilation, groups, 1D/3D, batch 1 and 2.
@@ -323,6 +329,9 @@ int main() {
     grid.push_back(p2d(1, 3, 15, 21, 6, 7, 3, 3, 2, 1)); // groups, odd per-group channels
     grid.push_back(p2d(2, 8, 8, 8, 9, 9, 3, 3, 1, 1)); // depthwise
     grid.push_back(p2d(1, 16, 16, 32, 5, 8, 3, 3, 2, 1)); // depthwise with multiplier 2
+    grid.push_back(p2d(1, 1, 24, 80, 5, 30, 3, 3, 1, 1)); // 5 oc blocks of 16: ragged tile group
+    grid.push_back(p2d(2, 1, 40, 48, 13, 17, 1, 1, 1, 0)); // 1x1 over 221 points: several segments
+    grid.push_back(p2d(1, 1, 8, 24, 3, 61, 1, 3, 1, 1)); // 1x3, wide row: full 24-column tiles
     {
         prb_t p = p2d(1, 1, 17, 19, 8, 15, 3, 4, 1, 0); // asymmetric padding, negative right pad
         p.pl[0] = 2, p.pr[0] = 0, p.pl[1] = 0, p.pr[1] = 3;
@@ -348,12 +357,13 @@ int main() {
             a_sum | a_sum_zp | a_scales_common | a_bin_c | a_tanh, a_scales_common | a_bin_t};
     const int nattrs = sizeof(attrs) / sizeof(attrs[0]);
 
-    bool direct_seen = false, gemm_1x1_seen = false, im2col_seen = false, col2im_seen = false;
+    bool direct_seen = false, direct8_seen = false, gemm_1x1_seen = false, im2col_seen = false, col2im_seen = false;
+    bool col2im_nhwc_seen = false, col2im_sum_seen = false;
     for (int nthr : {1, 2}) {
         kt::with_threads(nthr, [&] {
             int ai = 0;
             for (const prb_t &base : grid) {
-                for (layout_t l : {blocked16, plain, nhwc}) {
+                for (layout_t l : {blocked16, blocked8, plain, nhwc}) {
                     prb_t p = base;
                     p.layout = l;
                     // Every case once without attributes, plus a rotating
@@ -364,12 +374,16 @@ int main() {
                         auto names = compare_impls(env, p, t);
                         for (auto &s : names) {
                             direct_seen |= s == "direct:avx512:nCx16c";
+                            direct8_seen |= s == "direct:avx2:nCx8c";
                             gemm_1x1_seen |= s == "gemm:1x1";
                             im2col_seen |= s == "gemm:im2col";
                         }
                         if (l == blocked16 && avx512 && (p.g == 1 || (p.ic / p.g % 16 == 0 && p.oc / p.g % 16 == 0)))
                             t.check(!names.empty() && names[0] == "direct:avx512:nCx16c",
                                     ("direct kernel first: " + p.str()).c_str());
+                        if (l == blocked8 && avx2 && (p.g == 1 || (p.ic / p.g % 8 == 0 && p.oc / p.g % 8 == 0)))
+                            t.check(!names.empty() && names[0] == "direct:avx2:nCx8c",
+                                    ("direct 8c kernel first: " + p.str()).c_str());
                         if (a == 0 && l != plain) break;
                     }
                 }
@@ -377,15 +391,18 @@ int main() {
         });
     }
     if (avx512) t.check(direct_seen, "direct kernel exercised");
+    if (avx2) t.check(direct8_seen, "direct 8c kernel exercised");
     t.check(gemm_1x1_seen, "gemm 1x1 exercised");
     t.check(im2col_seen, "gemm im2col exercised");
 
-    // Every attribute set on one blocked shape with a channel tail.
-    for (unsigned a : attrs) {
-        prb_t p = p2d(2, 1, 17, 33, 6, 15, 3, 3, 1, 1);
-        p.layout = blocked16, p.attr = a, p.bias = true;
-        compare_impls(env, p, t);
-    }
+    // Every attribute set on blocked shapes with a channel tail, and on a
+    // flattened 1x1 (the post-op chain is cut where a w-row ends).
+    for (unsigned a : attrs)
+        for (layout_t l : {blocked16, blocked8})
+            for (prb_t p : {p2d(2, 1, 17, 33, 6, 15, 3, 3, 1, 1), p2d(1, 1, 20, 35, 5, 7, 1, 1, 1, 0)}) {
+                p.layout = l, p.attr = a, p.bias = true;
+                compare_impls(env, p, t);
+            }
 
     // The reference against the naive loop (plain layouts, no attributes),
     // convolution and deconvolution.
@@ -436,10 +453,18 @@ int main() {
                 p.deconv = true;
                 for (layout_t l : {plain, nhwc, blocked16}) {
                     p.layout = l;
-                    for (unsigned a : {0u, attrs[ai++ % nattrs]}) {
+                    // Beyond the rotating set: a leading sum (folded into
+                    // dst's start) with bias, relu and dst scales.
+                    for (unsigned a : {0u, attrs[ai++ % nattrs], (unsigned)(a_sum | a_sum_zp | a_relu | a_bin_t)}) {
                         p.attr = a;
                         p.bias = a != 0;
-                        for (auto &s : compare_impls(env, p, t)) col2im_seen |= s == "gemm:col2im:deconv";
+                        for (auto &s : compare_impls(env, p, t)) {
+                            col2im_seen |= s == "gemm:col2im:deconv";
+                            if (s == "gemm:col2im:deconv") {
+                                col2im_nhwc_seen |= l == nhwc;
+                                col2im_sum_seen |= (a & a_sum) != 0;
+                            }
+                        }
                     }
                 }
             }
@@ -447,6 +472,8 @@ int main() {
     }
 
     t.check(col2im_seen, "gemm col2im deconvolution exercised");
+    t.check(col2im_nhwc_seen, "gemm col2im deconvolution on nhwc exercised");
+    t.check(col2im_sum_seen, "gemm col2im deconvolution with a sum post-op exercised");
 
     // Uniform floats: the sums are no longer exact. Each output is a sum of
     // K products; one implementation's error (product and summation
@@ -454,8 +481,9 @@ int main() {
     // K * eps * sum|products| <= K * eps * K since |src|,|wei| < 1, so two
     // differ by at most 2 * K^2 * eps, plus 2 * eps * (K + 3) from rounding
     // the bias addition (|bias| <= 3).
-    for (prb_t p : {p2d(2, 1, 33, 17, 7, 19, 3, 3, 1, 1), p2d(1, 2, 32, 64, 6, 9, 5, 5, 2, 2)}) {
-        p.layout = blocked16;
+    for (prb_t p : {p2d(2, 1, 33, 17, 7, 19, 3, 3, 1, 1), p2d(1, 2, 32, 64, 6, 9, 5, 5, 2, 2),
+                 p2d(1, 1, 33, 17, 7, 19, 3, 3, 1, 1)}) {
+        p.layout = p.mb == 1 && p.g == 1 ? blocked8 : blocked16;
         p.bias = true;
         built_t b;
         KT_OK(build(env, p, b, true));

@@ -213,6 +213,13 @@ void queries(ktc::env_t &env, kt::tally_t &t) {
                         .matches_tag(dnnl_OIhw16i16o),
                 "any -> OIhw16i16o weights");
         t.check(dnnl_primitive_desc_query_s32(pd, dnnl_query_num_of_inputs_s32, 0) == 2, "2 inputs without bias");
+    } else if (kestrel::isa::has(kestrel::isa::avx2)) { // ISA capped at AVX2
+        t.check(kt::impl_name(pd) == "direct:avx2:nCx8c", "any -> direct 8c kernel under AVX2");
+        t.check(kestrel::mdw_t(dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0)).matches_tag(dnnl_nChw8c),
+                "any -> nChw8c src under AVX2");
+        t.check(kestrel::mdw_t(dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0))
+                        .matches_tag(dnnl_OIhw8i8o),
+                "any -> OIhw8i8o weights under AVX2");
     }
     // Executing without weights is refused by the executor, without a crash.
     {

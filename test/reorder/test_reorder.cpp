@@ -204,7 +204,10 @@ const char *dt_name(dnnl_data_type_t dt) {
     }
 }
 
-const int64_t shapes[][4] = {{1, 3, 2, 5}, {2, 17, 3, 3}, {2, 33, 1, 4}, {1, 16, 2, 2}, {3, 1, 2, 3}, {17, 32, 1, 2}};
+// Spatial sizes 35 and 16 give the 16-wide tiles of the transposing
+// reorder a full tile plus a tail, and exactly one tile.
+const int64_t shapes[][4] = {{1, 3, 2, 5}, {2, 17, 3, 3}, {2, 33, 1, 4}, {1, 16, 2, 2}, {3, 1, 2, 3}, {17, 32, 1, 2},
+        {2, 33, 5, 7}, {1, 16, 4, 4}};
 const dnnl_data_type_t dts[] = {dnnl_f32, dnnl_bf16, dnnl_f16, dnnl_s32, dnnl_s8, dnnl_u8};
 
 void case_run(const handles_t &h, const layout_t &ls, const layout_t &ld, const int64_t *dims,
@@ -261,6 +264,41 @@ void grid(const handles_t &h) {
             if ((ac.src_zp_mask >= 0 && !zp_src_ok) || (ac.dst_zp && !zp_dst_ok)) continue;
             for (auto &l : alp) case_run(h, layouts[l[0]], layouts[l[1]], shapes[1], p[0], p[1], &ac);
         }
+}
+
+// Plain <-> 16c in 3 and 5 dims, 4-byte types, channel counts around the
+// block and spatial sizes around the 16-wide tile.
+void transpose_grid(const handles_t &h) {
+    const int64_t chans[] = {1, 3, 15, 16, 17, 33};
+    const int64_t sps[] = {1, 5, 16, 17, 40};
+    for (auto dt : {dnnl_f32, dnnl_s32})
+        for (int64_t c : chans)
+            for (int64_t sp : sps)
+                for (int nd : {3, 5}) {
+                    dnnl_dims_t d = {2, c, sp, 1, 1};
+                    if (nd == 5) { d[2] = 2; d[3] = sp; d[4] = 3; }
+                    const dnnl_format_tag_t plain = nd == 3 ? dnnl_abc : dnnl_abcde;
+                    const dnnl_format_tag_t blk = nd == 3 ? dnnl_aBc16b : dnnl_aBcde16b;
+                    dnnl_memory_desc_t p = nullptr, b = nullptr;
+                    KT_OK(dnnl_memory_desc_create_with_tag(&p, nd, d, dt, plain));
+                    KT_OK(dnnl_memory_desc_create_with_tag(&b, nd, d, dt, blk));
+                    char label[160];
+                    std::snprintf(label, sizeof(label), "transpose %s nd=%d C=%ld sp=%ld", dt_name(dt), nd,
+                            (long)c, (long)sp);
+                    run(h, *p, *b, nullptr, std::string(label) + " to 16c");
+                    run(h, *b, *p, nullptr, std::string(label) + " from 16c");
+                    if (nd == 3) {
+                        // Gaps between channels and images of the plain side.
+                        dnnl_memory_desc_t g = nullptr;
+                        dnnl_dims_t st = {c * (sp + 2) + 3, sp + 2, 1};
+                        KT_OK(dnnl_memory_desc_create_with_strides(&g, nd, d, dt, st));
+                        run(h, *g, *b, nullptr, std::string(label) + " strided to 16c");
+                        run(h, *b, *g, nullptr, std::string(label) + " from 16c strided");
+                        dnnl_memory_desc_destroy(g);
+                    }
+                    dnnl_memory_desc_destroy(p);
+                    dnnl_memory_desc_destroy(b);
+                }
 }
 
 void bad_input(const handles_t &h) {
@@ -323,12 +361,14 @@ void bad_input(const handles_t &h) {
 
 int main() {
     handles_t h;
-    kt::with_threads(1, [&] { grid(h); });
-    kt::with_threads(2, [&] { grid(h); });
+    kt::with_threads(1, [&] { grid(h); transpose_grid(h); });
+    kt::with_threads(2, [&] { grid(h); transpose_grid(h); });
     bad_input(h);
     for (const char *impl : {"reorder:direct_copy", "reorder:blocked_simd", "reorder:generic", "reorder:ref"}) {
         std::string what = std::string("implementation reached: ") + impl;
         tally.check(hits[impl] > 0, what.c_str());
     }
+    if (dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core)
+        tally.check(hits["reorder:transpose16_avx512"] > 0, "implementation reached: reorder:transpose16_avx512");
     return tally.finish();
 }

@@ -111,11 +111,19 @@ void sum_grid(const handles_t &h) {
 
 // ---------------------------------------------------------------- concat
 
+// scales: per source, NAN for none (then no scale attribute on it).
 void concat_case(const handles_t &h, const std::vector<dnnl_memory_desc_t> &srcs,
-        const dnnl_memory_desc_t dst, int axis, const std::string &label) {
+        const dnnl_memory_desc_t dst, int axis, const std::string &label,
+        std::vector<float> scales = {}) {
     const int n = (int)srcs.size();
+    scales.resize((size_t)n, NAN);
+    dnnl_primitive_attr_t attr = nullptr;
+    KT_OK(dnnl_primitive_attr_create(&attr));
+    for (int i = 0; i < n; ++i)
+        if (!std::isnan(scales[(size_t)i])) KT_OK(dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_MULTIPLE_SRC + i, 0));
     dnnl_primitive_desc_t pd = nullptr;
-    dnnl_status_t st = dnnl_concat_primitive_desc_create(&pd, h.eng, dst, n, axis, srcs.data(), nullptr);
+    dnnl_status_t st = dnnl_concat_primitive_desc_create(&pd, h.eng, dst, n, axis, srcs.data(), attr);
+    dnnl_primitive_attr_destroy(attr);
     tally.check(st == dnnl_success, (label + " create").c_str());
     if (st != dnnl_success) return;
     // A copy: next_impl replaces the descriptor the query points into.
@@ -130,6 +138,7 @@ void concat_case(const handles_t &h, const std::vector<dnnl_memory_desc_t> &srcs
         int i = 0;
         while (pos[axis] >= srcs[i]->dims[axis]) pos[axis] -= srcs[i++]->dims[axis];
         float x = (float)get(srcs[i]->data_type, bufs[i].data(), naive_off(*srcs[i], pos));
+        if (!std::isnan(scales[(size_t)i])) x = scales[(size_t)i] * x;
         char tmp[8];
         put(dmd.data_type, tmp, 0, x);
         want[(size_t)l] = get(dmd.data_type, tmp, 0);
@@ -145,6 +154,12 @@ void concat_case(const handles_t &h, const std::vector<dnnl_memory_desc_t> &srcs
         }
         ms.push_back(mem(&dmd, h.eng, dbuf.data()));
         args.push_back({DNNL_ARG_DST, ms.back()});
+        for (int i = 0; i < n; ++i) {
+            if (std::isnan(scales[(size_t)i])) continue;
+            kt::md_t q(kt::make_md({1}, dnnl_f32, dnnl_a));
+            ms.push_back(mem(q, h.eng, &scales[(size_t)i]));
+            args.push_back({DNNL_ARG_ATTR_SCALES | (DNNL_ARG_MULTIPLE_SRC + i), ms.back()});
+        }
         KT_OK(dnnl_primitive_execute(prim, h.strm, (int)args.size(), args.data()));
         bool ok = true;
         for (int64_t l = 0; l < ne && ok; ++l) {
@@ -198,6 +213,81 @@ void concat_grid(const handles_t &h) {
                         }
 }
 
+// Per-source scales: some sources scaled, some not; f32 dst (the dense
+// copy scales in place) and bf16 / s8 dst (rounding and saturation of the
+// scaled value). One multiply and one conversion per element: exact.
+void concat_scales_grid(const handles_t &h) {
+    const dnnl_format_tag_t tags[] = {dnnl_abcd, dnnl_acdb, dnnl_aBcd16b};
+    const int64_t sizes[3] = {3, 17, 16};
+    const float sc[3] = {0.5f, NAN, -3.25f};
+    for (int axis : {1, 3})
+        for (auto t : tags)
+            for (auto ddt : {dnnl_f32, dnnl_bf16, dnnl_s8})
+                for (int variant = 0; variant < 2; ++variant) {
+                    std::vector<dnnl_memory_desc_t> s;
+                    int64_t dd[4] = {2, 5, 3, 4};
+                    dd[axis] = 0;
+                    for (int i = 0; i < 3; ++i) {
+                        int64_t d[4] = {2, 5, 3, 4};
+                        d[axis] = sizes[i];
+                        dd[axis] += sizes[i];
+                        s.push_back(tag_md(d, ddt, t));
+                    }
+                    dnnl_memory_desc_t d = tag_md(dd, ddt, t);
+                    std::vector<float> scales(sc, sc + 3);
+                    if (variant) scales = {NAN, NAN, 200.f}; // saturates s8
+                    char label[160];
+                    std::snprintf(label, sizeof(label), "concat scales axis=%d tag=%d dt=%d variant=%d", axis,
+                            (int)t, (int)ddt, variant);
+                    concat_case(h, s, d, axis, label, scales);
+                    concat_case(h, s, nullptr, axis, std::string(label) + " dst=NULL", scales);
+                    for (auto m : s) dnnl_memory_desc_destroy(m);
+                    dnnl_memory_desc_destroy(d);
+                }
+}
+
+void concat_scales_bad(const handles_t &h) {
+    kt::md_t a(kt::make_md({2, 3, 4, 5}, dnnl_f32, dnnl_abcd));
+    const_dnnl_memory_desc_t srcs[] = {a, a};
+    auto status_with = [&](int arg, int mask) {
+        dnnl_primitive_attr_t attr = nullptr;
+        KT_OK(dnnl_primitive_attr_create(&attr));
+        KT_OK(dnnl_primitive_attr_set_scales_mask(attr, arg, mask));
+        dnnl_primitive_desc_t pd = nullptr;
+        dnnl_status_t st = dnnl_concat_primitive_desc_create(&pd, h.eng, nullptr, 2, 1, srcs, attr);
+        dnnl_primitive_desc_destroy(pd);
+        dnnl_primitive_attr_destroy(attr);
+        return st;
+    };
+    tally.check(status_with(DNNL_ARG_MULTIPLE_SRC + 1, 0) == dnnl_success, "concat scale src 1 accepted");
+    tally.check(status_with(DNNL_ARG_MULTIPLE_SRC + 1, 2) == dnnl_unimplemented, "concat scale mask 2");
+    tally.check(status_with(DNNL_ARG_MULTIPLE_SRC + 2, 0) == dnnl_unimplemented, "concat scale src out of range");
+    tally.check(status_with(DNNL_ARG_DST, 0) == dnnl_unimplemented, "concat scale on dst");
+    tally.check(status_with(DNNL_ARG_SRC, 0) == dnnl_unimplemented, "concat scale on DNNL_ARG_SRC");
+
+    // The scale memory is required at execution.
+    dnnl_primitive_attr_t attr = nullptr;
+    KT_OK(dnnl_primitive_attr_create(&attr));
+    KT_OK(dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_MULTIPLE_SRC, 0));
+    dnnl_primitive_desc_t pd = nullptr;
+    KT_OK(dnnl_concat_primitive_desc_create(&pd, h.eng, nullptr, 2, 1, srcs, attr));
+    dnnl_primitive_attr_destroy(attr);
+    do {
+        dnnl_primitive_t prim = nullptr;
+        KT_OK(dnnl_primitive_create(&prim, pd));
+        std::vector<float> sb(120), db(240);
+        const_dnnl_memory_desc_t dmd = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+        dnnl_memory_t m0 = mem(a, h.eng, sb.data()), md = mem(dmd, h.eng, db.data());
+        dnnl_exec_arg_t args[] = {{DNNL_ARG_MULTIPLE_SRC, m0}, {DNNL_ARG_MULTIPLE_SRC + 1, m0}, {DNNL_ARG_DST, md}};
+        tally.check(dnnl_primitive_execute(prim, h.strm, 3, args) == dnnl_invalid_arguments,
+                ("concat missing scale memory " + kt::impl_name(pd)).c_str());
+        dnnl_memory_destroy(m0);
+        dnnl_memory_destroy(md);
+        dnnl_primitive_destroy(prim);
+    } while (dnnl_primitive_desc_next_impl(pd) == dnnl_success);
+    dnnl_primitive_desc_destroy(pd);
+}
+
 void bad_input(const handles_t &h) {
     const int64_t a[4] = {2, 3, 4, 5}, b[4] = {2, 3, 4, 6};
     kt::md_t s0(tag_md(a, dnnl_f32, dnnl_abcd)), s1(tag_md(b, dnnl_f32, dnnl_abcd));
@@ -243,9 +333,10 @@ void bad_input(const handles_t &h) {
 
 int main() {
     handles_t h;
-    kt::with_threads(1, [&] { sum_grid(h); concat_grid(h); });
-    kt::with_threads(2, [&] { sum_grid(h); concat_grid(h); });
+    kt::with_threads(1, [&] { sum_grid(h); concat_grid(h); concat_scales_grid(h); });
+    kt::with_threads(2, [&] { sum_grid(h); concat_grid(h); concat_scales_grid(h); });
     bad_input(h);
+    concat_scales_bad(h);
     for (const char *impl : {"sum:dense_simd", "sum:ref", "concat:dense_copy", "concat:ref"}) {
         std::string what = std::string("implementation reached: ") + impl;
         tally.check(hits[impl] > 0, what.c_str());

@@ -1,5 +1,7 @@
 #include "cpu/conv/conv_epilogue.hpp"
 
+#include "cpu/conv/conv_impls.hpp"
+
 #include "cpu/types.hpp"
 
 namespace kestrel {
@@ -77,6 +79,18 @@ void conv_epilogue_t::apply(float *v, dim_t n, dim_t oc0, dim_t *pos, const floa
         }
     }
     post(v, n, oc0, a);
+}
+
+status_t conv_fwd_prim_t::init() {
+    KESTREL_CHECK(primitive_t::init());
+    epi_.init(static_cast<const conv_fwd_pd_t *>(pd_.get()));
+    return status::success;
+}
+
+conv_exec_args_t::conv_exec_args_t(const exec_ctx_t &ctx, const conv_fwd_pd_t *pd, const conv_epilogue_t &epi)
+    : src(ctx.input<void>(DNNL_ARG_SRC)), wei(ctx.input<void>(DNNL_ARG_WEIGHTS)),
+      dst(ctx.output<void>(DNNL_ARG_DST)), ap(pd->attr()->post_ops, *pd->dst_md(), ctx) {
+    epi.get_args(ctx, ea);
 }
 
 } // namespace kestrel

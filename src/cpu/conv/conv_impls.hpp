@@ -2,10 +2,15 @@
 #ifndef KESTREL_CPU_CONV_CONV_IMPLS_HPP
 #define KESTREL_CPU_CONV_CONV_IMPLS_HPP
 
+#include <algorithm>
+#include <atomic>
+
 #include "core/primitive.hpp"
 #include "cpu/conv/conv_epilogue.hpp"
 #include "cpu/conv/conv_pd.hpp"
+#include "cpu/conv/direct_conv.hpp"
 #include "cpu/gemm/gemm.hpp"
+#include "cpu/threading.hpp"
 
 namespace kestrel {
 
@@ -13,9 +18,52 @@ namespace kestrel {
 format_tag_t conv_plain_data_tag(int ndims);
 format_tag_t conv_plain_wei_tag(int ndims, bool with_groups);
 
+// Base of the forward primitives: the epilogue, built once from the pd.
+struct conv_fwd_prim_t : primitive_t {
+    explicit conv_fwd_prim_t(const conv_fwd_pd_t *pd) : primitive_t(pd) {}
+    status_t init() override;
+
+protected:
+    conv_epilogue_t epi_;
+};
+
+// What every execution starts from: the data pointers, the epilogue's
+// arguments and the post-op applier.
+struct conv_exec_args_t {
+    conv_exec_args_t(const exec_ctx_t &ctx, const conv_fwd_pd_t *pd, const conv_epilogue_t &epi);
+    const void *src, *wei;
+    void *dst;
+    conv_epilogue_t::args_t ea;
+    post_ops::applier_t ap;
+};
+
+// Runs run(item, ithr, inner_parallel) for items [0, work). With at least as
+// many items as threads, items are split over the threads (inner_parallel
+// false, ithr the slot for per-thread scratchpad); otherwise items run one
+// after another on the calling thread with inner_parallel true, so the
+// item itself (a GEMM) may use every thread. Returns the first failure.
+template <typename F>
+status_t conv_for_items(dim_t work, const scratchpad::grantor_t &sg, const F &run) {
+    const int nthr = std::max(1, std::min(max_threads(), sg.nthr()));
+    if (work >= nthr || nthr == 1) {
+        std::atomic<int> failed {(int)status::success};
+        parallel((int)std::min<dim_t>(nthr, work), [&](int ithr, int nt) {
+            dim_t s, e;
+            balance211(work, nt, ithr, s, e);
+            for (dim_t it = s; it < e; ++it) {
+                const status_t st = run(it, ithr, false);
+                if (st != status::success) failed = (int)st;
+            }
+        });
+        return (status_t)failed.load();
+    }
+    for (dim_t it = 0; it < work; ++it) KESTREL_CHECK(run(it, 0, true));
+    return status::success;
+}
+
 // Reference: any layout through mdw_t, f32/bf16/f16 storage, f32 compute,
 // every attribute the kind accepts. Serves convolution and deconvolution.
-struct ref_conv_fwd_t : primitive_t {
+struct ref_conv_fwd_t : conv_fwd_prim_t {
     struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, ref_conv_fwd_t> {
         using pd_impl_t::pd_impl_t;
         const char *name() const override {
@@ -23,30 +71,38 @@ struct ref_conv_fwd_t : primitive_t {
         }
         status_t init(dnnl_engine *) override;
     };
-    explicit ref_conv_fwd_t(const pd_t *pd) : primitive_t(pd) {}
-    status_t init() override;
+    explicit ref_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;
 
 private:
     const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
-    conv_epilogue_t epi_;
 };
 
-// Direct convolution on nCx16c data and [g]OIx16i16o weights, AVX-512,
-// register tile of up to 12 output columns by 2 blocks of 16 channels.
-struct direct_conv_16c_fwd_t : primitive_t {
-    struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, direct_conv_16c_fwd_t> {
-        using pd_impl_t::pd_impl_t;
-        const char *name() const override { return "direct:avx512:nCx16c"; }
+// Direct convolution on blocked layouts: data nCx16c with [g]OIx16i16o
+// weights (AVX-512), or nCx8c with [g]OIx8i8o (AVX2). Register tiles of
+// output columns x blocks of output channels; see direct_conv.hpp.
+struct direct_conv_fwd_t : conv_fwd_prim_t {
+    struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, direct_conv_fwd_t> {
+        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint, int blk = 16)
+            : pd_impl_t(d, a, hint), blk(blk) {}
+        const char *name() const override {
+            return blk == 16 ? "direct:avx512:nCx16c" : "direct:avx2:nCx8c";
+        }
         status_t init(dnnl_engine *) override;
+
+        int blk; // channels per block: 16 (AVX-512) or 8 (AVX2)
+        direct_conv_conf_t conf;
     };
-    explicit direct_conv_16c_fwd_t(const pd_t *pd) : primitive_t(pd) {}
+    struct pd_8c_t : pd_t {
+        pd_8c_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, 8) {}
+    };
+    explicit direct_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
     status_t init() override;
     status_t execute(const exec_ctx_t &ctx) const override;
 
 private:
     const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
-    conv_epilogue_t epi_;
+    direct_kernels_t ker_;
 };
 
 // GEMM-based convolution on plain layouts (ncx or nxc data, [g]oix
@@ -55,7 +111,7 @@ private:
 // chunks of output points. The 1x1 variant (unit stride, no padding) feeds
 // src to the GEMM directly with no im2col. The epilogue runs on each GEMM
 // tile while it is in cache; a leading sum post-op becomes the GEMM's beta.
-struct gemm_conv_fwd_t : primitive_t {
+struct gemm_conv_fwd_t : conv_fwd_prim_t {
     struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, gemm_conv_fwd_t> {
         using pd_impl_t::pd_impl_t;
         const char *name() const override { return is_1x1 ? "gemm:1x1" : "gemm:im2col"; }
@@ -74,37 +130,38 @@ struct gemm_conv_fwd_t : primitive_t {
             is_1x1 = true;
         }
     };
-    explicit gemm_conv_fwd_t(const pd_t *pd) : primitive_t(pd) {}
-    status_t init() override;
+    explicit gemm_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;
 
 private:
     const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
-    conv_epilogue_t epi_;
 };
 
-// Deconvolution through GEMM and col2im on plain ncx layouts: per image and
-// group, col[(oc, k)][point] = W^T * src, then each column is scattered into
-// dst (dst += col2im(col)); the epilogue runs on the image's dst rows once
-// the scatter is complete. W^T is rebuilt from the user's weights into the
-// scratchpad at every execution (weights may change between runs).
-struct gemm_deconv_fwd_t : primitive_t {
+// Deconvolution through GEMM and col2im on plain layouts: per image and
+// group, col = W^T * src (one row per (oc, tap), ncx; or one row per src
+// point, nxc), then each column is scattered into dst (dst += col2im(col));
+// the epilogue runs on the image's dst once the scatter is complete. dst
+// starts from zero, or, with a leading sum post-op, from the sum's term
+// scale * (dst - zero point), so the old values are used in place. W^T is
+// rebuilt from the user's weights into the scratchpad at every execution
+// (weights may change between runs).
+struct gemm_deconv_fwd_t : conv_fwd_prim_t {
     struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, gemm_deconv_fwd_t> {
         using pd_impl_t::pd_impl_t;
         const char *name() const override { return "gemm:col2im:deconv"; }
         status_t init(dnnl_engine *) override;
 
+        bool nxc = false; // channels-last data
+        bool sum_seed = false; // post-op 0 is a sum folded into dst's start
         dim_t chunk = 0; // src points per GEMM call
         dim_t M = 0; // OCg * KD * KH * KW
         gemm::plan_t plan;
     };
-    explicit gemm_deconv_fwd_t(const pd_t *pd) : primitive_t(pd) {}
-    status_t init() override;
+    explicit gemm_deconv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;
 
 private:
     const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
-    conv_epilogue_t epi_;
 };
 
 } // namespace kestrel

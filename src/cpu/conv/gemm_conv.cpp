@@ -1,7 +1,6 @@
 // GEMM-based convolution: im2col + GEMM, and the 1x1 shortcut without
 // im2col. See conv_impls.hpp for the formulation.
 #include <algorithm>
-#include <atomic>
 
 #include "cpu/conv/conv_impls.hpp"
 #include "cpu/threading.hpp"
@@ -140,29 +139,21 @@ status_t gemm_conv_fwd_t::pd_t::init(dnnl_engine *) {
     return status::success;
 }
 
-status_t gemm_conv_fwd_t::init() {
-    KESTREL_CHECK(primitive_t::init());
-    epi_.init(pd());
-    return status::success;
-}
-
 status_t gemm_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const pd_t *p = pd();
     const conv_geom_t &g = p->geom();
     const mdw_t src_d(p->src_md()), wei_d(p->weights_md()), dst_d(p->dst_md());
     if (dst_d.has_zero_dim()) return status::success;
-    const float *src = ctx.input<float>(DNNL_ARG_SRC);
-    const float *wei = ctx.input<float>(DNNL_ARG_WEIGHTS);
-    float *dst = ctx.output<float>(DNNL_ARG_DST);
-    conv_epilogue_t::args_t ea;
-    epi_.get_args(ctx, ea);
-    const post_ops::applier_t ap(p->attr()->post_ops, *p->dst_md(), ctx);
+    const conv_exec_args_t ex(ctx, p, epi_);
+    const float *src = static_cast<const float *>(ex.src);
+    const float *wei = static_cast<const float *>(ex.wei);
+    float *dst = static_cast<float *>(ex.dst);
     const auto &sg = ctx.scratchpad();
 
     float alpha = 1.f, beta = 0.f, shift = 0.f;
     if (p->sum_in_gemm) {
         const auto &s = p->attr()->post_ops.entries[0].sum;
-        alpha = epi_.common_scale(ea);
+        alpha = epi_.common_scale(ex.ea);
         beta = s.scale;
         shift = -s.scale * (float)s.zero_point;
     }
@@ -226,7 +217,7 @@ status_t gemm_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         }
 
         tile_epilogue_t ep;
-        ep.epi = &epi_, ep.ea = &ea, ep.ap = &ap, ep.g = &g;
+        ep.epi = &epi_, ep.ea = &ex.ea, ep.ap = &ex.ap, ep.g = &g;
         ep.nxc = nxc, ep.scales_in_gemm = p->sum_in_gemm;
         ep.chain_first = p->sum_in_gemm ? 1 : 0;
         ep.shift = shift;
@@ -245,20 +236,7 @@ status_t gemm_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 : p->plan.execute_st(g.OCg, len, K, alpha, w, K, col, ldcol, beta, C, ldd, sg, key_gemm, ithr, epp);
     };
 
-    const int nthr = std::max(1, std::min(max_threads(), sg.nthr()));
-    if (work >= nthr || nthr == 1) {
-        std::atomic<bool> oom {false};
-        parallel((int)std::min<dim_t>(nthr, work), [&](int ithr, int nt) {
-            dim_t s, e;
-            balance211(work, nt, ithr, s, e);
-            for (dim_t it = s; it < e; ++it)
-                if (run(it, ithr, false) != status::success) oom = true;
-        });
-        return oom ? status::out_of_memory : status::success;
-    }
-    // Fewer items than threads: the GEMM itself runs in parallel.
-    for (dim_t it = 0; it < work; ++it) KESTREL_CHECK(run(it, 0, true));
-    return status::success;
+    return conv_for_items(work, sg, run);
 }
 
 } // namespace kestrel

@@ -4,7 +4,9 @@ libkestrel_la_SOURCES += \
 	src/cpu/conv/conv_epilogue.hpp src/cpu/conv/conv_epilogue.cpp \
 	src/cpu/conv/conv_impls.hpp \
 	src/cpu/conv/ref_conv.cpp \
-	src/cpu/conv/direct_conv_16c.cpp \
+	src/cpu/conv/direct_conv.hpp src/cpu/conv/direct_conv.cpp \
+	src/cpu/conv/direct_conv_avx512.cpp src/cpu/conv/direct_conv_avx2.cpp \
+	src/cpu/conv/direct_conv_tile.inc \
 	src/cpu/conv/gemm_conv.cpp \
 	src/cpu/conv/gemm_deconv.cpp \
 	src/cpu/conv/conv_list.cpp \

@@ -34,23 +34,14 @@ status_t ref_conv_fwd_t::pd_t::init(dnnl_engine *) {
     return status::success;
 }
 
-status_t ref_conv_fwd_t::init() {
-    KESTREL_CHECK(primitive_t::init());
-    epi_.init(pd());
-    return status::success;
-}
-
 status_t ref_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const conv_geom_t &g = pd()->geom();
     const mdw_t src_d(pd()->src_md()), wei_d(pd()->weights_md()), dst_d(pd()->dst_md());
     if (dst_d.has_zero_dim()) return status::success;
-    const void *src = ctx.input<void>(DNNL_ARG_SRC);
-    const void *wei = ctx.input<void>(DNNL_ARG_WEIGHTS);
-    void *dst = ctx.output<void>(DNNL_ARG_DST);
+    const conv_exec_args_t ex(ctx, pd(), epi_);
+    const void *src = ex.src, *wei = ex.wei;
+    void *dst = ex.dst;
     const data_type_t sdt = src_d.data_type(), wdt = wei_d.data_type(), ddt = dst_d.data_type();
-    conv_epilogue_t::args_t ea;
-    epi_.get_args(ctx, ea);
-    const post_ops::applier_t ap(pd()->attr()->post_ops, *pd()->dst_md(), ctx);
 
     // Convolution: src index = dst index * stride - pad + k * (dil + 1).
     // Deconvolution inverts it: src index = (dst index + pad - k * (dil + 1))
@@ -94,7 +85,7 @@ status_t ref_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         g.data_pos(pos, n, c, od, oh, ow);
         const dim_t off = dst_d.off_v(pos);
         const float prev = epi_.has_sum() ? load_f32(ddt, dst, off) : 0.f;
-        epi_.apply(&acc, 1, c, pos, &prev, ea, ap);
+        epi_.apply(&acc, 1, c, pos, &prev, ex.ea, ex.ap);
         store_f32(ddt, dst, off, acc);
     });
     return status::success;

@@ -1,15 +1,30 @@
-// Pieces shared by the GEMM-based primitives (matmul, inner product): the
-// view of a 2D operand as a GEMM matrix, attribute checks and the output
-// stage (scales, bias, post-ops) applied through the GEMM epilogue.
+// Pieces shared by the GEMM-based primitives (matmul, inner product): data
+// type classes, the view of a 2D operand as a GEMM matrix, attribute checks,
+// the scale values of one execution and the output stage (scales, bias,
+// post-ops, dst scale and zero point) for both the GEMM epilogue and the
+// reference implementations.
 #ifndef KESTREL_CPU_GEMM_GEMM_UTIL_HPP
 #define KESTREL_CPU_GEMM_GEMM_UTIL_HPP
 
 #include "core/primitive.hpp"
 #include "cpu/gemm/gemm.hpp"
 #include "cpu/post_ops.hpp"
+#include "cpu/types.hpp"
 
 namespace kestrel {
 namespace gemm {
+
+inline bool float_dt(data_type_t dt) { return one_of(dt, dnnl_f32, dnnl_bf16, dnnl_f16); }
+inline bool int8_dt(data_type_t dt) { return one_of(dt, dnnl_s8, dnnl_u8); }
+
+// The row-major tag of a rank (a, ab, abc...), undef outside 1..12.
+format_tag_t plain_tag(int ndims);
+
+// An implementation's init() outcome from the kind's shared checks:
+// unimplemented becomes a verbose decline, other errors pass through.
+inline status_t decline_common(const char *impl, status_t st) {
+    return st == status::unimplemented ? decline(impl, "attributes or data types") : st;
+}
 
 // The memory md an argument really has at execution: the pd's unless it
 // carries runtime dims, then the memory object's.
@@ -29,42 +44,105 @@ struct mat_view_t {
 // 1 transposed only.
 mat_view_t view_2d(const memory_desc_t &md, int want = -1);
 
-// Accepts scales on src (mask 0), weights (mask 0 or per_n_mask) and dst
-// (mask 0), f32 values, no groups.
-bool scales_ok(const attr_t &attr, int per_n_mask);
+// Offset of a quantization value (scale, zero point) for the element at
+// `pos` of a tensor of dims `dims`: row-major over the dims in `mask`.
+inline dim_t quant_off(int mask, int ndims, const dim_t *dims, const dim_t *pos) {
+    dim_t off = 0;
+    for (int d = 0; d < ndims; ++d)
+        if (mask & (1 << d)) off = off * dims[d] + pos[d];
+    return off;
+}
 
-// Scale values of one execution.
+// Accepts f32 scales without groups on src (mask 0), dst (mask 0) and
+// weights (mask made of bits in wei_bits).
+bool scales_ok(const attr_t &attr, int wei_bits);
+
+// Scale and zero-point values of one execution. Weights scales: `wei` when
+// the mask is 0, else `wei_p` indexed through quant_off with `wei_mask`.
 struct scales_t {
     float src = 1.f, wei = 1.f, dst_inv = 1.f;
-    const float *wei_n = nullptr; // per-N weight scales, or nullptr
+    const float *wei_p = nullptr;
+    int wei_mask = 0;
+    // Zero points (int8 matmul): src and dst per tensor or (dst) per N.
+    int32_t src_zp = 0;
+    const void *dst_zp = nullptr;
+    data_type_t dst_zp_dt = dnnl_s32;
+    bool dst_zp_per_n = false;
+    const void *wei_zp = nullptr;
+    data_type_t wei_zp_dt = dnnl_s32;
+    int wei_zp_mask = 0;
+
     status_t init(const attr_t &attr, const exec_ctx_t &ctx);
+    bool has_zp() const { return src_zp != 0 || dst_zp || wei_zp; }
+    float dst_zp_at(dim_t n) const {
+        return dst_zp ? load_f32(dst_zp_dt, dst_zp, dst_zp_per_n ? n : 0) : 0.f;
+    }
 };
 
 // The output stage as a GEMM epilogue. The GEMM has produced
 //   C = alpha * acc + beta * C_old
 // with alpha = src * wei scales (when per-tensor) and beta = the sum scale
 // when the chain starts with a plain sum (`first_po` then skips it). Per
-// tile this applies the per-N weight scales, the bias, the post-ops from
+// tile this applies the weights scales that vary (wei_n, along N with
+// stride wei_sn: 1 per N, 0 one value), the bias, the post-ops from
 // `first_po`, and 1 / dst scale.
 struct out_stage_t : epilogue_t {
     const float *wei_n = nullptr;
+    dim_t wei_sn = 0;
     float dst_inv = 1.f;
     const float *bias = nullptr; // f32, at the batch's origin
     dim_t bias_sm = 0, bias_sn = 0; // strides along M and N, 0 if broadcast
     const post_ops::applier_t *ap = nullptr;
     int first_po = 0;
+    const scales_t *dst_zp = nullptr; // adds the dst zero point last
     int ndims = 2; // of dst; positions are (batch..., m, n)
     dim_t pos[max_ndims] = {};
 
+    // Fills the fields shared by every GEMM of one execution and returns
+    // the GEMM's alpha. Per-batch weights scales and the bias are the
+    // caller's (they depend on the batch position).
+    float init(const scales_t &sc, const post_ops::applier_t &po, int first, int dst_ndims);
+
     bool trivial() const {
-        return !wei_n && dst_inv == 1.f && !bias && (!ap || ap->size() <= first_po);
+        return !wei_n && dst_inv == 1.f && !bias && !dst_zp && (!ap || ap->size() <= first_po);
     }
     void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, float *c, dim_t ldc) const override;
 };
 
-// Whether the post-op chain's leading sum can ride on the GEMM's beta.
-inline bool sum_as_beta(const post_ops_t &po) {
-    return !po.entries.empty() && po.entries[0].kind == dnnl_sum && po.entries[0].sum.zero_point == 0;
+// The bias as f32 for the epilogue: read in place when stored as f32, else
+// converted at the start of an execution into a scratchpad buffer of
+// bytes() (same layout, offset0 dropped).
+struct bias_f32_t {
+    const float *base = nullptr;
+    dim_t shift = 0;
+    static size_t bytes(const memory_desc_t &md) {
+        const mdw_t b(md);
+        return b.data_type() == dnnl_f32 ? 0 : b.size() / b.dt_size() * sizeof(float);
+    }
+    // buf: the booked buffer (unused for f32 bias).
+    void init(const memory_desc_t &md, const void *bias, float *buf);
+    // The element at physical offset `off` (as mdw_t::off_v gives it).
+    const float *at(dim_t off) const { return base + (off - shift); }
+};
+
+// Decides how the post-op chain's sums are handled on the GEMM path: a
+// leading plain sum rides on the GEMM's beta (first_po = 1, beta = its
+// scale); no sum leaves both at 0. Returns false for chains the GEMM path
+// cannot take (several sums, a sum elsewhere or with a zero point, or a sum
+// with weights scales applied after the GEMM).
+bool plan_sum(const attr_t &attr, int &first_po, float &beta);
+
+// The reference output stage of one dst element at logical position pos:
+// v already holds scales and bias; applies the post-ops (reading the old
+// dst value for sum), 1 / dst scale and the dst zero point, then stores
+// with dst's rounding and saturation.
+inline void ref_store(float v, void *dst, const mdw_t &d, const dim_t *pos,
+        const post_ops::applier_t &ap, const scales_t &sc) {
+    const dim_t off = d.off_v(pos);
+    const float old = ap.empty() ? 0.f : load_f32(d.data_type(), dst, off);
+    v = ap.apply(v, old, pos) * sc.dst_inv;
+    if (sc.dst_zp) v += sc.dst_zp_at(pos[d.ndims() - 1]);
+    store_f32(d.data_type(), dst, off, v);
 }
 
 } // namespace gemm

@@ -41,6 +41,7 @@ protected:
     memory_desc_t src_md_, weights_md_, bias_md_, dst_md_;
 };
 
+// Walk order of implementations; defined in inner_product_list.cpp.
 extern const impl_entry_t ip_fwd_impl_list[];
 
 } // namespace kestrel

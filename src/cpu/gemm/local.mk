@@ -8,6 +8,9 @@ libkestrel_la_SOURCES += \
 	src/cpu/gemm/kernels_avx2.cpp \
 	src/cpu/gemm/kernels_avx512.cpp \
 	src/cpu/gemm/gemm_util.hpp src/cpu/gemm/gemm_util.cpp \
-	src/cpu/gemm/matmul_pd.hpp src/cpu/gemm/matmul.cpp \
-	src/cpu/gemm/inner_product_pd.hpp src/cpu/gemm/inner_product.cpp \
+	src/cpu/gemm/gemm_cvt.hpp src/cpu/gemm/gemm_cvt.cpp \
+	src/cpu/gemm/matmul_pd.hpp src/cpu/gemm/matmul.hpp src/cpu/gemm/matmul.cpp \
+	src/cpu/gemm/matmul_list.cpp \
+	src/cpu/gemm/inner_product_pd.hpp src/cpu/gemm/inner_product.hpp \
+	src/cpu/gemm/inner_product.cpp src/cpu/gemm/inner_product_list.cpp \
 	src/api/gemm.cpp src/api/matmul.cpp src/api/inner_product.cpp

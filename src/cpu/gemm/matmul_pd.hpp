@@ -1,6 +1,8 @@
 // Matmul: dst[b..., M, N] = src[b..., M, K] x weights[b..., K, N] + bias,
 // batch dims broadcast (a src or weights batch dim of 1 serves every dst
-// index), then scales and post-ops.
+// index), then scales and post-ops. Float (f32, bf16, f16 storage, f32
+// compute) and int8 (s8/u8 src and weights with zero points, s32
+// accumulation) problems.
 #ifndef KESTREL_CPU_GEMM_MATMUL_PD_HPP
 #define KESTREL_CPU_GEMM_MATMUL_PD_HPP
 
@@ -34,6 +36,7 @@ struct matmul_pd_t : pd_t {
     int n_outputs() const override { return 1; }
 
     bool with_bias() const { return !mdw_t(bias_md_).is_zero(); }
+    bool is_int8() const { return one_of(src_md_.data_type, dnnl_s8, dnnl_u8); }
     int ndims() const { return dst_md_.ndims; }
     bool has_runtime_dims() const {
         return mdw_t(src_md_).has_runtime_dims_or_strides()
@@ -43,9 +46,9 @@ struct matmul_pd_t : pd_t {
     }
 
 protected:
-    // Shared part of every implementation's init: formats `any` become
-    // plain row-major, post-ops are checked. Returns unimplemented for
-    // attributes no implementation supports.
+    // Shared part of every implementation's init: data types and
+    // attributes are checked, formats `any` become plain row-major.
+    // Returns unimplemented for what no implementation supports.
     status_t init_common();
 
     matmul_desc_t desc_;

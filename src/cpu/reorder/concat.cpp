@@ -5,19 +5,23 @@
 
 namespace kestrel {
 
+arg_usage_t concat_base_pd_t::arg_usage(int arg) const {
+    // The base only knows scales of plain arguments; these name a source.
+    const int src = arg & ~DNNL_ARG_ATTR_SCALES;
+    if ((arg & DNNL_ARG_ATTR_SCALES) && src >= DNNL_ARG_MULTIPLE_SRC && src < DNNL_ARG_MULTIPLE_SRC + n())
+        return has_scale(src - DNNL_ARG_MULTIPLE_SRC) ? arg_usage_t::input : arg_usage_t::unused;
+    return multi_src_pd_t::arg_usage(arg);
+}
+
 status_t concat_base_pd_t::init_common(const char *impl) {
-    if (!attr_.has_default_values()) return decline(impl, "attributes");
-    if (n() < 1) return decline(impl, "no sources");
-    for (int i = 0; i < n(); ++i) {
-        const mdw_t s(desc_.src_mds[(size_t)i]);
-        if (!s.is_blocked() || s.has_runtime_dims_or_strides()) return decline(impl, "src layout");
-        if (!reorder_dt_supported(s.data_type())) return decline(impl, "src data type");
+    if (!attr_.has_default_values(attr_t::skip_scales)) return decline(impl, "attributes");
+    for (const auto &it : attr_.scales.items) {
+        if (it.arg < DNNL_ARG_MULTIPLE_SRC || it.arg >= DNNL_ARG_MULTIPLE_SRC + n())
+            return decline(impl, "scales on an argument other than a source");
+        if (it.e.mask != 0 || it.e.ndims != 0 || it.e.dt != dnnl_f32)
+            return decline(impl, "scales other than one f32 value per source");
     }
-    if (mdw_t(dst_md_).is_any()) KESTREL_CHECK(data_movement::md_dense_like(dst_md_, desc_.src_mds[0]));
-    const mdw_t d(dst_md_);
-    if (!d.is_blocked() || d.has_runtime_dims_or_strides()) return decline(impl, "dst layout");
-    if (!reorder_dt_supported(d.data_type())) return decline(impl, "dst data type");
-    return status::success;
+    return init_mds(impl);
 }
 
 // ------------------------------------------------------------ dense
@@ -38,6 +42,7 @@ status_t concat_dense_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(init_common(name()));
     const memory_desc_t &d = dst_md_;
     if (!dense_plain_like(d, d)) return decline(name(), "dst not plain dense");
+    if (any_scale() && d.data_type != dnnl_f32) return decline(name(), "scales on a non-f32 dst");
     for (int i = 0; i < n(); ++i) {
         const memory_desc_t &s = desc_.src_mds[(size_t)i];
         if (s.data_type != d.data_type) return decline(name(), "data types differ");
@@ -74,8 +79,19 @@ status_t concat_dense_t::execute(const exec_ctx_t &ctx) const {
     parallel_nd(outer, n, [&](dim_t o, dim_t i) {
         const dim_t len = p->chunk[(size_t)i];
         if (len == 0) return;
-        const char *src = ctx.input<char>(DNNL_ARG_MULTIPLE_SRC + (int)i);
-        std::memcpy(dst + (o * row + p->dst_off[(size_t)i]) * dsz, src + o * len * dsz, (size_t)len * dsz);
+        const int arg = DNNL_ARG_MULTIPLE_SRC + (int)i;
+        const char *src = ctx.input<char>(arg) + o * len * dsz;
+        char *d = dst + (o * row + p->dst_off[(size_t)i]) * dsz;
+        const float *scale = p->any_scale() ? ctx.input<float>(DNNL_ARG_ATTR_SCALES | arg) : nullptr;
+        if (!scale) {
+            std::memcpy(d, src, (size_t)len * dsz);
+            return;
+        }
+        // Scales are accepted for f32 only (see init).
+        const float s = *scale;
+        const float *fs = reinterpret_cast<const float *>(src);
+        float *fd = reinterpret_cast<float *>(d);
+        for (dim_t x = 0; x < len; ++x) fd[x] = s * fs[x];
     });
     return status::success;
 }
@@ -88,30 +104,21 @@ status_t concat_ref_t::execute(const exec_ctx_t &ctx) const {
     const auto *p = pd();
     const int n = p->n(), a = p->axis();
     const memory_desc_t &dmd = *p->dst_md();
-    const mdw_t d(dmd);
+    const size_t dsz = data_type_size(dmd.data_type);
     char *dst = ctx.output<char>(DNNL_ARG_DST);
-    const int nd = dmd.ndims;
-    const dim_t total = d.nelems(true);
-    parallel_nd(total, [&](dim_t l) {
-        dim_t pos[max_ndims] = {};
-        bool inside = true;
-        for (int k = nd - 1; k >= 0; --k) {
-            pos[k] = l % dmd.padded_dims[k];
-            l /= dmd.padded_dims[k];
-            inside = inside && pos[k] < dmd.dims[k];
-        }
-        const dim_t doff = d.off_v(pos);
-        if (!inside) {
-            zero_elem(d.dt_size(), dst, doff);
-            return;
-        }
+    const bool scaled = p->any_scale();
+    for_each_dst_elem(dmd, dst, [&](dim_t *pos, dim_t doff) {
         int i = 0;
         while (i < n - 1 && pos[a] >= p->src_md(i)->dims[a]) pos[a] -= p->src_md(i++)->dims[a];
         const memory_desc_t &smd = *p->src_md(i);
-        const char *src = ctx.input<char>(DNNL_ARG_MULTIPLE_SRC + i);
+        const int arg = DNNL_ARG_MULTIPLE_SRC + i;
+        const char *src = ctx.input<char>(arg);
         const dim_t soff = mdw_t(smd).off_v(pos);
-        if (smd.data_type == dmd.data_type)
-            copy_elem(d.dt_size(), src, soff, dst, doff);
+        const float *scale = scaled ? ctx.input<float>(DNNL_ARG_ATTR_SCALES | arg) : nullptr;
+        if (scale)
+            store_f32(dmd.data_type, dst, doff, *scale * load_f32(smd.data_type, src, soff));
+        else if (smd.data_type == dmd.data_type)
+            copy_elem(dsz, src, soff, dst, doff);
         else
             store_f32(dmd.data_type, dst, doff, load_f32(smd.data_type, src, soff));
     });

@@ -4,41 +4,33 @@
 
 #include <vector>
 
-#include "core/primitive.hpp"
+#include "cpu/reorder/multi_src_pd.hpp"
 
 namespace kestrel {
 
-struct concat_desc_t : op_desc_impl_t<concat_desc_t> {
+struct concat_desc_t : op_desc_impl_t<concat_desc_t>, multi_src_mds_t {
     concat_desc_t() : op_desc_impl_t(dnnl_concat) {}
-    memory_desc_t dst_md = zero_md(); // format any allowed
     int axis = 0;
-    std::vector<memory_desc_t> src_mds;
+
+    bool serialize(key_writer_t &k) const override {
+        serialize_mds(k);
+        k.put(axis);
+        return true;
+    }
 };
 
-struct concat_base_pd_t : pd_t {
-    concat_base_pd_t(const concat_desc_t *d, const attr_t *a)
-        : pd_t(a, dnnl_concat), desc_(*d), dst_md_(d->dst_md) {}
-
-    const memory_desc_t *src_md(int idx = 0) const override {
-        return idx >= 0 && idx < n() ? &desc_.src_mds[(size_t)idx] : &zero_md_;
-    }
-    const memory_desc_t *dst_md(int idx = 0) const override { return idx == 0 ? &dst_md_ : &zero_md_; }
-    arg_usage_t arg_usage(int arg) const override {
-        if (arg >= DNNL_ARG_MULTIPLE_SRC && arg < DNNL_ARG_MULTIPLE_SRC + n()) return arg_usage_t::input;
-        if (arg == DNNL_ARG_DST) return arg_usage_t::output;
-        return pd_t::arg_usage(arg);
-    }
-    int n_inputs() const override { return n(); }
-    int n_outputs() const override { return 1; }
-
-    int n() const { return (int)desc_.src_mds.size(); }
+// Per-source scales (attribute scales on DNNL_ARG_MULTIPLE_SRC + i, mask 0,
+// f32) multiply each source before it is stored.
+struct concat_base_pd_t : multi_src_pd_t<concat_desc_t> {
+    using multi_src_pd_t::multi_src_pd_t;
+    arg_usage_t arg_usage(int arg) const override;
     int axis() const { return desc_.axis; }
+    // Whether source i has a scale; any_scale() for some source.
+    bool has_scale(int i) const { return attr_.scales.get(DNNL_ARG_MULTIPLE_SRC + i) != nullptr; }
+    bool any_scale() const { return !attr_.scales.empty(); }
 
 protected:
     status_t init_common(const char *impl);
-
-    concat_desc_t desc_;
-    memory_desc_t dst_md_;
 };
 
 // Plain dense sources and dst with one order of dims and one data type:

@@ -23,6 +23,26 @@ struct reorder_direct_copy_t : primitive_t {
     const pd_t *pd() const { return static_cast<const pd_t *>(primitive_t::pd()); }
 };
 
+// Plain <-> nChw16c (16 channels innermost, spatial dims dense on both
+// sides; n and c strides free), 4-byte types, AVX-512: 16x16 tiles
+// transposed in registers instead of gathered or scattered.
+struct reorder_transpose_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, reorder_base_pd_t, reorder_transpose_t> {
+        using desc_t = reorder_desc_t;
+        pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *) : pd_impl_t(d, a) {}
+        const char *name() const override { return "reorder:transpose16_avx512"; }
+        status_t init(dnnl_engine *) override;
+
+        bool to_blocked = true; // dst is the blocked side
+        dim_t N = 0, C = 0, SP = 0; // SP: product of the spatial dims
+        dim_t b_off0 = 0, b_ns = 0, b_cbs = 0; // blocked: base, n step, 16c step
+        dim_t p_off0 = 0, p_ns = 0, p_cs = 0; // plain: base, n step, c step
+    };
+    explicit reorder_transpose_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+    const pd_t *pd() const { return static_cast<const pd_t *>(primitive_t::pd()); }
+};
+
 // One side plain (any strides), the other blocked (any inner blocks), same
 // data type, no attributes: each inner block of the blocked side is filled
 // from (or spread to) the plain side through a precomputed index table,

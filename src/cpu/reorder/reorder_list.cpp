@@ -4,6 +4,7 @@ namespace kestrel {
 
 const impl_entry_t reorder_impl_list[] = {
         {"reorder:direct_copy", make_pd<reorder_direct_copy_t::pd_t>},
+        {"reorder:transpose16_avx512", make_pd<reorder_transpose_t::pd_t>},
         {"reorder:blocked_simd", make_pd<reorder_blocked_t::pd_t>},
         {"reorder:generic", make_pd<reorder_generic_t::pd_t>},
         {"reorder:ref", make_pd<reorder_ref_t::pd_t>},

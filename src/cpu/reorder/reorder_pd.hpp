@@ -18,6 +18,12 @@ struct reorder_desc_t : op_desc_impl_t<reorder_desc_t> {
     reorder_desc_t() : op_desc_impl_t(dnnl_reorder) {}
     memory_desc_t src_md = zero_md();
     memory_desc_t dst_md = zero_md();
+
+    bool serialize(key_writer_t &k) const override {
+        k.put(src_md);
+        k.put(dst_md);
+        return true;
+    }
 };
 
 // The attribute part of a reorder, decoded once at descriptor creation.

@@ -10,17 +10,7 @@ namespace kestrel {
 
 status_t sum_base_pd_t::init_common(const char *impl) {
     if (!attr_.has_default_values()) return decline(impl, "attributes");
-    if (n() < 1) return decline(impl, "no sources");
-    for (int i = 0; i < n(); ++i) {
-        const mdw_t s(desc_.src_mds[(size_t)i]);
-        if (!s.is_blocked() || s.has_runtime_dims_or_strides()) return decline(impl, "src layout");
-        if (!reorder_dt_supported(s.data_type())) return decline(impl, "src data type");
-    }
-    if (mdw_t(dst_md_).is_any()) KESTREL_CHECK(data_movement::md_dense_like(dst_md_, desc_.src_mds[0]));
-    const mdw_t d(dst_md_);
-    if (!d.is_blocked() || d.has_runtime_dims_or_strides()) return decline(impl, "dst layout");
-    if (!reorder_dt_supported(d.data_type())) return decline(impl, "dst data type");
-    return status::success;
+    return init_mds(impl);
 }
 
 // ------------------------------------------------------------ dense
@@ -139,24 +129,9 @@ status_t sum_ref_t::execute(const exec_ctx_t &ctx) const {
     const auto *p = pd();
     const int n = p->n();
     const memory_desc_t &dmd = *p->dst_md();
-    const mdw_t d(dmd);
     char *dst = ctx.output<char>(DNNL_ARG_DST);
     const float *scales = p->scales();
-    const int nd = dmd.ndims;
-    const dim_t total = d.nelems(true);
-    parallel_nd(total, [&](dim_t l) {
-        dim_t pos[max_ndims] = {};
-        bool inside = true;
-        for (int k = nd - 1; k >= 0; --k) {
-            pos[k] = l % dmd.padded_dims[k];
-            l /= dmd.padded_dims[k];
-            inside = inside && pos[k] < dmd.dims[k];
-        }
-        const dim_t doff = d.off_v(pos);
-        if (!inside) {
-            zero_elem(d.dt_size(), dst, doff);
-            return;
-        }
+    for_each_dst_elem(dmd, dst, [&](const dim_t *pos, dim_t doff) {
         float acc = 0.f;
         for (int k = 0; k < n; ++k) {
             const memory_desc_t &smd = *p->src_md(k);

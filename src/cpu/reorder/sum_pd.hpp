@@ -4,43 +4,27 @@
 
 #include <vector>
 
-#include "core/primitive.hpp"
+#include "cpu/reorder/multi_src_pd.hpp"
 
 namespace kestrel {
 
-struct sum_desc_t : op_desc_impl_t<sum_desc_t> {
+struct sum_desc_t : op_desc_impl_t<sum_desc_t>, multi_src_mds_t {
     sum_desc_t() : op_desc_impl_t(dnnl_sum) {}
-    memory_desc_t dst_md = zero_md(); // format any allowed
     std::vector<float> scales;
-    std::vector<memory_desc_t> src_mds;
+
+    bool serialize(key_writer_t &k) const override {
+        serialize_mds(k);
+        k.put(scales);
+        return true;
+    }
 };
 
-struct sum_base_pd_t : pd_t {
-    sum_base_pd_t(const sum_desc_t *d, const attr_t *a)
-        : pd_t(a, dnnl_sum), desc_(*d), dst_md_(d->dst_md) {}
-
-    const memory_desc_t *src_md(int idx = 0) const override {
-        return idx >= 0 && idx < n() ? &desc_.src_mds[(size_t)idx] : &zero_md_;
-    }
-    const memory_desc_t *dst_md(int idx = 0) const override { return idx == 0 ? &dst_md_ : &zero_md_; }
-    arg_usage_t arg_usage(int arg) const override {
-        if (arg >= DNNL_ARG_MULTIPLE_SRC && arg < DNNL_ARG_MULTIPLE_SRC + n()) return arg_usage_t::input;
-        if (arg == DNNL_ARG_DST) return arg_usage_t::output;
-        return pd_t::arg_usage(arg);
-    }
-    int n_inputs() const override { return n(); }
-    int n_outputs() const override { return 1; }
-
-    int n() const { return (int)desc_.src_mds.size(); }
+struct sum_base_pd_t : multi_src_pd_t<sum_desc_t> {
+    using multi_src_pd_t::multi_src_pd_t;
     const float *scales() const { return desc_.scales.data(); }
 
 protected:
-    // Resolves a dst of format any to the layout of src 0 and checks what
-    // every implementation needs.
     status_t init_common(const char *impl);
-
-    sum_desc_t desc_;
-    memory_desc_t dst_md_;
 };
 
 // Dense sources and dst all in one layout: a flat, vectorised loop.

@@ -1,0 +1,281 @@
+// Direct convolution on blocked layouts: problem setup, work split and
+// epilogue; the register tiles live in the per-ISA files (see
+// direct_conv.hpp).
+//
+// A work item is a segment of one output row (n, group, group of NOC oc
+// blocks, od, oh); a unit 1x1 walks all output points as one row. Threads
+// take consecutive items (balance211), so items that share weights run
+// together. Within an item the input channel blocks are taken in passes
+// small enough that the weights of a pass stay in L1 while every tile of
+// the segment uses them; partial sums of a segment wait in a per-thread
+// scratchpad row between passes. The last pass runs the epilogue on each
+// tile and stores it (straight from registers when there is no epilogue).
+#include <algorithm>
+
+#include "cpu/conv/conv_impls.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/threading.hpp"
+
+namespace kestrel {
+
+namespace {
+
+constexpr scratchpad::key_t key_partial = 0;
+// Bytes of weights one pass may keep hot (half of a 48 KiB L1D; the src
+// rows and the accumulators' spills share the rest).
+constexpr dim_t pass_weights_budget = 24 * 1024;
+// Largest segment of a flattened 1x1 row, in columns.
+constexpr dim_t flat_seg_cols = 96;
+
+format_tag_t data_tag(int ndims, int blk) {
+    if (blk == 16) return ndims == 3 ? dnnl_nCw16c : ndims == 4 ? dnnl_nChw16c : dnnl_nCdhw16c;
+    return ndims == 3 ? dnnl_nCw8c : ndims == 4 ? dnnl_nChw8c : dnnl_nCdhw8c;
+}
+
+format_tag_t wei_tag(int ndims, bool groups, int blk) {
+    if (blk == 16) {
+        if (groups) return ndims == 3 ? dnnl_gOIw16i16o : ndims == 4 ? dnnl_gOIhw16i16o : dnnl_gOIdhw16i16o;
+        return ndims == 3 ? dnnl_OIw16i16o : ndims == 4 ? dnnl_OIhw16i16o : dnnl_OIdhw16i16o;
+    }
+    if (groups) return ndims == 3 ? dnnl_gOIw8i8o : ndims == 4 ? dnnl_gOIhw8i8o : dnnl_gOIdhw8i8o;
+    return ndims == 3 ? dnnl_OIw8i8o : ndims == 4 ? dnnl_OIhw8i8o : dnnl_OIdhw8i8o;
+}
+
+// Register tile for `nocb` oc blocks: as many blocks as divide them evenly
+// (up to the ISA's maximum), then the widest row of columns that fits.
+void pick_tile(int blk, dim_t nocb, int &noc, int &urw) {
+    const int max_noc = blk == 16 ? 4 : 3;
+    noc = 1;
+    for (int n = std::min<dim_t>(max_noc, nocb); n >= 1; --n)
+        if (nocb % n == 0) {
+            noc = n;
+            break;
+        }
+    if (noc == 1 && nocb > 1) noc = 2; // a ragged last group beats one block at a time
+    if (blk == 16) {
+        static const int u[] = {0, 24, 12, 8, 6};
+        urw = u[noc];
+    } else {
+        static const int u[] = {0, 12, 6, 4};
+        urw = u[noc];
+    }
+}
+
+// Range [lo, lo + n) of taps k with 0 <= o0 + k * step < I, for k < K.
+void valid_taps(dim_t o0, dim_t step, dim_t K, dim_t I, dim_t &lo, dim_t &n) {
+    lo = o0 >= 0 ? 0 : div_up(-o0, step);
+    const dim_t hi = I - 1 - o0 < 0 ? 0 : std::min(K, (I - 1 - o0) / step + 1);
+    n = std::max<dim_t>(0, hi - lo);
+    if (n == 0) lo = 0;
+}
+
+} // namespace
+
+status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
+    const char *me = name();
+    const conv_geom_t &g = geom_;
+    if (!isa::has(blk == 16 ? isa::avx512 : isa::avx2)) return decline(me, "instruction set");
+    if (g.is_deconv) return decline(me, "deconvolution");
+    if (!one_of(desc_.alg_kind, dnnl_convolution_direct, dnnl_convolution_auto))
+        return decline(me, "algorithm");
+    if (!types_are(dnnl_f32) || (g.with_bias && bias_md_.data_type != dnnl_f32))
+        return decline(me, "data types");
+    if (g.G > 1 && (g.ICg % blk || g.OCg % blk)) return decline(me, "group channels not a multiple of the block");
+    if (status_t st = check_attr(); st != status::success)
+        return st == status::unimplemented ? decline(me, "attributes") : st;
+    const int nd = g.ndims;
+    const format_tag_t dtag = data_tag(nd, blk), wtag = wei_tag(nd, g.with_groups, blk);
+    KESTREL_CHECK(set_formats(dtag, wtag));
+    if (!mdw_t(src_md_).matches_tag(dtag) || !mdw_t(dst_md_).matches_tag(dtag)
+            || !mdw_t(weights_md_).matches_tag(wtag))
+        return decline(me, "layouts");
+    if (desc_.alg_kind == dnnl_convolution_auto) desc_.alg_kind = dnnl_convolution_direct;
+
+    direct_conv_conf_t &c = conf;
+    const auto &ss = mdw_t(src_md_).blk().strides, &ws = mdw_t(weights_md_).blk().strides;
+    const int wg = g.with_groups ? 1 : 0;
+    const dim_t s_d = nd == 5 ? ss[2] : 0, s_h = nd >= 4 ? ss[nd - 2] : 0, s_w = ss[nd - 1];
+    c.blk = blk;
+    c.nicb = div_up(g.ICg, blk);
+    c.ic_tail = g.ICg - (c.nicb - 1) * blk;
+    c.nocb = div_up(g.OCg, blk);
+    pick_tile(blk, c.nocb, c.noc, c.urw);
+    c.flat = g.is_1x1_unit();
+    c.row = c.flat ? g.OD * g.OH * g.OW : g.OW;
+    c.s_icb = ss[1];
+    c.s_col = c.flat ? s_w : g.SW * s_w;
+    c.tap_d = (g.DD + 1) * s_d, c.tap_h = (g.DH + 1) * s_h, c.tap_w = (g.DW + 1) * s_w;
+    c.w_ocb = ws[wg + 0];
+    c.w_icb = ws[wg + 1];
+    c.w_kd = nd == 5 ? ws[wg + 2] : 0;
+    c.w_kh = nd >= 4 ? ws[wg + nd - 2] : 0;
+    c.w_kw = ws[wg + nd - 1];
+    c.KW = g.KW, c.SW = g.SW, c.DW1 = g.DW + 1, c.IW = g.IW;
+
+    // Segments: flattened rows are cut so a segment's src stays in L2;
+    // rows are cut further when there are too few items for the threads.
+    c.seg = c.flat ? std::min<dim_t>(c.row, rnd_up(flat_seg_cols, c.urw)) : c.row;
+    const dim_t rows = g.MB * g.G * div_up(c.nocb, c.noc) * (c.flat ? 1 : g.OD * g.OH);
+    const dim_t want = 2 * max_threads();
+    if (rows * div_up(c.row, c.seg) < want && c.seg > c.urw) {
+        const dim_t per_row = div_up(want, rows);
+        c.seg = std::max<dim_t>(c.urw, rnd_up(div_up(c.row, per_row), c.urw));
+    }
+    c.nseg = div_up(c.row, c.seg);
+
+    const dim_t wei_per_icb = (dim_t)c.noc * blk * blk * g.KD * g.KH * g.KW * (dim_t)sizeof(float);
+    c.icb_chunk = std::max<dim_t>(1, std::min<dim_t>(c.nicb, pass_weights_budget / wei_per_icb));
+    if (c.icb_chunk < c.nicb)
+        scratchpad_registry().book_per_thread(
+                key_partial, (size_t)c.noc * c.seg * blk * sizeof(float));
+    return status::success;
+}
+
+status_t direct_conv_fwd_t::init() {
+    KESTREL_CHECK(conv_fwd_prim_t::init());
+    if (pd()->blk == 16)
+        direct_conv_16c_kernels(ker_);
+    else
+        direct_conv_8c_kernels(ker_);
+    return status::success;
+}
+
+status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
+    const pd_t *p = pd();
+    const conv_geom_t &g = p->geom();
+    const direct_conv_conf_t &c = p->conf;
+    const mdw_t src_d(p->src_md()), wei_d(p->weights_md()), dst_d(p->dst_md());
+    if (dst_d.has_zero_dim()) return status::success;
+    const conv_exec_args_t ex(ctx, p, epi_);
+    const float *src = static_cast<const float *>(ex.src);
+    const float *wei = static_cast<const float *>(ex.wei);
+    float *dst = static_cast<float *>(ex.dst);
+    const auto &sg = ctx.scratchpad();
+
+    const int nd = g.ndims, blk = c.blk;
+    const auto &ss = src_d.blk().strides, &ds = dst_d.blk().strides;
+    const dim_t s_d = nd == 5 ? ss[2] : 0, s_h = nd >= 4 ? ss[nd - 2] : 0, s_w = ss[nd - 1];
+    const dim_t d_k = ds[1], d_w = ds[nd - 1];
+    const dim_t nocg = div_up(c.nocb, (dim_t)c.noc);
+    const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
+    const dim_t work = g.MB * g.G * nocg * rows_sp * c.nseg;
+    const dim_t OC = g.OC();
+    const bool direct_store = epi_.trivial() && OC % blk == 0;
+    const bool chunked = c.icb_chunk < c.nicb;
+    const dim_t ext_w = (g.KW - 1) * (g.DW + 1);
+
+    auto run_item = [&](dim_t item, int ithr, float *tile_buf) -> status_t {
+        dim_t r = item;
+        const dim_t sgi = r % c.nseg;
+        r /= c.nseg;
+        const dim_t sp_row = r % rows_sp;
+        r /= rows_sp;
+        const dim_t ocg = r % nocg;
+        r /= nocg;
+        const dim_t gr = r % g.G, n = r / g.G;
+        const dim_t od = c.flat ? 0 : sp_row / g.OH, oh = c.flat ? 0 : sp_row % g.OH;
+        const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);
+        const dim_t col0 = sgi * c.seg, ncols = std::min(c.seg, c.row - col0);
+
+        dim_t kd_lo = 0, nkd = 1, kh_lo = 0, nkh = 1;
+        const dim_t id0 = od * g.SD - g.PD, ih0 = oh * g.SH - g.PH;
+        valid_taps(id0, g.DD + 1, g.KD, g.ID, kd_lo, nkd);
+        valid_taps(ih0, g.DH + 1, g.KH, g.IH, kh_lo, nkh);
+
+        dim_t pos[max_ndims];
+        g.data_pos(pos, n, gr * g.ICg, 0, 0, 0);
+        // src at the first valid d/h taps, column 0 (w index -PW for rows).
+        const float *src_row = src + src_d.off_v(pos) + (id0 + kd_lo * (g.DD + 1)) * s_d
+                + (ih0 + kh_lo * (g.DH + 1)) * s_h - (c.flat ? 0 : g.PW * s_w);
+        const dim_t oc_first = gr * g.OCg + ocg * c.noc * blk;
+        g.wei_pos(pos, gr, ocg * c.noc * blk, 0, 0, 0, 0);
+        const float *wei_g = wei + wei_d.off_v(pos) + kd_lo * c.w_kd + kh_lo * c.w_kh;
+        g.data_pos(pos, n, oc_first, od, oh, 0);
+        float *dst_row = dst + dst_d.off_v(pos);
+        float *partial = chunked ? sg.get<float>(key_partial, ithr) : nullptr;
+        if (chunked && !partial) return status::out_of_memory;
+
+        direct_tile_args_t t;
+        t.nkd = nkd, t.nkh = nkh;
+        for (dim_t icb0 = 0; icb0 < c.nicb; icb0 += c.icb_chunk) {
+            const bool first = icb0 == 0, last = icb0 + c.icb_chunk >= c.nicb;
+            t.nicb = std::min(c.icb_chunk, c.nicb - icb0);
+            t.ic_last = last ? c.ic_tail : blk;
+            for (dim_t j0 = 0; j0 < ncols; j0 += c.urw) {
+                const dim_t col = col0 + j0;
+                const int urw = (int)std::min<dim_t>(c.urw, ncols - j0);
+                const dim_t iw_lo = col * g.SW - g.PW;
+                const bool check = !c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW);
+                t.src = src_row + icb0 * c.s_icb + col * c.s_col;
+                t.wei = wei_g + icb0 * c.w_icb;
+                t.iw0 = iw_lo;
+                t.acc_in = first ? nullptr : partial + j0 * blk;
+                t.in_k = c.seg * blk, t.in_w = blk;
+                float *out_dst = dst_row + col * d_w;
+                if (!last) {
+                    t.out = partial + j0 * blk, t.out_k = c.seg * blk, t.out_w = blk;
+                } else if (direct_store) {
+                    t.out = out_dst, t.out_k = d_k, t.out_w = d_w;
+                } else {
+                    t.out = tile_buf, t.out_k = (dim_t)urw * blk, t.out_w = blk;
+                }
+                ker_.fn[noc][urw][check ? 1 : 0](c, t);
+                if (!last || direct_store) continue;
+
+                // Epilogue on the finished tile, then one store.
+                for (int k = 0; k < noc; ++k) {
+                    float *v = tile_buf + (dim_t)k * urw * blk;
+                    const dim_t c0 = oc_first + k * blk;
+                    const dim_t nvalid = std::min<dim_t>(blk, OC - c0);
+                    float *dk = out_dst + k * d_k;
+                    if (!epi_.trivial()) {
+                        for (int j = 0; j < urw; ++j) epi_.pre(v + j * blk, nvalid, c0, ex.ea);
+                        if (epi_.has_chain()) {
+                            float row[direct_kernels_t::max_urw], prev[direct_kernels_t::max_urw];
+                            for (dim_t ch = 0; ch < nvalid; ++ch) {
+                                for (int j = 0; j < urw; ++j) {
+                                    row[j] = v[j * blk + ch];
+                                    if (epi_.has_sum()) prev[j] = dk[j * d_w + ch];
+                                }
+                                // Runs along w: a flattened row is cut where a w-row ends.
+                                for (int j = 0; j < urw;) {
+                                    const dim_t pt = col + j;
+                                    const dim_t ow = c.flat ? pt % g.OW : pt;
+                                    const dim_t len = std::min<dim_t>(urw - j, g.OW - ow);
+                                    if (c.flat)
+                                        g.data_pos(pos, n, c0 + ch, pt / (g.OW * g.OH), pt / g.OW % g.OH, ow);
+                                    else
+                                        g.data_pos(pos, n, c0 + ch, od, oh, ow);
+                                    ex.ap.apply_row(row + j, prev + j, len, pos);
+                                    j += (int)len;
+                                }
+                                for (int j = 0; j < urw; ++j) v[j * blk + ch] = row[j];
+                            }
+                        }
+                        for (int j = 0; j < urw; ++j) epi_.post(v + j * blk, nvalid, c0, ex.ea);
+                    }
+                    for (int j = 0; j < urw; ++j) {
+                        // Padded channels of the last block stay zero.
+                        std::fill(v + j * blk + nvalid, v + (j + 1) * blk, 0.f);
+                        std::copy(v + j * blk, v + (j + 1) * blk, dk + j * d_w);
+                    }
+                }
+            }
+        }
+        return status::success;
+    };
+
+    std::atomic<bool> oom {false};
+    int nthr_use = nthr_for(work);
+    if (chunked) nthr_use = std::min(nthr_use, sg.nthr()); // one partial-sum row per slot
+    parallel(nthr_use, [&](int ithr, int nthr) {
+        alignas(64) float tile_buf[direct_kernels_t::max_noc * direct_kernels_t::max_urw * 16];
+        dim_t s, e;
+        balance211(work, nthr, ithr, s, e);
+        for (dim_t it = s; it < e; ++it)
+            if (run_item(it, ithr, tile_buf) != status::success) oom = true;
+    });
+    return oom ? status::out_of_memory : status::success;
+}
+
+} // namespace kestrel

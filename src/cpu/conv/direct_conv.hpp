@@ -1,0 +1,67 @@
+// Direct convolution on blocked layouts: the contract between the portable
+// driver (direct_conv.cpp) and the per-ISA register-tile kernels
+// (direct_conv_avx512.cpp: nCx16c, direct_conv_avx2.cpp: nCx8c).
+//
+// A tile is URW output columns (consecutive points along w, or along the
+// flattened spatial dims of a unit 1x1) by NOC blocks of `blk` output
+// channels, held in NOC * URW vector registers. For each input channel the
+// kernel loads NOC weight vectors (blk output channels each, contiguous in
+// [g]OIx<blk>i<blk>o) and broadcasts one src value per column, then does
+// NOC * URW FMAs. It sums over a range of input channel blocks and over
+// every tap the caller says lies inside src along d and h; along w,
+// unchecked tiles have every column's receptive field inside src, checked
+// tiles test each (tap, column) once per block and read zeros for the
+// padding.
+#ifndef KESTREL_CPU_CONV_DIRECT_CONV_HPP
+#define KESTREL_CPU_CONV_DIRECT_CONV_HPP
+
+#include "core/common.hpp"
+
+namespace kestrel {
+
+// Fixed for one primitive (element strides and sizes).
+struct direct_conv_conf_t {
+    int blk = 16; // channels per block
+    int noc = 1, urw = 1; // register tile: blocks of oc x columns
+    bool flat = false; // 1x1 unit: spatial dims walked as one row
+    dim_t nicb = 0, ic_tail = 0; // ic blocks per group, valid channels in the last
+    dim_t icb_chunk = 0; // ic blocks per pass (partial sums kept between passes)
+    dim_t nocb = 0; // oc blocks per group
+    dim_t row = 0, seg = 0, nseg = 1; // columns per row, per segment, segments
+    dim_t s_icb = 0, s_col = 0; // src: next ic block, next column (stride included)
+    dim_t tap_d = 0, tap_h = 0, tap_w = 0; // src step between kernel taps
+    dim_t w_ocb = 0, w_icb = 0, w_kd = 0, w_kh = 0, w_kw = 0; // weights strides
+    dim_t KW = 1, SW = 1, DW1 = 1, IW = 1; // for checked tiles
+};
+
+// One call.
+struct direct_tile_args_t {
+    const float *src; // src at (n, first ic block, first valid d/h tap, column 0, tap kw 0)
+    const float *wei; // weights at (g, first oc block, first ic block, first valid kd/kh, kw 0)
+    const float *acc_in; // partial sums to continue from ([k * in_k + j * in_w]), or nullptr
+    float *out; // results [k * out_k + j * out_w + lane]
+    dim_t in_k, in_w, out_k, out_w;
+    dim_t nicb; // ic blocks to sum
+    dim_t ic_last; // valid channels in the last of them
+    dim_t nkd, nkh; // valid taps along d and h
+    dim_t iw0; // src w index of column 0 at tap kw 0 (checked tiles)
+};
+
+using direct_tile_fn_t = void (*)(const direct_conv_conf_t &, const direct_tile_args_t &);
+
+// The kernels of one ISA, looked up once when a primitive is created.
+struct direct_kernels_t {
+    static constexpr int max_noc = 4, max_urw = 24;
+    direct_tile_fn_t fn[max_noc + 1][max_urw + 1][2] = {}; // [noc][urw][checked]
+};
+
+// Largest URW a kernel set offers for NOC blocks (0: none).
+int direct_conv_16c_max_urw(int noc);
+int direct_conv_8c_max_urw(int noc);
+// Fills `k` (AVX-512 / AVX2 builds of the kernels).
+void direct_conv_16c_kernels(direct_kernels_t &k);
+void direct_conv_8c_kernels(direct_kernels_t &k);
+
+} // namespace kestrel
+
+#endif

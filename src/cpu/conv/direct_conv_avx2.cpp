@@ -1,0 +1,42 @@
+// Direct convolution register tiles for nCx8c data and [g]OIx8i8o weights,
+// AVX2: up to 3 oc blocks x 12 columns (NOC * URW + NOC + 1 ymm registers
+// at most 16).
+#include <immintrin.h>
+
+#include "cpu/conv/direct_conv.hpp"
+
+namespace kestrel {
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+
+namespace {
+
+struct V {
+    using reg = __m256;
+    static constexpr int W = 8;
+    static reg zero() { return _mm256_setzero_ps(); }
+    static reg load(const float *p) { return _mm256_loadu_ps(p); }
+    static void store(float *p, reg v) { _mm256_storeu_ps(p, v); }
+    static reg bcast(const float *p) { return _mm256_broadcast_ss(p); }
+    static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+};
+
+#include "cpu/conv/direct_conv_tile.inc"
+
+} // namespace
+
+void direct_conv_8c_kernels(direct_kernels_t &k) {
+    fill_noc<1, 12>(k);
+    fill_noc<2, 6>(k);
+    fill_noc<3, 4>(k);
+}
+
+#pragma GCC pop_options
+
+int direct_conv_8c_max_urw(int noc) {
+    static const int m[] = {0, 12, 6, 4};
+    return noc >= 1 && noc <= 3 ? m[noc] : 0;
+}
+
+} // namespace kestrel

@@ -1,0 +1,43 @@
+// Direct convolution register tiles for nCx16c data and [g]OIx16i16o
+// weights, AVX-512: up to 4 oc blocks x 24 columns (NOC * URW + NOC + 1
+// zmm registers at most 32).
+#include <immintrin.h>
+
+#include "cpu/conv/direct_conv.hpp"
+
+namespace kestrel {
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq")
+
+namespace {
+
+struct V {
+    using reg = __m512;
+    static constexpr int W = 16;
+    static reg zero() { return _mm512_setzero_ps(); }
+    static reg load(const float *p) { return _mm512_loadu_ps(p); }
+    static void store(float *p, reg v) { _mm512_storeu_ps(p, v); }
+    static reg bcast(const float *p) { return _mm512_set1_ps(*p); }
+    static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+};
+
+#include "cpu/conv/direct_conv_tile.inc"
+
+} // namespace
+
+void direct_conv_16c_kernels(direct_kernels_t &k) {
+    fill_noc<1, 24>(k);
+    fill_noc<2, 14>(k);
+    fill_noc<3, 8>(k);
+    fill_noc<4, 6>(k);
+}
+
+#pragma GCC pop_options
+
+int direct_conv_16c_max_urw(int noc) {
+    static const int m[] = {0, 24, 14, 8, 6};
+    return noc >= 1 && noc <= 4 ? m[noc] : 0;
+}
+
+} // namespace kestrel

@@ -1,0 +1,223 @@
+#include "cpu/gemm/gemm_cvt.hpp"
+
+#include <atomic>
+
+#include "cpu/threading.hpp"
+#include "cpu/types.hpp"
+
+namespace kestrel {
+namespace gemm {
+
+namespace {
+
+// Tile caps: an A panel (tile_m x tile_k) and a B panel (tile_k x tile_n)
+// stay well inside L2 next to the engine's own packing; converting B once
+// per tile_m rows of C keeps the conversion below 1% of the multiply-adds.
+constexpr dim_t tile_m = 144, tile_n = 512, tile_k = 256;
+constexpr double min_flops_per_thread = 32.0 * 1024;
+
+bool is_runtime(dim_t v) { return v == DNNL_RUNTIME_DIM_VAL; }
+dim_t cap(dim_t v, dim_t c) { return is_runtime(v) || v > c ? c : (v < 1 ? 1 : v); }
+
+// Writes rows [r0, r0 + rows) x cols [c0, c0 + cols) of the matrix `op`
+// views (op(A) or op(B)) as a row-major f32 panel, zero points removed.
+// zp_rows: zp_v runs along rows (A) rather than columns (B).
+template <typename load_t>
+void convert_with(const load_t &load, const operand_t &op, bool zp_rows, dim_t r0, dim_t c0,
+        dim_t rows, dim_t cols, float *out) {
+    const float zp = op.zp;
+    auto zp_at = [&](dim_t i) { return op.zp_v ? load_f32(op.zp_dt, op.zp_v, i) : 0.f; };
+    if (!op.trans) { // element (r, c) at r * ld + c
+        for (dim_t r = 0; r < rows; ++r) {
+            const dim_t base = (r0 + r) * op.ld + c0;
+            float *o = out + r * cols;
+            const float zr = zp + (zp_rows ? zp_at(r0 + r) : 0.f);
+            if (!zp_rows && op.zp_v) {
+                for (dim_t c = 0; c < cols; ++c) o[c] = load(base + c) - zr - zp_at(c0 + c);
+            } else {
+                for (dim_t c = 0; c < cols; ++c) o[c] = load(base + c) - zr;
+            }
+        }
+    } else { // element (r, c) at c * ld + r
+        for (dim_t c = 0; c < cols; ++c) {
+            const dim_t base = (c0 + c) * op.ld + r0;
+            const float zc = zp + (!zp_rows ? zp_at(c0 + c) : 0.f);
+            for (dim_t r = 0; r < rows; ++r)
+                out[r * cols + c] = load(base + r) - zc - (zp_rows ? zp_at(r0 + r) : 0.f);
+        }
+    }
+}
+
+void convert(const operand_t &op, bool zp_rows, dim_t r0, dim_t c0, dim_t rows, dim_t cols,
+        float *out) {
+    switch (op.dt) {
+        case dnnl_bf16: {
+            const uint16_t *p = static_cast<const uint16_t *>(op.p);
+            convert_with([p](dim_t i) { return bf16_to_f32(p[i]); }, op, zp_rows, r0, c0, rows, cols, out);
+            break;
+        }
+        case dnnl_f16: {
+            const uint16_t *p = static_cast<const uint16_t *>(op.p);
+            convert_with([p](dim_t i) { return f16_to_f32(p[i]); }, op, zp_rows, r0, c0, rows, cols, out);
+            break;
+        }
+        case dnnl_s8: {
+            const int8_t *p = static_cast<const int8_t *>(op.p);
+            convert_with([p](dim_t i) { return (float)p[i]; }, op, zp_rows, r0, c0, rows, cols, out);
+            break;
+        }
+        case dnnl_u8: {
+            const uint8_t *p = static_cast<const uint8_t *>(op.p);
+            convert_with([p](dim_t i) { return (float)p[i]; }, op, zp_rows, r0, c0, rows, cols, out);
+            break;
+        }
+        default: {
+            const float *p = static_cast<const float *>(op.p);
+            convert_with([p](dim_t i) { return p[i]; }, op, zp_rows, r0, c0, rows, cols, out);
+            break;
+        }
+    }
+}
+
+// f32 tile <-> C stored as dt (rows x cols, C at its tile origin).
+void load_tile(data_type_t dt, const void *C, dim_t ldc, dim_t rows, dim_t cols, float *t) {
+    for (dim_t i = 0; i < rows; ++i)
+        for (dim_t j = 0; j < cols; ++j) t[i * cols + j] = load_f32(dt, C, i * ldc + j);
+}
+
+void store_tile(data_type_t dt, void *C, dim_t ldc, dim_t rows, dim_t cols, const float *t) {
+    if (dt == dnnl_bf16) {
+        uint16_t *c = static_cast<uint16_t *>(C);
+        for (dim_t i = 0; i < rows; ++i)
+            for (dim_t j = 0; j < cols; ++j) c[i * ldc + j] = f32_to_bf16(t[i * cols + j]);
+        return;
+    }
+    for (dim_t i = 0; i < rows; ++i)
+        for (dim_t j = 0; j < cols; ++j) store_f32(dt, C, i * ldc + j, t[i * cols + j]);
+}
+
+// Forwards tile-local coordinates to the caller's epilogue as C-global ones.
+struct shifted_ep_t : epilogue_t {
+    const epilogue_t *inner;
+    dim_t m_off, n_off;
+    shifted_ep_t(const epilogue_t *e, dim_t m, dim_t n) : inner(e), m_off(m), n_off(n) {}
+    void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, float *c, dim_t ldc) const override {
+        inner->apply(m_off + m0, n_off + n0, m, n, c, ldc);
+    }
+};
+
+} // namespace
+
+status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool transa,
+        data_type_t b_dt, bool transb, data_type_t c_dt, bool with_zp, int nthr) {
+    for (dim_t v : {M, N, K})
+        if (v < 0 && !is_runtime(v)) return status::invalid_arguments;
+    c_dt_ = c_dt;
+    cvt_a_ = a_dt != dnnl_f32 || with_zp;
+    cvt_b_ = b_dt != dnnl_f32 || with_zp;
+    tm_ = cap(M, tile_m);
+    tn_ = cap(N, tile_n);
+    tk_ = cap(K, tile_k);
+    nthr_ = nthr > 0 ? nthr : max_threads();
+    const dim_t rt = DNNL_RUNTIME_DIM_VAL;
+    // Tiles vary in size, so the inner plan takes its sizes per call.
+    return inner_.init(rt, rt, rt, cvt_a_ ? false : transa, cvt_b_ ? false : transb, 1);
+}
+
+void cvt_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
+    inner_.book(reg, base + key_inner);
+    if (cvt_a_) reg.book_per_thread(base + key_a, (size_t)tm_ * tk_ * sizeof(float));
+    if (cvt_b_) reg.book_per_thread(base + key_b, (size_t)tk_ * tn_ * sizeof(float));
+    if (c_dt_ != dnnl_f32) reg.book_per_thread(base + key_c, (size_t)tm_ * tn_ * sizeof(float));
+}
+
+status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A,
+        const operand_t &B, float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g,
+        scratchpad::key_t base, int ithr, dim_t t0, dim_t t1, dim_t tm, dim_t tn,
+        const epilogue_t *ep) const {
+    float *pa = cvt_a_ ? g.get<float>(base + key_a, ithr) : nullptr;
+    float *pb = cvt_b_ ? g.get<float>(base + key_b, ithr) : nullptr;
+    float *pc = c_dt_ != dnnl_f32 ? g.get<float>(base + key_c, ithr) : nullptr;
+    if ((cvt_a_ && !pa) || (cvt_b_ && !pb) || (c_dt_ != dnnl_f32 && !pc)) return status::out_of_memory;
+    const size_t c_sz = data_type_size(c_dt_);
+    const dim_t ntn = div_up(N, tn);
+    for (dim_t t = t0; t < t1; ++t) {
+        const dim_t m0 = (t / ntn) * tm, n0 = (t % ntn) * tn;
+        const dim_t mb = M - m0 < tm ? M - m0 : tm, nb = N - n0 < tn ? N - n0 : tn;
+        char *c_org = static_cast<char *>(C) + (m0 * ldc + n0) * c_sz;
+        float *Cf = pc ? pc : reinterpret_cast<float *>(c_org);
+        const dim_t ldcf = pc ? nb : ldc;
+        if (pc && beta != 0.f) load_tile(c_dt_, c_org, ldc, mb, nb, pc);
+        const shifted_ep_t sep(ep, m0, n0);
+        dim_t k0 = 0;
+        do {
+            const dim_t kb = K - k0 < tk_ ? K - k0 : tk_;
+            const float *Ap, *Bp;
+            dim_t lda, ldb;
+            if (cvt_a_) {
+                convert(A, true, m0, k0, mb, kb, pa);
+                Ap = pa;
+                lda = kb;
+            } else {
+                const float *a = static_cast<const float *>(A.p);
+                Ap = A.trans ? a + k0 * A.ld + m0 : a + m0 * A.ld + k0;
+                lda = A.ld;
+            }
+            if (cvt_b_) {
+                convert(B, false, k0, n0, kb, nb, pb);
+                Bp = pb;
+                ldb = nb;
+            } else {
+                const float *b = static_cast<const float *>(B.p);
+                Bp = B.trans ? b + n0 * B.ld + k0 : b + k0 * B.ld + n0;
+                ldb = B.ld;
+            }
+            const bool last = k0 + kb >= K;
+            KESTREL_CHECK(inner_.execute_st(mb, nb, kb, alpha, Ap, lda, Bp, ldb, k0 == 0 ? beta : 1.f,
+                    Cf, ldcf, g, base + key_inner, ithr, last && ep ? &sep : nullptr));
+            k0 += kb;
+        } while (k0 < K);
+        if (pc) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
+    }
+    return status::success;
+}
+
+status_t cvt_plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A,
+        const operand_t &B, float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g,
+        scratchpad::key_t base, int ithr, const epilogue_t *ep) const {
+    if (M <= 0 || N <= 0) return status::success;
+    const dim_t ntiles = div_up(M, tm_) * div_up(N, tn_);
+    return run_tiles(M, N, K, alpha, A, B, beta, C, ldc, g, base, ithr, 0, ntiles, tm_, tn_, ep);
+}
+
+status_t cvt_plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A,
+        const operand_t &B, float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g,
+        scratchpad::key_t base, const epilogue_t *ep) const {
+    if (M <= 0 || N <= 0) return status::success;
+    int nthr = nthr_ < g.nthr() ? nthr_ : g.nthr();
+    const double flops = (double)M * N * (K > 0 ? K : 1);
+    if (flops < min_flops_per_thread * nthr) nthr = (int)(flops / min_flops_per_thread);
+    if (nthr < 1) nthr = 1;
+    // Smaller tiles until every thread has one (multiples of 16 down to 16).
+    dim_t tm = tm_, tn = tn_;
+    while (div_up(M, tm) * div_up(N, tn) < nthr && (tm > 16 || tn > 16)) {
+        if (tn >= tm && tn > 16)
+            tn = rnd_up(tn / 2, 16);
+        else
+            tm = rnd_up(tm / 2, 16);
+    }
+    const dim_t ntiles = div_up(M, tm) * div_up(N, tn);
+    if (ntiles < nthr) nthr = (int)ntiles;
+    if (nthr <= 1) return run_tiles(M, N, K, alpha, A, B, beta, C, ldc, g, base, 0, 0, ntiles, tm, tn, ep);
+    std::atomic<bool> oom {false};
+    parallel(nthr, [&](int ithr, int n) {
+        dim_t t0, t1;
+        balance211(ntiles, n, ithr, t0, t1);
+        if (run_tiles(M, N, K, alpha, A, B, beta, C, ldc, g, base, ithr, t0, t1, tm, tn, ep) != status::success)
+            oom = true;
+    });
+    return oom ? status::out_of_memory : status::success;
+}
+
+} // namespace gemm
+} // namespace kestrel

@@ -1,0 +1,76 @@
+// GEMM over operands the f32 engine cannot read directly: A and/or B stored
+// as bf16, f16, s8 or u8 (minus zero points), C stored as bf16 or f16.
+//
+//   C[M x N] = alpha * op(A) * op(B) + beta * C     (as plan_t)
+//
+// C is cut into tiles (at most tile_m x tile_n) and K into chunks of at most
+// tile_k. Per tile and chunk, a thread converts the pieces of A and B it
+// needs into f32 panels in its own scratchpad regions (booked at pd
+// creation, so execution never allocates) and runs the f32 GEMM on them;
+// a C stored in a narrow type is accumulated in an f32 tile and rounded
+// once at the end. Every product and sum is done in f32, so this also
+// serves fpmath_mode strict. Operands already in f32 (without a zero
+// point) are read in place.
+#ifndef KESTREL_CPU_GEMM_GEMM_CVT_HPP
+#define KESTREL_CPU_GEMM_GEMM_CVT_HPP
+
+#include "cpu/gemm/gemm.hpp"
+
+namespace kestrel {
+namespace gemm {
+
+// One operand as stored. `p` points at its origin (element (0, 0) of op(X));
+// ld and trans as in plan_t. Zero points are subtracted from every element
+// before the product: `zp` for all, plus zp_v[i] (type zp_dt) along the
+// non-K dim (rows of op(A), columns of op(B)) when zp_v is set.
+struct operand_t {
+    const void *p = nullptr;
+    data_type_t dt = dnnl_f32;
+    dim_t ld = 0;
+    bool trans = false;
+    float zp = 0.f;
+    const void *zp_v = nullptr;
+    data_type_t zp_dt = dnnl_s32;
+};
+
+class cvt_plan_t {
+public:
+    // Keys booked relative to the caller's base.
+    enum : scratchpad::key_t { key_inner = 0, key_a = key_count, key_b, key_c, key_total };
+
+    // M, N, K may be DNNL_RUNTIME_DIM_VAL. with_zp: operands will carry zero
+    // points (they are then always converted). nthr 0 means max_threads().
+    status_t init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool transa, data_type_t b_dt,
+            bool transb, data_type_t c_dt, bool with_zp = false, int nthr = 0);
+    void book(scratchpad::registry_t &reg, scratchpad::key_t base) const;
+
+    // Parallel over C tiles. C points at element (0, 0); ldc in elements.
+    status_t execute(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A,
+            const operand_t &B, float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g,
+            scratchpad::key_t base, const epilogue_t *ep = nullptr) const;
+    // Every tile on the calling thread with slot ithr's regions.
+    status_t execute_st(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A,
+            const operand_t &B, float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g,
+            scratchpad::key_t base, int ithr, const epilogue_t *ep = nullptr) const;
+
+    // Whether an operand of this plan is converted (else read in place).
+    bool cvt_a() const { return cvt_a_; }
+    bool cvt_b() const { return cvt_b_; }
+
+private:
+    status_t run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A,
+            const operand_t &B, float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g,
+            scratchpad::key_t base, int ithr, dim_t t0, dim_t t1, dim_t tm, dim_t tn,
+            const epilogue_t *ep) const;
+
+    plan_t inner_;
+    data_type_t c_dt_ = dnnl_f32;
+    bool cvt_a_ = false, cvt_b_ = false;
+    dim_t tm_ = 0, tn_ = 0, tk_ = 0; // largest tile and chunk
+    int nthr_ = 1;
+};
+
+} // namespace gemm
+} // namespace kestrel
+
+#endif

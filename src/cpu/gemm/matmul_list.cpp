@@ -1,0 +1,12 @@
+// Matmul implementations in dispatch order: fastest first, reference last.
+#include "cpu/gemm/matmul.hpp"
+
+namespace kestrel {
+
+const impl_entry_t matmul_impl_list[] = {
+        {"gemm", make_pd<gemm_matmul_t::pd_t>},
+        {"ref:any", make_pd<ref_matmul_t::pd_t>},
+        {nullptr, nullptr},
+};
+
+} // namespace kestrel
