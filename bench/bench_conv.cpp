@@ -2,11 +2,17 @@
 // implementation a primitive descriptor offers is timed on the same problem
 // (walking dnnl_primitive_desc_next_impl), references excluded. Compare with
 // oneDNN side by side; numbers on a shared machine are indicative only.
+// `--machine` instead runs the convolutions of bench/anchor_shapes.hpp with
+// the implementation a user gets by default (the first one offered, weights
+// in format `any`, as the anchor asks oneDNN) and prints
+// "BENCH kestrel <shape> <GFLOP/s>" lines for bench/compare.sh.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
+#include "anchor_shapes.hpp"
+#include "anchor_timing.hpp"
 #include "dnnl.h"
 
 namespace {
@@ -77,13 +83,62 @@ int run(dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p) {
     return 0;
 }
 
+int run_machine(dnnl_engine_t eng, dnnl_stream_t strm, const bench::conv_shape_t &p) {
+    const dnnl_format_tag_t data = p.layout == bench::layout_t::nchw ? dnnl_nchw
+            : p.layout == bench::layout_t::nhwc                     ? dnnl_nhwc
+                                                                    : dnnl_nChw16c;
+    const dnnl_dim_t oh = p.oh();
+    dnnl_dims_t sd = {p.mb, p.ic, p.ih, p.ih}, wd = {p.oc, p.ic, p.k, p.k}, dd = {p.mb, p.oc, oh, oh};
+    dnnl_memory_desc_t src, wei, dst;
+    CHECK(dnnl_memory_desc_create_with_tag(&src, 4, sd, dnnl_f32, data));
+    CHECK(dnnl_memory_desc_create_with_tag(&wei, 4, wd, dnnl_f32, dnnl_format_tag_any));
+    CHECK(dnnl_memory_desc_create_with_tag(&dst, 4, dd, dnnl_f32, data));
+    dnnl_dims_t st = {p.stride, p.stride}, pad = {p.pad, p.pad};
+    dnnl_primitive_desc_t pd = nullptr;
+    CHECK(dnnl_convolution_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference,
+            dnnl_convolution_direct, src, wei, nullptr, dst, st, nullptr, pad, pad, nullptr));
+    const_dnnl_memory_desc_t wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    std::vector<float> a(dnnl_memory_desc_get_size(src) / 4, 0.f),
+            w(dnnl_memory_desc_get_size(wmd) / 4, 0.f), d(dnnl_memory_desc_get_size(dst) / 4);
+    dnnl_memory_t ma, mw, md;
+    CHECK(dnnl_memory_create(&ma, src, eng, a.data()));
+    CHECK(dnnl_memory_create(&mw, wmd, eng, w.data()));
+    CHECK(dnnl_memory_create(&md, dst, eng, d.data()));
+    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+    dnnl_primitive_t prim;
+    CHECK(dnnl_primitive_create(&prim, pd));
+    dnnl_status_t s = dnnl_success;
+    const double sec = bench::median_seconds([&] {
+        s = dnnl_primitive_execute(prim, strm, 3, args);
+        dnnl_stream_wait(strm);
+    });
+    char id[96];
+    if (s == dnnl_success) bench::machine_line("kestrel", p.id(id, sizeof(id)), p.flop() / sec * 1e-9);
+    dnnl_primitive_destroy(prim);
+    dnnl_memory_destroy(ma);
+    dnnl_memory_destroy(mw);
+    dnnl_memory_destroy(md);
+    dnnl_primitive_desc_destroy(pd);
+    dnnl_memory_desc_destroy(src);
+    dnnl_memory_desc_destroy(wei);
+    dnnl_memory_desc_destroy(dst);
+    return 0;
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
     dnnl_engine_t eng;
     dnnl_stream_t strm;
     CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
     CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    if (bench::machine_mode(argc, argv)) {
+        for (const auto &p : bench::conv_shapes)
+            if (run_machine(eng, strm, p)) return 1;
+        dnnl_stream_destroy(strm);
+        dnnl_engine_destroy(eng);
+        return 0;
+    }
     const prb_t prbs[] = {
             {"conv 3x3 64->64 56x56 nChw16c", false, dnnl_nChw16c, dnnl_OIhw16i16o, 2, 64, 64, 56, 3, 1, 1},
             {"conv 3x3 64->64 56x56 nchw", false, dnnl_nchw, dnnl_oihw, 2, 64, 64, 56, 3, 1, 1},

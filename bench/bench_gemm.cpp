@@ -1,38 +1,36 @@
-// GFLOP/s of dnnl_sgemm and f32 matmul on a few shapes: several timed
-// repetitions after a warm-up, the median reported. Not a test.
-#include <algorithm>
-#include <chrono>
+// GFLOP/s of dnnl_sgemm and f32 matmul on the shapes of
+// bench/anchor_shapes.hpp (the anchor program runs the same ones on oneDNN
+// 2.x and OpenBLAS): the median call after a warm-up. Not a test.
+// `--machine` prints "BENCH kestrel <shape> <GFLOP/s>" lines for
+// bench/compare.sh instead of the human-readable table.
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
+#include "anchor_shapes.hpp"
+#include "anchor_timing.hpp"
 #include "dnnl.h"
 
 namespace {
 
-template <typename F>
-double median_seconds(int reps, F f) {
-    f(); // warm-up: packs, arena, caches
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r) {
-        auto t0 = std::chrono::steady_clock::now();
-        f();
-        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
+bool machine = false;
 
-void bench_sgemm(dnnl_dim_t M, dnnl_dim_t N, dnnl_dim_t K, char ta, char tb) {
+void bench_sgemm(const bench::sgemm_shape_t &sh) {
+    const dnnl_dim_t M = sh.M, N = sh.N, K = sh.K;
+    const char ta = sh.ta, tb = sh.tb;
     std::vector<float> A(M * K, 0.5f), B(K * N, 0.25f), C(M * N, 0.f);
     const dnnl_dim_t lda = ta == 'N' ? K : M, ldb = tb == 'N' ? N : K;
-    double s = median_seconds(7, [&] {
+    double s = bench::median_seconds([&] {
         dnnl_sgemm(ta, tb, M, N, K, 1.f, A.data(), lda, B.data(), ldb, 0.f, C.data(), N);
     });
+    char id[96];
+    if (machine) return bench::machine_line("kestrel", sh.id(id, sizeof(id)), sh.flop() / s * 1e-9);
     std::printf("sgemm  %c%c M=%-5ld N=%-5ld K=%-5ld %8.2f GFLOP/s  (%.3f ms)\n", ta, tb, (long)M,
             (long)N, (long)K, 2.0 * M * N * K / s * 1e-9, s * 1e3);
 }
 
-void bench_matmul(dnnl_dim_t B, dnnl_dim_t M, dnnl_dim_t N, dnnl_dim_t K) {
+void bench_matmul(const bench::matmul_shape_t &sh) {
+    const dnnl_dim_t B = sh.B, M = sh.M, N = sh.N, K = sh.K;
     dnnl_engine_t eng;
     dnnl_stream_t strm;
     dnnl_engine_create(&eng, dnnl_cpu, 0);
@@ -56,8 +54,22 @@ void bench_matmul(dnnl_dim_t B, dnnl_dim_t M, dnnl_dim_t N, dnnl_dim_t K) {
     dnnl_memory_create(&mw, w, eng, DNNL_MEMORY_ALLOCATE);
     dnnl_memory_create(&md, d, eng, DNNL_MEMORY_ALLOCATE);
     dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
-    double sec = median_seconds(7, [&] { dnnl_primitive_execute(p, strm, 3, args); });
-    std::printf("matmul B=%-3ld M=%-5ld N=%-5ld K=%-5ld %8.2f GFLOP/s  (%.3f ms, %s)\n", (long)B, (long)M,
+    for (dnnl_memory_t m : {ms, mw, md}) { // same contents as the anchor's
+        void *h = nullptr;
+        const_dnnl_memory_desc_t md_of = nullptr;
+        dnnl_memory_get_data_handle(m, &h);
+        dnnl_memory_get_memory_desc(m, &md_of);
+        std::memset(h, 0, dnnl_memory_desc_get_size(md_of));
+    }
+    double sec = bench::median_seconds([&] {
+        dnnl_primitive_execute(p, strm, 3, args);
+        dnnl_stream_wait(strm);
+    });
+    char id[96];
+    if (machine)
+        bench::machine_line("kestrel", sh.id(id, sizeof(id)), sh.flop() / sec * 1e-9);
+    else
+        std::printf("matmul B=%-3ld M=%-5ld N=%-5ld K=%-5ld %8.2f GFLOP/s  (%.3f ms, %s)\n", (long)B, (long)M,
             (long)N, (long)K, 2.0 * B * M * N * K / sec * 1e-9, sec * 1e3, impl);
     dnnl_memory_destroy(ms);
     dnnl_memory_destroy(mw);
@@ -73,14 +85,9 @@ void bench_matmul(dnnl_dim_t B, dnnl_dim_t M, dnnl_dim_t N, dnnl_dim_t K) {
 
 } // namespace
 
-int main() {
-    bench_sgemm(1024, 1024, 1024, 'N', 'N');
-    bench_sgemm(1024, 1024, 1024, 'T', 'T');
-    bench_sgemm(256, 256, 256, 'N', 'N');
-    bench_sgemm(1, 4096, 1024, 'N', 'N');
-    bench_sgemm(4096, 64, 576, 'N', 'N'); // im2col-like
-    bench_matmul(1, 512, 512, 512);
-    bench_matmul(64, 64, 64, 64);
-    bench_matmul(8, 128, 768, 768);
+int main(int argc, char **argv) {
+    machine = bench::machine_mode(argc, argv);
+    for (const auto &s : bench::sgemm_shapes) bench_sgemm(s);
+    for (const auto &s : bench::matmul_shapes) bench_matmul(s);
     return 0;
 }

@@ -14,3 +14,24 @@ include bench/eltwise.mk
 bench: $(BENCH_PROGS)
 	@for b in $(BENCH_PROGS); do echo "== $$b"; ./$$b || exit 1; done
 .PHONY: bench
+
+# Kestrel beside oneDNN 2.x and OpenBLAS (bench/compare.sh); the anchor is
+# compiled with its own headers only: per-target flags replace AM_CPPFLAGS,
+# so Kestrel's include/ is not on its command line.
+EXTRA_DIST += bench/compare.sh bench/anchor_onednn.cpp bench/anchor_shapes.hpp \
+	bench/anchor_timing.hpp
+BENCH_ROUNDS = 5
+if HAVE_ANCHOR
+EXTRA_PROGRAMS += bench/anchor_onednn
+bench_anchor_onednn_SOURCES = bench/anchor_onednn.cpp
+bench_anchor_onednn_CPPFLAGS = $(ANCHOR_CPPFLAGS)
+bench_anchor_onednn_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror
+bench_anchor_onednn_LDADD = $(ANCHOR_LIBS)
+CLEANFILES += bench/anchor_onednn
+bench-compare: bench/bench_gemm bench/bench_conv bench/anchor_onednn
+	$(SHELL) $(top_srcdir)/bench/compare.sh . $(BENCH_ROUNDS)
+else
+bench-compare:
+	@echo "bench-compare: no anchor found (oneDNN 2.x: libdnnl-dev, see ANCHOR_DNNL_LIB; OpenBLAS: libopenblas-dev); nothing to compare."
+endif
+.PHONY: bench-compare

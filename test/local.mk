@@ -21,7 +21,8 @@ test_cpp_hpp_compile_LDADD = lib/libdnnl.la
 
 AM_TESTS_ENVIRONMENT = srcdir='$(srcdir)'; top_srcdir='$(top_srcdir)'; \
 	NUMA_LIBS='$(NUMA_LIBS)'; CXX='$(CXX)'; CC='$(CC)'; MAKE='$(MAKE)'; \
-	export srcdir top_srcdir NUMA_LIBS CXX CC MAKE;
+	SAN_FLAGS='$(SAN_FLAGS)'; \
+	export srcdir top_srcdir NUMA_LIBS CXX CC MAKE SAN_FLAGS;
 
 TESTS += test/api_coverage.sh
 EXTRA_DIST += test/api_coverage.sh

@@ -2,6 +2,7 @@
 #ifndef KESTREL_API_API_HPP
 #define KESTREL_API_API_HPP
 
+#include <cstring>
 #include <new>
 
 #include "dnnl.h"
@@ -18,6 +19,17 @@ dnnl_status_t guard(F &&f) noexcept {
     } catch (...) {
         return dnnl_runtime_error;
     }
+}
+
+// The integer a C caller passed for an enum parameter. A C (or ctypes)
+// caller may pass any value, and C++ may not load an out-of-range value as
+// the enum type, so read the bytes and range-check before using the enum.
+template <typename E>
+int raw_enum(const E &e) noexcept {
+    static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+    int v;
+    std::memcpy(&v, &e, sizeof(v));
+    return v;
 }
 
 // Heap copy for a handle; nullptr on allocation failure.

@@ -1,6 +1,7 @@
 // dnnl_sgemm: row-major C = alpha * op(A) * op(B) + beta * C on the GEMM
 // engine. It has no primitive descriptor, so each call plans, books and
-// leases its packing buffers from the global scratchpad arena.
+// leases its packing buffers from the global scratchpad arena (skinny
+// shapes need none).
 #include "api/api.hpp"
 #include "cpu/gemm/gemm.hpp"
 #include "scratchpad/arena.hpp"
@@ -23,12 +24,23 @@ bool trans_flag(char t, bool &trans) {
 
 dim_t at_least_1(dim_t v) { return v > 1 ? v : 1; }
 
-// Holds the arena for the duration of one call, so a call made while no
-// primitive exists still gets its blocks back to the system afterwards.
+// A thread that calls dnnl_sgemm counts as one user of the arena from its
+// first call until it exits. Attaching per call instead made every call
+// made while no primitive exists return the packing blocks to the system
+// on the way out and allocate (and page-fault) them again on the next one.
+// The arena still goes back to the system once the last primitive is
+// destroyed and every thread that called dnnl_sgemm has ended.
 struct arena_user_t {
     arena_user_t() { scratchpad::arena_t::global().attach(); }
     ~arena_user_t() { scratchpad::arena_t::global().detach(); }
+    arena_user_t(const arena_user_t &) = delete;
+    arena_user_t &operator=(const arena_user_t &) = delete;
 };
+
+void hold_arena_for_this_thread() {
+    thread_local arena_user_t user;
+    (void)user;
+}
 
 } // namespace
 
@@ -49,7 +61,7 @@ dnnl_status_t dnnl_sgemm(char transa, char transb, dnnl_dim_t M, dnnl_dim_t N, d
         KESTREL_CHECK(plan.init(M, N, K, ta, tb));
         scratchpad::registry_t reg;
         plan.book(reg, 0);
-        arena_user_t user;
+        hold_arena_for_this_thread();
         scratchpad::exec_lease_t lease;
         if (!lease.acquire(scratchpad::arena_t::global(), reg)) return dnnl_out_of_memory;
         scratchpad::grantor_t g(&reg, lease.base(), lease.split_slabs() ? &lease : nullptr);

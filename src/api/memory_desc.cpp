@@ -12,6 +12,16 @@ dnnl_status_t emit(dnnl_memory_desc_t *out, const memory_desc_t &md) {
     return dnnl_success;
 }
 
+// Data types and format tags checked as raw integers (see raw_enum).
+bool valid_dt(const dnnl_data_type_t &dt) {
+    const int v = raw_enum(dt);
+    return v > dnnl_data_type_undef && v <= dnnl_f4_e3m0;
+}
+bool valid_tag(const dnnl_format_tag_t &tag) {
+    const int v = raw_enum(tag);
+    return v >= dnnl_format_tag_undef && v < dnnl_format_tag_last;
+}
+
 template <typename T>
 dnnl_status_t put(void *result, T v) {
     *static_cast<T *>(result) = v;
@@ -24,10 +34,11 @@ extern "C" {
 
 dnnl_status_t dnnl_memory_desc_create_with_tag(dnnl_memory_desc_t *memory_desc, int ndims,
         const dnnl_dims_t dims, dnnl_data_type_t data_type, dnnl_format_tag_t tag) {
-    if (!memory_desc) return dnnl_invalid_arguments;
+    if (!memory_desc || !valid_tag(tag)) return dnnl_invalid_arguments;
     return guard([&] {
         // ndims 0 or tag undef gives the zero descriptor, as oneDNN does.
         if (ndims == 0 || tag == dnnl_format_tag_undef) return emit(memory_desc, zero_md());
+        if (!valid_dt(data_type)) return dnnl_invalid_arguments;
         memory_desc_t md;
         KESTREL_CHECK(md_init_by_tag(md, ndims, dims, data_type, tag));
         return emit(memory_desc, md);
@@ -36,7 +47,7 @@ dnnl_status_t dnnl_memory_desc_create_with_tag(dnnl_memory_desc_t *memory_desc, 
 
 dnnl_status_t dnnl_memory_desc_create_with_strides(dnnl_memory_desc_t *memory_desc, int ndims,
         const dnnl_dims_t dims, dnnl_data_type_t data_type, const dnnl_dims_t strides) {
-    if (!memory_desc) return dnnl_invalid_arguments;
+    if (!memory_desc || (ndims != 0 && !valid_dt(data_type))) return dnnl_invalid_arguments;
     return guard([&] {
         if (ndims == 0) return emit(memory_desc, zero_md());
         memory_desc_t md;

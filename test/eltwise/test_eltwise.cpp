@@ -146,7 +146,7 @@ void check_vs_ref(kt::tally_t &t, et::env_t &e, const alg_t &a, const std::vecto
     double rel = a.ulps == 0 || !vec ? 0 : dt == dnnl_bf16 ? et::bf16_eps : a.ulps * et::f32_eps;
     char what[160];
     std::snprintf(what, sizeof(what), "eltwise alg %#x a=%g %s tag %d dt %d C=%ld%s vs ref",
-            (int)a.alg, a.alpha, kt::impl_name(pd).c_str(), (int)tag, (int)dt, (long)dims[1],
+            (int)a.alg, a.alpha, kt::impl_name(pd).c_str(), (int)tag, (int)dt, (long)(dims.size() > 1 ? dims[1] : dims[0]),
             in_place ? " in place" : "");
     t.check(et::close(dst.values(), rdst.values(), rel, 1e-37, what), what);
     t.check(dst.padding_zero() && rdst.padding_zero(), "eltwise keeps dst padding zero");

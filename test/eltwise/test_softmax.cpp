@@ -37,7 +37,7 @@ void check(kt::tally_t &t, et::env_t &e, dnnl_alg_kind_t alg, const std::vector<
     if (dt == dnnl_bf16) rel += et::bf16_eps;
     char what[160];
     std::snprintf(what, sizeof(what), "softmax alg %#x %s tag %d dt %d axis %d C=%ld", (int)alg,
-            kt::impl_name(pd).c_str(), (int)tag, (int)dt, axis, (long)dims[1]);
+            kt::impl_name(pd).c_str(), (int)tag, (int)dt, axis, (long)(dims.size() > 1 ? dims[1] : dims[0]));
     t.check(et::close(dst.values(), rdst.values(), rel, abs, what), what);
     t.check(dst.padding_zero() && rdst.padding_zero(), "softmax keeps dst padding zero");
     dnnl_primitive_desc_destroy(pd);

@@ -2,9 +2,11 @@
 // microkernel (portable, AVX2, AVX-512 where the CPU has them), every
 // transpose combination, padded leading dims, alpha/beta (beta = 0 over a
 // NaN-filled C), 1 and 2 threads, the epilogue hook, the single-threaded
-// slot variant, and dnnl_sgemm's argument checks.
+// slot variant, the skinny (unpacked) path, and dnnl_sgemm's argument checks.
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 #include "../common/kt_test.hpp"
@@ -233,6 +235,77 @@ void test_single_thread_slots() {
     T.check(ok, "execute_st per thread slot inside parallel()");
 }
 
+// Skinny shapes (at most 8 rows or 8 columns) skip packing; k longer than
+// the dot kernel's 512-step block, column tails of the 16-wide vectors and
+// of the 256-column chunk, every transpose, strided C (N small is solved
+// transposed), and the epilogue over the skinny path.
+void test_skinny(gemm::kernel_level_t level, const char *label) {
+    gemm::set_kernel_level_for_testing(level);
+    const dim_t shapes[][2] = {{1, 4096}, {1, 300}, {3, 47}, {8, 33}, {2, 1}, {700, 1},
+            {300, 5}, {64, 8}, {1, 1}, {9, 40}};
+    int n_ok = 0, n_all = 0, n_skinny = 0, idx = 0;
+    for (const auto &mn : shapes)
+        for (dim_t K : {0, 1, 513, 1100})
+            for (int tr = 0; tr < 4; ++tr) {
+                ++idx;
+                if (mn[0] * mn[1] * K > 2000000 && tr != 0) continue;
+                shape_t s {mn[0], mn[1], K, (tr & 1) != 0, (tr & 2) != 0, idx % 2 ? 1.f : -0.5f,
+                        idx % 3 ? 0.f : 0.75f};
+                data_t d = make_data(s, 1000 + (uint64_t)idx);
+                for (int nthr : {1, 2}) {
+                    bool ok = true;
+                    kt::with_threads(nthr, [&] {
+                        runner_t r;
+                        ok = r.init(s) == status::success;
+                        const bool want = mn[0] <= 8 || mn[1] <= 8;
+                        const bool is = std::strstr(r.plan.kernel_name(), "skinny") != nullptr;
+                        n_skinny += is;
+                        ok = ok && (is == want || level == gemm::kernel_level_t::avx2);
+                        std::vector<float> C = d.C0;
+                        ok = ok
+                                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda,
+                                           d.B.data(), d.ldb, s.beta, C.data(), d.ldc,
+                                           r.grantor(), 10)
+                                        == status::success;
+                        ok = ok && matches(s, d, C);
+                    });
+                    n_ok += ok;
+                    ++n_all;
+                }
+            }
+    char what[160];
+    std::snprintf(what, sizeof(what), "%s skinny shapes: %d/%d match (%d via the skinny kernel)",
+            label, n_ok, n_all, n_skinny);
+    T.check(n_ok == n_all && (n_skinny > 0 || level == gemm::kernel_level_t::avx2), what);
+    // The epilogue sees each element once on both orientations.
+    for (const auto &mn : {std::pair<dim_t, dim_t> {5, 77}, {131, 3}}) {
+        shape_t s {mn.first, mn.second, 600, false, false, 1.f, 0.f};
+        data_t d = make_data(s, 77);
+        std::vector<std::atomic<int>> hits(s.M * s.N);
+        for (auto &h : hits) h = 0;
+        counting_epilogue_t ep;
+        ep.hits = &hits;
+        ep.N = s.N;
+        bool ok = true;
+        kt::with_threads(2, [&] {
+            runner_t r;
+            std::vector<float> C = d.C0;
+            ok = r.init(s) == status::success
+                    && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(), d.ldb,
+                               s.beta, C.data(), d.ldc, r.grantor(), 10, &ep)
+                            == status::success;
+            for (auto &h : hits) ok = ok && h == 1;
+            for (dim_t i = 0; i < s.M; ++i)
+                for (dim_t j = 0; j < s.N; ++j) C[i * d.ldc + j] = (C[i * d.ldc + j] - 1.f) / 2.f;
+            ok = ok && matches(s, d, C);
+        });
+        std::snprintf(what, sizeof(what), "%s skinny epilogue covers C once (M=%ld N=%ld)", label,
+                (long)s.M, (long)s.N);
+        T.check(ok, what);
+    }
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+}
+
 void test_runtime_plan() {
     gemm::plan_t plan;
     T.check(plan.init(DNNL_RUNTIME_DIM_VAL, DNNL_RUNTIME_DIM_VAL, DNNL_RUNTIME_DIM_VAL, true, false)
@@ -297,6 +370,9 @@ int main() {
     if (isa::has(isa::avx2)) grid_for_kernel(gemm::kernel_level_t::avx2, "avx2");
     if (isa::has(isa::avx512)) grid_for_kernel(gemm::kernel_level_t::avx512, "avx512");
     test_epilogue();
+    test_skinny(gemm::kernel_level_t::portable, "portable");
+    if (isa::has(isa::avx2)) test_skinny(gemm::kernel_level_t::avx2, "avx2 (packed path)");
+    if (isa::has(isa::avx512)) test_skinny(gemm::kernel_level_t::avx512, "avx512");
     test_single_thread_slots();
     test_runtime_plan();
     test_sgemm_api();

@@ -9,6 +9,7 @@
 #include <check.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <new>
 #include <thread>
@@ -20,17 +21,41 @@
 
 using namespace kestrel;
 
-// Counts every operator new while `counting` is on (guarantee 5).
+// Counts every operator new while `counting` is on (guarantee 5). Every
+// form of new and delete is replaced, so allocation and release always pair
+// (sanitizers check that).
 static std::atomic<bool> counting {false};
 static std::atomic<long> news {0};
-void *operator new(size_t n) {
+static void *counted_alloc(size_t n, size_t align) {
     if (counting.load(std::memory_order_relaxed)) news.fetch_add(1);
-    void *p = std::malloc(n ? n : 1);
+    void *p = nullptr;
+    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1) != 0) return nullptr;
+    return p;
+}
+void *operator new(size_t n) {
+    void *p = counted_alloc(n, alignof(std::max_align_t));
     if (!p) throw std::bad_alloc();
     return p;
 }
+void *operator new[](size_t n) { return operator new(n); }
+void *operator new(size_t n, std::align_val_t a) {
+    void *p = counted_alloc(n, (size_t)a);
+    if (!p) throw std::bad_alloc();
+    return p;
+}
+void *operator new[](size_t n, std::align_val_t a) { return operator new(n, a); }
+void *operator new(size_t n, const std::nothrow_t &) noexcept { return counted_alloc(n, alignof(std::max_align_t)); }
+void *operator new[](size_t n, const std::nothrow_t &) noexcept { return counted_alloc(n, alignof(std::max_align_t)); }
 void operator delete(void *p) noexcept { std::free(p); }
+void operator delete[](void *p) noexcept { std::free(p); }
 void operator delete(void *p, size_t) noexcept { std::free(p); }
+void operator delete[](void *p, size_t) noexcept { std::free(p); }
+void operator delete(void *p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void *p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void *p, size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void *p, size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
+void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
 
 namespace {
 

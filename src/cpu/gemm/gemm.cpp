@@ -46,28 +46,45 @@ const ukernel_t *pick_kernel() {
     return k;
 }
 
+// Copies a transposing panel: dst[p * W + j] = src[j * ld + p] for j < w,
+// p < k, zeros for w <= j < W. Tiles of 16 steps of p keep both the 16 source
+// rows' lines and the destination tile in L1 (one full line read per row,
+// instead of W scattered streams or W-strided writes).
+void pack_transposing(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *dst) {
+    constexpr dim_t T = 16;
+    for (dim_t p0 = 0; p0 < k; p0 += T) {
+        const dim_t pt = k - p0 < T ? k - p0 : T;
+        for (dim_t j = 0; j < w; ++j) {
+            const float *s = src + j * ld + p0;
+            float *d = dst + p0 * W + j;
+            for (dim_t p = 0; p < pt; ++p) d[p * W] = s[p];
+        }
+        for (dim_t j = w; j < W; ++j)
+            for (dim_t p = 0; p < pt; ++p) dst[(p0 + p) * W + j] = 0.f;
+    }
+}
+
+// Copies a panel whose W values per step are contiguous in the source:
+// dst[p * W + j] = src[p * ld + j] for j < w, zeros for w <= j < W.
+void pack_straight(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *dst) {
+    for (dim_t p = 0; p < k; ++p) {
+        const float *s = src + p * ld;
+        float *d = dst + p * W;
+        dim_t j = 0;
+        for (; j < w; ++j) d[j] = s[j];
+        for (; j < W; ++j) d[j] = 0.f;
+    }
+}
+
 // Packs rows [0, m) x cols [0, k) of op(A) (origin already applied) into
 // MR-row micro-panels, zero-padding the last panel's missing rows.
 void pack_a(const float *A, dim_t lda, bool trans, dim_t m, dim_t k, int MR, float *pa) {
     for (dim_t i0 = 0; i0 < m; i0 += MR) {
         const dim_t mr = m - i0 < MR ? m - i0 : MR;
-        float *dst = pa + i0 * k;
-        if (trans) { // op(A)(i, p) = A[p * lda + i]: rows of A are contiguous in i
-            for (dim_t p = 0; p < k; ++p) {
-                const float *s = A + p * lda + i0;
-                float *d = dst + p * MR;
-                dim_t i = 0;
-                for (; i < mr; ++i) d[i] = s[i];
-                for (; i < MR; ++i) d[i] = 0.f;
-            }
-        } else { // op(A)(i, p) = A[i * lda + p]
-            for (dim_t i = 0; i < mr; ++i) {
-                const float *s = A + (i0 + i) * lda;
-                for (dim_t p = 0; p < k; ++p) dst[p * MR + i] = s[p];
-            }
-            for (dim_t i = mr; i < MR; ++i)
-                for (dim_t p = 0; p < k; ++p) dst[p * MR + i] = 0.f;
-        }
+        if (trans) // op(A)(i, p) = A[p * lda + i]: rows of A are contiguous in i
+            pack_straight(A + i0, lda, k, mr, MR, pa + i0 * k);
+        else // op(A)(i, p) = A[i * lda + p]
+            pack_transposing(A + i0 * lda, lda, k, mr, MR, pa + i0 * k);
     }
 }
 
@@ -75,23 +92,10 @@ void pack_a(const float *A, dim_t lda, bool trans, dim_t m, dim_t k, int MR, flo
 void pack_b(const float *B, dim_t ldb, bool trans, dim_t k, dim_t n, int NR, float *pb) {
     for (dim_t j0 = 0; j0 < n; j0 += NR) {
         const dim_t nr = n - j0 < NR ? n - j0 : NR;
-        float *dst = pb + j0 * k;
-        if (!trans) { // op(B)(p, j) = B[p * ldb + j]
-            for (dim_t p = 0; p < k; ++p) {
-                const float *s = B + p * ldb + j0;
-                float *d = dst + p * NR;
-                dim_t j = 0;
-                for (; j < nr; ++j) d[j] = s[j];
-                for (; j < NR; ++j) d[j] = 0.f;
-            }
-        } else { // op(B)(p, j) = B[j * ldb + p]
-            for (dim_t j = 0; j < nr; ++j) {
-                const float *s = B + (j0 + j) * ldb;
-                for (dim_t p = 0; p < k; ++p) dst[p * NR + j] = s[p];
-            }
-            for (dim_t j = nr; j < NR; ++j)
-                for (dim_t p = 0; p < k; ++p) dst[p * NR + j] = 0.f;
-        }
+        if (!trans) // op(B)(p, j) = B[p * ldb + j]
+            pack_straight(B + j0, ldb, k, nr, NR, pb + j0 * k);
+        else // op(B)(p, j) = B[j * ldb + p]
+            pack_transposing(B + j0 * ldb, ldb, k, nr, NR, pb + j0 * k);
     }
 }
 
@@ -159,6 +163,65 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
     }
 }
 
+// Skinny products (C with at most skinny_max_m rows or columns) skip
+// packing. Seen through skinny_args_t, C always has the few rows: when the
+// columns are the few, the problem is solved transposed,
+// C^T = op(B)^T op(A)^T, by swapping the operands' strides.
+bool is_skinny(const ukernel_t &uk, dim_t M, dim_t N) {
+    return uk.skinny && (M <= skinny_max_m || N <= skinny_max_m);
+}
+
+// Columns of the skinny view: N, or M when transposed.
+dim_t skinny_cols(const args_t &a) { return a.M <= skinny_max_m ? a.N : a.M; }
+
+// Runs skinny-view columns [j0, j1) and the epilogue over them.
+void run_skinny(const args_t &a, const ukernel_t &uk, dim_t j0, dim_t j1) {
+    if (j0 >= j1) return;
+    skinny_args_t s;
+    s.k = a.K;
+    s.alpha = a.alpha;
+    s.beta = a.beta;
+    s.n = j1 - j0;
+    const dim_t a_rs = a.transa ? 1 : a.lda, a_cs = a.transa ? a.lda : 1; // op(A)(i, p)
+    const dim_t b_rs = a.transb ? 1 : a.ldb, b_cs = a.transb ? a.ldb : 1; // op(B)(p, j)
+    const bool flip = a.M > skinny_max_m;
+    if (!flip) {
+        s.m = a.M;
+        s.a = a.A;
+        s.ars = a_rs;
+        s.acs = a_cs;
+        s.b = a.B + j0 * b_cs;
+        s.brs = b_rs;
+        s.bcs = b_cs;
+        s.c = a.C + j0;
+        s.crs = a.ldc;
+        s.ccs = 1;
+    } else { // op(B)^T is the few-row left operand, op(A)^T the right one
+        s.m = a.N;
+        s.a = a.B;
+        s.ars = b_cs;
+        s.acs = b_rs;
+        s.b = a.A + j0 * a_rs;
+        s.brs = a_cs;
+        s.bcs = a_rs;
+        s.c = a.C + j0 * a.ldc;
+        s.crs = 1;
+        s.ccs = a.ldc;
+    }
+    uk.skinny(s);
+    if (!a.ep) return;
+    const dim_t m0 = flip ? j0 : 0, m1 = flip ? j1 : a.M;
+    const dim_t n0 = flip ? 0 : j0, n1 = flip ? a.N : j1;
+    for (dim_t i = m0; i < m1; i += uk.mr)
+        for (dim_t j = n0; j < n1; j += uk.nr) {
+            const dim_t mr = m1 - i < uk.mr ? m1 - i : uk.mr, nr = n1 - j < uk.nr ? n1 - j : uk.nr;
+            a.ep->apply(i, j, mr, nr, a.C + i * a.ldc + j, a.ldc);
+        }
+}
+
+// Skinny columns are handed to threads in units of one vector.
+constexpr dim_t skinny_unit = 16;
+
 } // namespace
 
 kernel_level_t set_kernel_level_for_testing(kernel_level_t l) {
@@ -167,7 +230,10 @@ kernel_level_t set_kernel_level_for_testing(kernel_level_t l) {
 
 dim_t plan_t::mr() const { return uk_ ? uk_->mr : 0; }
 dim_t plan_t::nr() const { return uk_ ? uk_->nr : 0; }
-const char *plan_t::kernel_name() const { return uk_ ? uk_->name : "none"; }
+const char *plan_t::kernel_name() const {
+    if (!uk_) return "none";
+    return skinny_ ? uk_->skinny_name : uk_->name;
+}
 
 status_t plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int nthr) {
     for (dim_t v : {M, N, K})
@@ -178,16 +244,27 @@ status_t plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int n
     transa_ = transa;
     transb_ = transb;
     uk_ = pick_kernel();
+    skinny_ = false;
     nthr_ = nthr > 0 ? nthr : max_threads();
     const dim_t MR = uk_->mr, NR = uk_->nr;
     mc_ = is_runtime(M) ? block_mc : (rnd_up(M, MR) < block_mc ? rnd_up(M, MR) : block_mc);
     nc_ = is_runtime(N) ? block_nc : (rnd_up(N, NR) < block_nc ? rnd_up(N, NR) : block_nc);
-    kc_ = is_runtime(K) ? block_kc : (K < block_kc ? K : block_kc);
+    // K is cut into equal blocks no larger than block_kc (576 = 3 x 192,
+    // not 256 + 256 + 64): fewer, fuller passes over C.
+    kc_ = is_runtime(K) ? block_kc : (K < block_kc ? K : div_up(K, div_up(K, block_kc)));
     if (!is_runtime(M) && !is_runtime(N) && !is_runtime(K)) {
         const double flops = (double)M * N * K;
         if (flops < min_flops_per_thread * nthr_) {
             int n = (int)(flops / min_flops_per_thread);
             nthr_ = n < 1 ? 1 : n;
+        }
+        skinny_ = is_skinny(*uk_, M, N);
+        if (skinny_) {
+            const dim_t units = div_up(M <= skinny_max_m ? N : M, skinny_unit);
+            if (units < nthr_) nthr_ = units < 1 ? 1 : (int)units;
+            nthr_m_ = 1;
+            nthr_n_ = nthr_;
+            return status::success;
         }
         grid(M, N, nthr_m_, nthr_n_);
         // The grid may leave threads idle (prime counts, tiny sides).
@@ -212,6 +289,7 @@ size_t plan_t::pack_a_bytes() const { return (size_t)mc_ * kc_ * sizeof(float); 
 size_t plan_t::pack_b_bytes() const { return (size_t)nc_ * kc_ * sizeof(float); }
 
 void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
+    if (skinny_) return; // no packing
     reg.book_per_thread(base + key_pack_a, pack_a_bytes(), 64);
     reg.book_per_thread(base + key_pack_b, pack_b_bytes(), 64);
 }
@@ -222,6 +300,10 @@ status_t plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float 
         const epilogue_t *ep) const {
     if (M <= 0 || N <= 0) return status::success;
     const args_t a {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, transa_, transb_, ep};
+    if (is_skinny(*uk_, M, N)) {
+        run_skinny(a, *uk_, 0, skinny_cols(a));
+        return status::success;
+    }
     float *pa = nullptr, *pb = nullptr;
     if (K > 0) {
         pa = g.get<float>(base + key_pack_a, ithr);
@@ -237,6 +319,22 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
         const scratchpad::grantor_t &g, scratchpad::key_t base, const epilogue_t *ep) const {
     if (M <= 0 || N <= 0) return status::success;
     const args_t a {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, transa_, transb_, ep};
+    if (is_skinny(*uk_, M, N)) {
+        const dim_t cols = skinny_cols(a), units = div_up(cols, skinny_unit);
+        int nthr = nthr_;
+        if (!skinny_) { // runtime sizes: the same rule as init()
+            const double flops = (double)M * N * (K > 0 ? K : 1);
+            const int n = (int)(flops / min_flops_per_thread);
+            if (n < nthr) nthr = n < 1 ? 1 : n;
+        }
+        if (units < nthr) nthr = (int)units;
+        parallel(nthr, [&](int ithr, int nthr) {
+            dim_t us, ue;
+            balance211(units, nthr, ithr, us, ue);
+            run_skinny(a, *uk_, us * skinny_unit, ue * skinny_unit < cols ? ue * skinny_unit : cols);
+        });
+        return status::success;
+    }
     int nthr = nthr_, nthr_m = nthr_m_, nthr_n = nthr_n_;
     if (is_runtime(M_) || is_runtime(N_) || is_runtime(K_)) {
         const double flops = (double)M * N * (K > 0 ? K : 1);

@@ -65,6 +65,8 @@ public:
             const epilogue_t *ep = nullptr) const;
 
     bool transa() const { return transa_; }
+    // True when the known sizes go through the skinny (unpacked) kernel.
+    bool skinny() const { return skinny_; }
     bool transb() const { return transb_; }
     int nthr() const { return nthr_; }
     const char *kernel_name() const;
@@ -86,6 +88,7 @@ private:
     int nthr_m_ = 1, nthr_n_ = 1; // valid when M and N are known
     dim_t mc_ = 0, nc_ = 0, kc_ = 0;
     const ukernel_t *uk_ = nullptr;
+    bool skinny_ = false; // known sizes with few rows or columns: no packing
 };
 
 // Naming the kernel table level lets tests run every ISA's kernel on any

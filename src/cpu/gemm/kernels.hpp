@@ -25,10 +25,39 @@ constexpr int max_mr = 16;
 using ukernel_fn_t = void (*)(dim_t k, float alpha, const float *a, const float *b, float beta,
         float *c, dim_t ldc, dim_t nr);
 
+// Skinny kernels: a product whose C has at most skinny_max_m rows, done
+// without packing (GEMV-like; packing would cost as much as the product).
+// Every operand is addressed through strides, so one kernel serves
+// transposed inputs and the transposed problem (C^T = op(B)^T op(A)^T) that
+// maps N <= skinny_max_m onto m <= skinny_max_m:
+//   for i < m, j < n:
+//     c[i * crs + j * ccs] = alpha * sum_{p < k} a[i * ars + p * acs] * b[p * brs + j * bcs]
+//                            + beta * c[i * crs + j * ccs]
+// 1 <= m <= skinny_max_m, n >= 1, k >= 0; bcs == 1 (rows of op(B) contiguous)
+// or brs == 1 (columns contiguous). beta == 0: c is not read. a and b are
+// not read when k == 0. No other element of c is read or written.
+constexpr int skinny_max_m = 8;
+
+struct skinny_args_t {
+    dim_t m, n, k;
+    float alpha, beta;
+    const float *a;
+    dim_t ars, acs;
+    const float *b;
+    dim_t brs, bcs;
+    float *c;
+    dim_t crs, ccs;
+};
+using skinny_fn_t = void (*)(const skinny_args_t &);
+
 struct ukernel_t {
     const char *name;
     int mr, nr;
     ukernel_fn_t fn[max_mr + 1]; // by number of rows; fn[0] unused
+    // nullptr: this ISA has no skinny kernel and skinny shapes go through the
+    // packed path.
+    skinny_fn_t skinny = nullptr;
+    const char *skinny_name = nullptr;
 };
 
 // One per ISA; the avx2/avx512 ones are nullptr when the compiler could not

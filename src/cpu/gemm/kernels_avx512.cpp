@@ -26,8 +26,15 @@ template <int M>
 KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b, float beta,
         float *c, dim_t ldc, dim_t nr) {
     __m512 acc[M][2];
+    // C's tile is touched only after the k loop: start fetching it now
+    // (first and last line of each row; 32 floats span 2 or 3 lines).
 #pragma GCC unroll 12
-    for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+    for (int i = 0; i < M; ++i) {
+        acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+        _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc + nr - 1), _MM_HINT_T0);
+    }
+#pragma GCC unroll 4
     for (dim_t p = 0; p < k; ++p) {
         const __m512 b0 = _mm512_load_ps(b + p * NR);
         const __m512 b1 = _mm512_load_ps(b + p * NR + 16);
@@ -56,9 +63,154 @@ KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b,
     }
 }
 
+// ---------------------------------------------------------------- skinny
+
+KESTREL_AVX512 inline __mmask16 first_lanes(dim_t n) {
+    return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
+}
+
+// c[0 .. cnt) with stride ccs = alpha * acc + beta * c, cnt <= 16 lanes of acc.
+KESTREL_AVX512 inline void store_c(const skinny_args_t &s, float *c, __mmask16 m, __m512 acc) {
+    __m512 r = _mm512_mul_ps(_mm512_set1_ps(s.alpha), acc);
+    if (s.ccs == 1) {
+        if (s.beta != 0.f) r = _mm512_fmadd_ps(_mm512_set1_ps(s.beta), _mm512_maskz_loadu_ps(m, c), r);
+        _mm512_mask_storeu_ps(c, m, r);
+        return;
+    }
+    alignas(64) float t[16];
+    _mm512_store_ps(t, r);
+    for (int l = 0; l < 16 && (m >> l & 1); ++l) {
+        float *cl = c + l * s.ccs;
+        *cl = s.beta == 0.f ? t[l] : t[l] + s.beta * *cl;
+    }
+}
+
+// Rows of op(B) contiguous (bcs == 1): NV vectors of C columns per row held
+// in registers over the whole k; the last vector may be partial (mlast).
+// Rows of b sit ldb apart, usually in different pages, so the hardware
+// prefetcher does not follow them: rows a few steps ahead are prefetched.
+template <int M, int NV>
+KESTREL_AVX512 void axpy_chunk(const skinny_args_t &s, dim_t j0, __mmask16 mlast) {
+    constexpr dim_t ahead = 12;
+    __m512 acc[M][NV];
+#pragma GCC unroll 16
+    for (int i = 0; i < M; ++i)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
+    const float *b = s.b + j0;
+    for (dim_t p = 0; p < s.k; ++p) {
+        const float *bp = b + p * s.brs;
+        const char *pf = reinterpret_cast<const char *>(bp + ahead * s.brs);
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) _mm_prefetch(pf + 64 * v, _MM_HINT_T0);
+        __m512 bv[NV];
+#pragma GCC unroll 16
+        for (int v = 0; v < NV - 1; ++v) bv[v] = _mm512_loadu_ps(bp + 16 * v);
+        bv[NV - 1] = _mm512_maskz_loadu_ps(mlast, bp + 16 * (NV - 1));
+        const float *ap = s.a + p * s.acs;
+#pragma GCC unroll 8
+        for (int i = 0; i < M; ++i) {
+            const __m512 ai = _mm512_set1_ps(ap[i * s.ars]);
+#pragma GCC unroll 16
+            for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < M; ++i)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v)
+            store_c(s, s.c + i * s.crs + (j0 + 16 * v) * s.ccs, v == NV - 1 ? mlast : 0xffff,
+                    acc[i][v]);
+}
+
+template <int M>
+KESTREL_AVX512 void skinny_axpy(const skinny_args_t &s) {
+    constexpr int NV = M == 1 ? 16 : (24 / M > 8 ? 8 : 24 / M);
+    dim_t j0 = 0;
+    for (; j0 + 16 * NV <= s.n; j0 += 16 * NV) axpy_chunk<M, NV>(s, j0, 0xffff);
+    for (; j0 < s.n; j0 += 16) axpy_chunk<M, 1>(s, j0, first_lanes(s.n - j0));
+}
+
+// Columns of op(B) contiguous (brs == 1): dot products along k for M rows
+// times J columns at once, reduced across lanes at the end. a rows are
+// contiguous along k here (stride ars).
+template <int M, int J>
+KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t bcs, dim_t kb,
+        float beta, const skinny_args_t &s, float *c) {
+    __m512 acc[M][J];
+#pragma GCC unroll 8
+    for (int i = 0; i < M; ++i)
+#pragma GCC unroll 8
+        for (int j = 0; j < J; ++j) acc[i][j] = _mm512_setzero_ps();
+    for (dim_t p = 0; p < kb; p += 16) {
+        const __mmask16 m = first_lanes(kb - p);
+        __m512 bv[J];
+#pragma GCC unroll 8
+        for (int j = 0; j < J; ++j) bv[j] = _mm512_maskz_loadu_ps(m, b + j * bcs + p);
+#pragma GCC unroll 8
+        for (int i = 0; i < M; ++i) {
+            const __m512 av = _mm512_maskz_loadu_ps(m, a + i * ars + p);
+#pragma GCC unroll 8
+            for (int j = 0; j < J; ++j) acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < M; ++i)
+#pragma GCC unroll 8
+        for (int j = 0; j < J; ++j) {
+            float *cij = c + i * s.crs + j * s.ccs;
+            const float r = s.alpha * _mm512_reduce_add_ps(acc[i][j]);
+            *cij = beta == 0.f ? r : r + beta * *cij;
+        }
+}
+
+// k is cut into blocks so that a strided a can be copied into a small
+// contiguous buffer; C accumulates across blocks (beta = 1 after the first).
+template <int M>
+KESTREL_AVX512 void skinny_dot(const skinny_args_t &s) {
+    constexpr int J = M <= 2 ? 8 : M <= 4 ? 4 : 2;
+    constexpr dim_t KB = 512;
+    alignas(64) float abuf[M * KB];
+    dim_t p0 = 0;
+    do {
+        const dim_t kb = s.k - p0 < KB ? s.k - p0 : KB;
+        const float beta = p0 == 0 ? s.beta : 1.f;
+        const float *a = s.a + p0 * s.acs;
+        dim_t ars = s.ars;
+        if (s.acs != 1 && kb > 0) {
+            for (int i = 0; i < M; ++i)
+                for (dim_t p = 0; p < kb; ++p) abuf[i * KB + p] = a[i * s.ars + p * s.acs];
+            a = abuf;
+            ars = KB;
+        }
+        const float *b = s.b + p0;
+        dim_t j = 0;
+        for (; j + J <= s.n; j += J)
+            dot_group<M, J>(a, ars, b + j * s.bcs, s.bcs, kb, beta, s, s.c + j * s.ccs);
+        for (; j < s.n; ++j)
+            dot_group<M, 1>(a, ars, b + j * s.bcs, s.bcs, kb, beta, s, s.c + j * s.ccs);
+        p0 += kb;
+    } while (p0 < s.k);
+}
+
+template <int M>
+KESTREL_AVX512 void skinny_m(const skinny_args_t &s) {
+    if (s.bcs == 1)
+        skinny_axpy<M>(s);
+    else
+        skinny_dot<M>(s);
+}
+
+void skinny(const skinny_args_t &s) {
+    static const skinny_fn_t by_m[skinny_max_m + 1] = {nullptr, skinny_m<1>, skinny_m<2>,
+            skinny_m<3>, skinny_m<4>, skinny_m<5>, skinny_m<6>, skinny_m<7>, skinny_m<8>};
+    by_m[s.m](s);
+}
+
 const ukernel_t table = {"f32_gemm_12x32__avx512", MR, NR,
         {nullptr, kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>,
-                kernel<8>, kernel<9>, kernel<10>, kernel<11>, kernel<12>}};
+                kernel<8>, kernel<9>, kernel<10>, kernel<11>, kernel<12>},
+        skinny, "f32_gemm_skinny8__avx512"};
 
 } // namespace
 

@@ -1,0 +1,132 @@
+// The anchor: the problems of bench/anchor_shapes.hpp on oneDNN 2.x (the
+// distribution's libdnnl.so.2, C++ API of its own headers) and on
+// OpenBLAS's cblas_sgemm, timed as Kestrel's benchmarks time them
+// (bench/anchor_timing.hpp). Built only when configure finds the anchors,
+// never against Kestrel's headers; prints "BENCH <lib> <shape> <GFLOP/s>"
+// lines for bench/compare.sh.
+//   anchor_onednn [--gemm] [--conv]   (both when neither is given)
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "anchor_shapes.hpp"
+#include "anchor_timing.hpp"
+
+#ifdef ANCHOR_HAVE_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+#ifdef ANCHOR_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace {
+
+#ifdef ANCHOR_HAVE_ONEDNN
+using dnnl::memory;
+
+void onednn_sgemm(const bench::sgemm_shape_t &s) {
+    std::vector<float> A(s.M * s.K, 0.5f), B(s.K * s.N, 0.25f), C(s.M * s.N, 0.f);
+    const long lda = s.ta == 'N' ? s.K : s.M, ldb = s.tb == 'N' ? s.N : s.K;
+    dnnl_status_t st = dnnl_success;
+    const double sec = bench::median_seconds([&] {
+        st = dnnl_sgemm(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f,
+                C.data(), s.N);
+    });
+    char id[96];
+    if (st == dnnl_success) bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
+}
+
+void onednn_matmul(dnnl::engine &eng, dnnl::stream &strm, const bench::matmul_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    memory::desc sd({s.B, s.M, s.K}, dt::f32, tag::abc), wd({s.B, s.K, s.N}, dt::f32, tag::abc),
+            dd({s.B, s.M, s.N}, dt::f32, tag::abc);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(sd, wd, dd), eng);
+    dnnl::matmul prim(pd);
+    memory ms(sd, eng), mw(wd, eng), md(dd, eng);
+    std::memset(ms.get_data_handle(), 0, sd.get_size());
+    std::memset(mw.get_data_handle(), 0, wd.get_size());
+    const double sec = bench::median_seconds([&] {
+        prim.execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
+        strm.wait();
+    });
+    char id[96];
+    bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
+}
+
+void onednn_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    const tag data = s.layout == bench::layout_t::nchw ? tag::nchw
+            : s.layout == bench::layout_t::nhwc        ? tag::nhwc
+                                                       : tag::nChw16c;
+    const long oh = s.oh();
+    memory::desc sd({s.mb, s.ic, s.ih, s.ih}, dt::f32, data),
+            wd({s.oc, s.ic, s.k, s.k}, dt::f32, tag::any), dd({s.mb, s.oc, oh, oh}, dt::f32, data);
+    dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference,
+            dnnl::algorithm::convolution_direct, sd, wd, dd, {s.stride, s.stride}, {s.pad, s.pad},
+            {s.pad, s.pad});
+    dnnl::convolution_forward::primitive_desc pd(cd, eng);
+    dnnl::convolution_forward prim(pd);
+    memory ms(sd, eng), mw(pd.weights_desc(), eng), md(dd, eng);
+    std::memset(ms.get_data_handle(), 0, sd.get_size());
+    std::memset(mw.get_data_handle(), 0, pd.weights_desc().get_size());
+    const double sec = bench::median_seconds([&] {
+        prim.execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
+        strm.wait();
+    });
+    char id[96];
+    bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
+}
+#endif
+
+#ifdef ANCHOR_HAVE_OPENBLAS
+void openblas_sgemm(long batch, long M, long N, long K, char ta, char tb, const char *id, double flop) {
+    std::vector<float> A(batch * M * K, 0.5f), B(batch * K * N, 0.25f), C(batch * M * N, 0.f);
+    const long lda = ta == 'N' ? K : M, ldb = tb == 'N' ? N : K;
+    const double sec = bench::median_seconds([&] {
+        for (long b = 0; b < batch; ++b)
+            cblas_sgemm(CblasRowMajor, ta == 'N' ? CblasNoTrans : CblasTrans,
+                    tb == 'N' ? CblasNoTrans : CblasTrans, M, N, K, 1.f, A.data() + b * M * K, lda,
+                    B.data() + b * K * N, ldb, 0.f, C.data() + b * M * N, N);
+    });
+    bench::machine_line("openblas", id, flop / sec * 1e-9);
+}
+#endif
+
+} // namespace
+
+int main(int argc, char **argv) {
+    bool gemm = false, conv = false;
+    for (int i = 1; i < argc; ++i) {
+        gemm = gemm || !std::strcmp(argv[i], "--gemm");
+        conv = conv || !std::strcmp(argv[i], "--conv");
+    }
+    if (!gemm && !conv) gemm = conv = true;
+    char id[96];
+#ifdef ANCHOR_HAVE_ONEDNN
+    try {
+        dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+        dnnl::stream strm(eng);
+        if (gemm) {
+            for (const auto &s : bench::sgemm_shapes) onednn_sgemm(s);
+            for (const auto &s : bench::matmul_shapes) onednn_matmul(eng, strm, s);
+        }
+        if (conv)
+            for (const auto &s : bench::conv_shapes) onednn_conv(eng, strm, s);
+    } catch (const dnnl::error &e) {
+        std::fprintf(stderr, "anchor_onednn: oneDNN error %d: %s\n", (int)e.status, e.what());
+        return 1;
+    }
+#endif
+#ifdef ANCHOR_HAVE_OPENBLAS
+    if (gemm) {
+        for (const auto &s : bench::sgemm_shapes)
+            openblas_sgemm(1, s.M, s.N, s.K, s.ta, s.tb, s.id(id, sizeof(id)), s.flop());
+        for (const auto &s : bench::matmul_shapes)
+            openblas_sgemm(s.B, s.M, s.N, s.K, 'N', 'N', s.id(id, sizeof(id)), s.flop());
+    }
+#endif
+    (void)id;
+    return 0;
+}

@@ -1,0 +1,74 @@
+// The one list of problems that Kestrel's benchmarks (bench_gemm,
+// bench_conv) and the anchor program (anchor_onednn: oneDNN 2.x and
+// OpenBLAS) run, so bench/compare.sh can put their numbers side by side.
+// Plain data, no library header.
+#ifndef KESTREL_BENCH_ANCHOR_SHAPES_HPP
+#define KESTREL_BENCH_ANCHOR_SHAPES_HPP
+
+#include <cstdio>
+
+namespace bench {
+
+struct sgemm_shape_t {
+    long M, N, K;
+    char ta, tb;
+    const char *id(char *buf, size_t n) const {
+        std::snprintf(buf, n, "sgemm_%c%c_%ldx%ldx%ld", ta, tb, M, N, K);
+        return buf;
+    }
+    double flop() const { return 2.0 * M * N * K; }
+};
+
+const sgemm_shape_t sgemm_shapes[] = {
+        {1024, 1024, 1024, 'N', 'N'},
+        {1024, 1024, 1024, 'T', 'T'},
+        {256, 256, 256, 'N', 'N'},
+        {1, 4096, 1024, 'N', 'N'}, // GEMV-like, one row
+        {4096, 1, 1024, 'N', 'N'}, // GEMV-like, one column
+        {4096, 64, 576, 'N', 'N'}, // im2col-like
+};
+
+struct matmul_shape_t {
+    long B, M, N, K;
+    const char *id(char *buf, size_t n) const {
+        std::snprintf(buf, n, "matmul_%ldx%ldx%ldx%ld", B, M, N, K);
+        return buf;
+    }
+    double flop() const { return 2.0 * B * M * N * K; }
+};
+
+const matmul_shape_t matmul_shapes[] = {
+        {1, 512, 512, 512},
+        {64, 64, 64, 64},
+        {8, 128, 768, 768},
+};
+
+enum class layout_t { nchw, nhwc, nChw16c };
+inline const char *layout_name(layout_t l) {
+    return l == layout_t::nchw ? "nchw" : l == layout_t::nhwc ? "nhwc" : "nChw16c";
+}
+
+// Forward-inference 2D convolution, square images and kernels, no bias.
+struct conv_shape_t {
+    layout_t layout;
+    long mb, ic, oc, ih, k, stride, pad;
+    long oh() const { return (ih - k + 2 * pad) / stride + 1; }
+    const char *id(char *buf, size_t n) const {
+        std::snprintf(buf, n, "conv%ldx%ld_s%ld_%ld-%ld_%ld_mb%ld_%s", k, k, stride, ic, oc, ih, mb,
+                layout_name(layout));
+        return buf;
+    }
+    double flop() const { return 2.0 * mb * oc * ic * k * k * oh() * oh(); }
+};
+
+const conv_shape_t conv_shapes[] = {
+        {layout_t::nChw16c, 2, 64, 64, 56, 3, 1, 1},
+        {layout_t::nhwc, 2, 64, 64, 56, 3, 1, 1},
+        {layout_t::nchw, 2, 64, 64, 56, 3, 1, 1},
+        {layout_t::nChw16c, 2, 256, 64, 56, 1, 1, 0},
+        {layout_t::nChw16c, 2, 128, 256, 28, 3, 2, 1},
+};
+
+} // namespace bench
+
+#endif

@@ -1,0 +1,48 @@
+// Timing shared by Kestrel's benchmarks and the anchor program, so both
+// sides measure the same way: one warm-up call, then calls until at least
+// `min_reps` ran and `min_seconds` passed; the median call time is kept.
+// Header-only and free of any library header: the anchor includes it
+// beside oneDNN 2.x's headers, Kestrel's benchmarks beside Kestrel's.
+#ifndef KESTREL_BENCH_ANCHOR_TIMING_HPP
+#define KESTREL_BENCH_ANCHOR_TIMING_HPP
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace bench {
+
+template <typename F>
+double median_seconds(F f, int min_reps = 5, double min_seconds = 0.15) {
+    f();
+    std::vector<double> t;
+    double total = 0;
+    while ((int)t.size() < min_reps || (total < min_seconds && t.size() < 10000)) {
+        auto t0 = std::chrono::steady_clock::now();
+        f();
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        t.push_back(s);
+        total += s;
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+// `--machine` on the command line: print only "BENCH <lib> <shape> <GFLOP/s>"
+// lines, which bench/compare.sh collects.
+inline bool machine_mode(int argc, char **argv) {
+    for (int i = 1; i < argc; ++i)
+        if (!std::strcmp(argv[i], "--machine")) return true;
+    return false;
+}
+
+inline void machine_line(const char *lib, const char *shape, double gflops) {
+    std::printf("BENCH %s %s %.3f\n", lib, shape, gflops);
+    std::fflush(stdout);
+}
+
+} // namespace bench
+
+#endif

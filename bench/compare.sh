@@ -1,0 +1,52 @@
+#!/bin/sh
+# Kestrel against its anchors (oneDNN 2.x and OpenBLAS) on the shapes of
+# bench/anchor_shapes.hpp. The programs run interleaved, ROUNDS times
+# (alternating which goes first), so that load on a shared machine hits
+# both sides alike; the table holds each shape's median GFLOP/s.
+#   compare.sh BUILDDIR [ROUNDS]      (make bench-compare calls it)
+set -eu
+dir=${1:-.}
+rounds=${2:-5}
+[ "$rounds" -ge 1 ] 2>/dev/null || { echo "compare.sh: ROUNDS must be a positive number" >&2; exit 2; }
+kg=$dir/bench/bench_gemm
+kc=$dir/bench/bench_conv
+an=$dir/bench/anchor_onednn
+for p in "$kg" "$kc" "$an"; do
+    [ -x "$p" ] || { echo "compare.sh: $p not built" >&2; exit 2; }
+done
+raw=$(mktemp)
+trap 'rm -f "$raw"' EXIT INT TERM
+echo "bench-compare: $rounds interleaved rounds, load average at start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" >&2
+r=1
+while [ "$r" -le "$rounds" ]; do
+    echo "  round $r/$rounds" >&2
+    if [ $((r % 2)) -eq 1 ]; then
+        "$kg" --machine >>"$raw"; "$an" --gemm >>"$raw"
+        "$kc" --machine >>"$raw"; "$an" --conv >>"$raw"
+    else
+        "$an" --gemm >>"$raw"; "$kg" --machine >>"$raw"
+        "$an" --conv >>"$raw"; "$kc" --machine >>"$raw"
+    fi
+    r=$((r + 1))
+done
+echo "bench-compare: load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" >&2
+
+# Median per (library, shape); shapes keep the order of their first run.
+grep '^BENCH ' "$raw" | awk '
+    { key = $2 " " $3; n[key]++; v[key, n[key]] = $4
+      if (!($3 in seen)) { seen[$3] = 1; order[++ns] = $3 } }
+    function median(key,   c, i, j, t, a) {
+        c = n[key]; if (!c) return -1
+        for (i = 1; i <= c; i++) a[i] = v[key, i] + 0
+        for (i = 2; i <= c; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+        return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+    }
+    function cell(x) { return x < 0 ? sprintf("%10s", "-") : sprintf("%10.1f", x) }
+    END {
+        printf "%-40s %10s %10s %10s %16s\n", "shape (median GFLOP/s)", "Kestrel", "oneDNN2.6", "OpenBLAS", "Kestrel/oneDNN"
+        for (i = 1; i <= ns; i++) {
+            s = order[i]; k = median("kestrel " s); o = median("onednn " s); b = median("openblas " s)
+            ratio = (k > 0 && o > 0) ? sprintf("%16.2f", k / o) : sprintf("%16s", "-")
+            printf "%-40s %s %s %s %s\n", s, cell(k), cell(o), cell(b), ratio
+        }
+    }'
