@@ -8,6 +8,7 @@
 //   conv 3x3 pad 1 -> 16 ch, bias, post-op relu          (format any)
 //   conv 3x3 pad 1 -> 16 ch on plain nchw (im2col + GEMM), bias,
 //        post-op sum (residual), relu
+//   conv 1x1 -> 16 ch on nchw (straight to GEMM), bias, relu
 //   max pooling 3x3 stride 2                               -> 2x16x7x7
 //   inner product -> 10, bias
 //   softmax over the 10 classes
@@ -49,13 +50,14 @@ std::vector<float> make_data(size_t n, unsigned seed, float scale) {
 struct weights_t {
     std::vector<float> w1 = make_data(C * IC * 3 * 3, 1, 0.5f), b1 = make_data(C, 2, 0.2f);
     std::vector<float> w2 = make_data(C * C * 3 * 3, 3, 0.2f), b2 = make_data(C, 4, 0.2f);
+    std::vector<float> w1x1 = make_data(C * C, 8, 0.4f), b1x1 = make_data(C, 9, 0.2f);
     std::vector<float> w3 = make_data(K * C * PH * PW, 5, 0.1f), b3 = make_data(K, 6, 0.1f);
     std::vector<float> src = make_data(N * IC * H * W, 7, 2.f);
 };
 
 // ------------------------------------------------------- naive reference
 std::vector<float> reference(const weights_t &wt) {
-    std::vector<float> a1(N * C * H * W), a2(N * C * H * W), p(N * C * PH * PW), fc(N * K);
+    std::vector<float> a1(N * C * H * W), a2(N * C * H * W), a3(N * C * H * W), p(N * C * PH * PW), fc(N * K);
     for (int n = 0; n < N; ++n)
         for (int oc = 0; oc < C; ++oc)
             for (int h = 0; h < H; ++h)
@@ -88,13 +90,20 @@ std::vector<float> reference(const weights_t &wt) {
                     a2[i] = std::max(0.f, (float)acc + a1[i]);
                 }
     for (int n = 0; n < N; ++n)
+        for (int oc = 0; oc < C; ++oc)
+            for (int hw = 0; hw < H * W; ++hw) {
+                double acc = wt.b1x1[oc];
+                for (int ic = 0; ic < C; ++ic) acc += (double)a2[(n * C + ic) * H * W + hw] * wt.w1x1[oc * C + ic];
+                a3[(n * C + oc) * H * W + hw] = std::max(0.f, (float)acc);
+            }
+    for (int n = 0; n < N; ++n)
         for (int c = 0; c < C; ++c)
             for (int ph = 0; ph < PH; ++ph)
                 for (int pw = 0; pw < PW; ++pw) {
                     float m = -INFINITY;
                     for (int kh = 0; kh < 3; ++kh)
                         for (int kw = 0; kw < 3; ++kw)
-                            m = std::max(m, a2[((n * C + c) * H + ph * 2 + kh) * W + pw * 2 + kw]);
+                            m = std::max(m, a3[((n * C + c) * H + ph * 2 + kh) * W + pw * 2 + kw]);
                     p[((n * C + c) * PH + ph) * PW + pw] = m;
                 }
     for (int n = 0; n < N; ++n)
@@ -202,13 +211,28 @@ struct net_t {
                 {{DNNL_ARG_SRC, c2_src}, {DNNL_ARG_WEIGHTS, c2_w},
                         {DNNL_ARG_BIAS, user_mem(wt.b2, {C}, tag::x)}, {DNNL_ARG_DST, c2_dst}});
 
+        // conv 1x1 + bias + relu on plain nchw: straight to GEMM, no im2col.
+        primitive_attr a3 = make_attr();
+        post_ops po3;
+        po3.append_eltwise(algorithm::eltwise_relu, 0.f, 0.f);
+        a3.set_post_ops(po3);
+        convolution_forward::primitive_desc c3(eng, prop_kind::forward_inference,
+                algorithm::convolution_direct, plain_act, {{C, C, 1, 1}, dt::f32, tag::oihw},
+                {{C}, dt::f32, tag::x}, plain_act, {1, 1}, {0, 0}, {0, 0}, a3);
+        auto c3_w = as(user_mem(wt.w1x1, {C, C, 1, 1}, tag::oihw), c3.weights_desc(), base);
+        auto c3_dst = memory(c3.dst_desc(), eng);
+        keep.push_back(c3_dst);
+        add(convolution_forward(c3), c3,
+                {{DNNL_ARG_SRC, c2_dst}, {DNNL_ARG_WEIGHTS, c3_w},
+                        {DNNL_ARG_BIAS, user_mem(wt.b1x1, {C}, tag::x)}, {DNNL_ARG_DST, c3_dst}});
+
         // max pooling 3x3 stride 2.
         pooling_forward::primitive_desc p1(eng, prop_kind::forward_inference, algorithm::pooling_max,
-                c2_dst.get_desc(), {{N, C, PH, PW}, dt::f32, tag::any}, {2, 2}, {3, 3}, {0, 0},
+                c3_dst.get_desc(), {{N, C, PH, PW}, dt::f32, tag::any}, {2, 2}, {3, 3}, {0, 0},
                 {0, 0}, {0, 0}, base);
         auto p1_dst = memory(p1.dst_desc(), eng);
         keep.push_back(p1_dst);
-        add(pooling_forward(p1), p1, {{DNNL_ARG_SRC, c2_dst}, {DNNL_ARG_DST, p1_dst}});
+        add(pooling_forward(p1), p1, {{DNNL_ARG_SRC, c3_dst}, {DNNL_ARG_DST, p1_dst}});
 
         // inner product to K classes.
         inner_product_forward::primitive_desc ip(eng, prop_kind::forward_inference, p1_dst.get_desc(),
@@ -306,11 +330,11 @@ int main() {
             out_user = net.run(&scratch);
         }
 
-        std::printf("Kestrel demo: %d-step network (conv3x3+relu, conv3x3+sum+relu, maxpool,\n"
+        std::printf("Kestrel demo: %d-step network (conv3x3+relu, conv3x3+sum+relu, conv1x1+relu, maxpool,\n"
                     "inner product, softmax, and the reorders format `any` asked for), N=%d.\n",
                 (int)nsteps, (int)N);
         // Softmax outputs are in [0,1]; the tolerance covers f32 rounding of
-        // the 27-, 144- and 784-term dot products against the double reference.
+        // the 27-, 144-, 16- and 784-term dot products against the double reference.
         const double tol = 1e-4;
         double err = max_abs_diff(out_global, ref);
         std::printf("max |kestrel - naive reference| = %.3g (tolerance %.0e)\n", err, tol);
