@@ -34,6 +34,9 @@ int main() {
             {1, 2, {11}, {4}, {3}, {0}, {2}, {1}}, // 1D
             {3, 1, {4, 5, 3}, {2, 3, 2}, {2, 1, 1}, {0, 1, 0}, {1, 1, 0}, {0, 1, 1}}, // 3D
             {2, 1, {20, 20}, {16, 16}, {4, 4}, {0, 0}, {0, 0}, {0, 0}}, // 256-point window: s32 ws
+            {2, 2, {6, 19}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, // stride 1: contiguous runs
+            {2, 1, {5, 9}, {2, 3}, {1, 1}, {0, 1}, {0, 2}, {1, 2}}, // stride 1, dilated W
+            {1, 1, {40}, {5}, {3}, {1}, {4}, {3}}, // 1D, long row, stride 3, dilated
     };
     const int Cs[] = {1, 3, 15, 16, 17, 33};
     const dnnl_alg_kind_t algs[] = {dnnl_pooling_max, dnnl_pooling_avg_include_padding,
@@ -77,15 +80,16 @@ int main() {
                 std::snprintf(what, sizeof(what), "pool nd=%d C=%d layout=%d dt=%d alg=%d prop=%d nthr=%d",
                         nd, C, layout, (int)dt, (int)alg, (int)prop, nthr);
                 t.check(ref.name == "ref:any", what);
-                // Optimized implementations exist for nhwc and the blocked layouts.
-                if (layout != 0) t.check(runs.size() >= 2, what);
+                // Every layout of the grid has an optimized implementation.
+                t.check(runs.size() >= 2, what);
                 for (size_t i = 0; i + 1 < runs.size(); ++i) {
                     ++vec_cases;
                     // max: data movement, exact. avg: identical summation
-                    // order; only the final division differs (reference
-                    // divides, vec multiplies by the reciprocal): <= 1.5 ulp
+                    // order; vec:ncsp divides like the reference (exact),
+                    // vec:nspc/blocked multiply by the reciprocal: <= 1.5 ulp
                     // in f32, which can flip one bf16 rounding (2^-7).
-                    double rtol = alg == dnnl_pooling_max ? 0 : (dt == dnnl_f32 ? 0x1p-22 : 0x1p-7);
+                    const bool exact = alg == dnnl_pooling_max || runs[i].name == "vec:ncsp";
+                    double rtol = exact ? 0 : (dt == dnnl_f32 ? 0x1p-22 : 0x1p-7);
                     t.check(kt::close(runs[i].outs[DNNL_ARG_DST], ref.outs.at(DNNL_ARG_DST), rtol, 0, what),
                             what);
                     if (ws)

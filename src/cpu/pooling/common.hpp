@@ -96,7 +96,26 @@ struct vec_ops_t {
     // (1 and 0).
     void (*norm_row)(void *y, data_type_t ydt, const void *x, data_type_t xdt, float mean, float rstd,
             const float *sc, const float *sh, dim_t n);
+    // acc[i] += x[i] * x[i], the product rounded before the sum (no FMA),
+    // so the result equals the scalar loop bit for bit.
+    void (*acc_sq)(float *acc, const void *x, data_type_t dt, dim_t n);
+    // acc[i] += w * x[i] (FMA where the ISA has it).
+    void (*axpy)(float *acc, const void *x, data_type_t dt, float w, dim_t n);
+    // LRN output: y[i] = x[i] * lrn_factor(k + alpha * s[i] / summands, beta),
+    // bit for bit the scalar formula below (vectorised when beta is 0.75).
+    void (*lrn_out)(void *y, data_type_t ydt, const void *x, data_type_t xdt, const float *s,
+            float k, float alpha, float summands, float beta, dim_t n, float *ws);
 };
+
+// LRN: omega^-beta; the common beta = 3/4 through two square roots, which
+// vectorise and are correctly rounded, so every ISA gives the same bits.
+inline float lrn_factor(float omega, float beta) {
+    if (beta == 0.75f) return std::sqrt(1.f / (std::sqrt(omega) * omega));
+    return 1.f / std::pow(omega, beta);
+}
+inline float lrn_omega(float sum, float k, float alpha, float summands) {
+    return k + alpha * sum / summands;
+}
 
 // The table for the best ISA allowed now (AVX-512, AVX2, or scalar).
 const vec_ops_t &vec_ops();

@@ -4,7 +4,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/pooling/common.hpp src/cpu/pooling/common.cpp \
 	src/cpu/pooling/vec_ops.cpp src/cpu/pooling/vec_ops_body.inc \
 	src/cpu/pooling/pooling_pd.hpp src/cpu/pooling/pooling_pd.cpp \
-	src/cpu/pooling/pooling.cpp \
+	src/cpu/pooling/pooling.cpp src/cpu/pooling/pooling_ncsp.cpp \
 	src/api/pooling.cpp
 libkestrel_la_SOURCES += \
 	src/cpu/pooling/bnorm_pd.hpp src/cpu/pooling/bnorm_pd.cpp \
@@ -18,3 +18,15 @@ libkestrel_la_SOURCES += \
 	src/cpu/pooling/lnorm_pd.hpp src/cpu/pooling/lnorm_pd.cpp \
 	src/cpu/pooling/lnorm.cpp \
 	src/api/layer_normalization.cpp
+libkestrel_la_SOURCES += \
+	src/cpu/pooling/gnorm_pd.hpp src/cpu/pooling/gnorm_pd.cpp \
+	src/cpu/pooling/gnorm.cpp \
+	src/api/group_normalization.cpp
+libkestrel_la_SOURCES += \
+	src/cpu/pooling/lrn_pd.hpp src/cpu/pooling/lrn_pd.cpp \
+	src/cpu/pooling/lrn.cpp \
+	src/api/lrn.cpp
+libkestrel_la_SOURCES += \
+	src/cpu/pooling/resampling_pd.hpp src/cpu/pooling/resampling_pd.cpp \
+	src/cpu/pooling/resampling.cpp \
+	src/api/resampling.cpp

@@ -1,6 +1,7 @@
 // Pooling forward: a reference implementation for any layout and a fast one
 // for channel-innermost layouts (nhwc, nChw8c, nChw16c), vectorised over
-// channels through vec_ops_t.
+// channels through vec_ops_t. Plain channel-first layouts have their own
+// (pooling_ncsp.cpp), vectorised along output rows.
 #include <algorithm>
 
 #include "core/primitive.hpp"
@@ -203,6 +204,7 @@ struct vec_pooling_fwd_t : primitive_t {
 
 const impl_entry_t pooling_impl_list[] = {
         {"vec", make_pd<vec_pooling_fwd_t::pd_t>},
+        {"vec_ncsp", create_ncsp_pooling_pd},
         {"ref", make_pd<ref_pooling_fwd_t::pd_t>},
         {nullptr, nullptr},
 };

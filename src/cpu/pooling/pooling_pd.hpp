@@ -59,6 +59,10 @@ protected:
 
 extern const impl_entry_t pooling_impl_list[];
 
+// The plain channel-first implementation (pooling_ncsp.cpp).
+status_t create_ncsp_pooling_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr, dnnl_engine *engine,
+        const pd_t *hint);
+
 } // namespace kestrel
 
 #endif

@@ -5,6 +5,10 @@
 // own AVX-512 intrinsic headers.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+// No contraction of a separate multiply and add into an FMA: acc_sq and
+// lrn_out promise the bits of the scalar formula (FMA is asked for
+// explicitly through V::fmadd where it is wanted).
+#pragma GCC optimize("fp-contract=off")
 #include <immintrin.h>
 
 #include "cpu/isa.hpp"
@@ -29,6 +33,8 @@ struct V {
     static vec max(vec a, vec b) { return b > a ? b : a; }
     static vec min(vec a, vec b) { return b < a ? b : a; }
     static vec abs(vec a) { return std::fabs(a); }
+    static vec div(vec a, vec b) { return a / b; }
+    static vec sqrt(vec a) { return std::sqrt(a); }
     static float lane(vec v, int) { return v; }
     static float hsum(vec v) { return v; }
     static void max_idx(float *acc, int32_t *idx, vec x, int32_t k) {
@@ -82,6 +88,8 @@ struct V {
     static vec max(vec a, vec b) { return _mm256_blendv_ps(a, b, _mm256_cmp_ps(b, a, _CMP_GT_OQ)); }
     static vec min(vec a, vec b) { return _mm256_blendv_ps(a, b, _mm256_cmp_ps(b, a, _CMP_LT_OQ)); }
     static vec abs(vec a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.f), a); }
+    static vec div(vec a, vec b) { return _mm256_div_ps(a, b); }
+    static vec sqrt(vec a) { return _mm256_sqrt_ps(a); }
     static float lane(vec v, int i) {
         alignas(32) float t[8];
         _mm256_store_ps(t, v);
@@ -148,6 +156,8 @@ struct V {
     static vec abs(vec a) {
         return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff)));
     }
+    static vec div(vec a, vec b) { return _mm512_div_ps(a, b); }
+    static vec sqrt(vec a) { return _mm512_sqrt_ps(a); }
     static float lane(vec v, int i) {
         alignas(64) float t[16];
         _mm512_store_ps(t, v);

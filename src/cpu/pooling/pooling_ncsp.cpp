@@ -1,0 +1,165 @@
+// Pooling forward for plain channel-first layouts (ncw, nchw, ncdhw),
+// vectorised along the output row. Each window offset kw reads the source
+// points iw = ow * SW + off (off = kw * (DW + 1) - padL) for a range of
+// consecutive ow: with stride 1 a contiguous run of the source row; with a
+// larger stride a contiguous run of one "phase" of the row (the points
+// j * SW + p), so each source row is first split into its SW phases (a
+// transpose of the row viewed as IW/SW x SW). Accumulation follows the
+// reference order (kd, kh, kw) per output point and divides the same way,
+// so results are identical to it, indices included.
+#include <algorithm>
+
+#include "core/primitive.hpp"
+#include "cpu/pooling/pooling_pd.hpp"
+#include "cpu/threading.hpp"
+
+namespace kestrel {
+
+namespace {
+
+struct ncsp_pooling_fwd_t : primitive_t {
+    enum key_t : scratchpad::key_t { key_acc = 1, key_idx = 2, key_phase = 3 };
+    struct pd_t : pd_impl_t<pd_t, pooling_fwd_pd_t, ncsp_pooling_fwd_t> {
+        using desc_t = pooling_desc_t;
+        pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_impl_t(d, a, hint) {}
+        const char *name() const override { return "vec:ncsp"; }
+        status_t init(dnnl_engine *) override {
+            KESTREL_CHECK(init_common());
+            if (pool::classify(src_md_) != pool::layout_t::ncsp || pool::classify(dst_md_) != pool::layout_t::ncsp)
+                return decline("vec:ncsp", "src or dst is not plain channel-first");
+            if (mdw_t(src_md_).has_zero_dim() || mdw_t(dst_md_).has_zero_dim())
+                return decline("vec:ncsp", "empty tensor");
+            const auto &c = conf_;
+            // Per kw: the phase, its first index and the valid ow range.
+            kw_.resize((size_t)c.KW);
+            for (dim_t kw = 0; kw < c.KW; ++kw) {
+                auto &e = kw_[(size_t)kw];
+                const dim_t off = kw * (c.DW + 1) - c.padL;
+                e.phase = ((off % c.SW) + c.SW) % c.SW;
+                e.j0 = (off - e.phase) / c.SW;
+                // 0 <= ow * SW + off < IW
+                e.ow_lo = off >= 0 ? 0 : div_up(-off, c.SW);
+                e.ow_hi = c.IW - off <= 0 ? 0 : std::min(c.OW, div_up(c.IW - off, c.SW));
+                if (e.ow_hi < e.ow_lo) e.ow_hi = e.ow_lo;
+            }
+            auto &r = scratchpad_registry();
+            r.book_per_thread(key_acc, sizeof(float) * c.OW);
+            // Indices of the max, or the per-point counts of avg_exclude_padding.
+            if (c.is_max || c.exclude_padding) r.book_per_thread(key_idx, sizeof(int32_t) * c.OW);
+            if (c.SW > 1) r.book_per_thread(key_phase, sizeof(float) * (c.IW + c.SW));
+            return status::success;
+        }
+        struct kw_t {
+            dim_t phase, j0, ow_lo, ow_hi;
+        };
+        std::vector<kw_t> kw_;
+    };
+    using primitive_t::primitive_t;
+
+    status_t execute(const exec_ctx_t &ctx) const override;
+};
+
+status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
+    const auto *pd = static_cast<const pd_t *>(pd_.get());
+    const pooling_conf_t &c = pd->conf();
+    const auto &ops = pool::vec_ops();
+    const auto &spad = ctx.scratchpad();
+    const char *src = ctx.input<char>(DNNL_ARG_SRC);
+    char *dst = ctx.output<char>(DNNL_ARG_DST);
+    char *ws = c.with_ws ? ctx.output<char>(DNNL_ARG_WORKSPACE) : nullptr;
+    const memory_desc_t &smd = *pd->src_md(), &dmd = *pd->dst_md(), &wmd = *pd->workspace_md();
+    const data_type_t sdt = smd.data_type, ddt = dmd.data_type, wdt = wmd.data_type;
+    const size_t ssz = data_type_size(sdt), dsz = data_type_size(ddt);
+    // Element strides of n, c, d and h (W is dense); 0 for absent dims.
+    const int nd = c.ndims;
+    const dim_t *sb = smd.blocking.strides, *db = dmd.blocking.strides;
+    const dim_t s_n = sb[0], s_c = sb[1], s_d = nd == 5 ? sb[2] : 0, s_h = nd >= 4 ? sb[nd - 2] : 0;
+    const dim_t d_n = db[0], d_c = db[1], d_d = nd == 5 ? db[2] : 0, d_h = nd >= 4 ? db[nd - 2] : 0;
+    const dim_t SW = c.SW, phase_len = div_up(c.IW, SW);
+    const auto &kws = pd->kw_;
+    const dim_t work = c.MB * c.C * c.OD * c.OH;
+    const int nthr = std::max(1, std::min(spad.nthr(), nthr_for(work, 2)));
+    parallel(nthr, [&](int ithr, int nt) {
+        float *acc = spad.get<float>(key_acc, ithr);
+        int32_t *aux = spad.get<int32_t>(key_idx, ithr); // indices (max) or counts (avg)
+        float *ph = SW > 1 ? spad.get<float>(key_phase, ithr) : nullptr;
+        if (!acc || ((c.is_max || c.exclude_padding) && !aux) || (SW > 1 && !ph)) return;
+        dim_t w0, w1;
+        balance211(work, nt, ithr, w0, w1);
+        for (dim_t it = w0; it < w1; ++it) {
+            const dim_t oh = it % c.OH, od = it / c.OH % c.OD, ch = it / (c.OH * c.OD) % c.C;
+            const dim_t n = it / (c.OH * c.OD * c.C);
+            if (c.is_max) {
+                std::fill(acc, acc + c.OW, c.max_init);
+                std::fill(aux, aux + c.OW, 0);
+            } else {
+                std::fill(acc, acc + c.OW, 0.f);
+                if (c.exclude_padding) std::fill(aux, aux + c.OW, 0);
+            }
+            for (dim_t kd = 0; kd < c.KD; ++kd) {
+                const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
+                if (id < 0 || id >= c.ID) continue;
+                for (dim_t kh = 0; kh < c.KH; ++kh) {
+                    const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
+                    if (ih < 0 || ih >= c.IH) continue;
+                    const char *x = src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz;
+                    const void *base = x;
+                    data_type_t bdt = sdt;
+                    if (SW > 1) {
+                        // Split the row into its SW phases, each phase_len long.
+                        for (dim_t p = 0; p < SW; ++p)
+                            for (dim_t j = 0; p + j * SW < c.IW; ++j)
+                                ph[p * phase_len + j] = load_f32(sdt, x, p + j * SW);
+                        base = ph;
+                        bdt = dnnl_f32;
+                    }
+                    const size_t bsz = data_type_size(bdt);
+                    for (dim_t kw = 0; kw < c.KW; ++kw) {
+                        const auto &e = kws[(size_t)kw];
+                        const dim_t len = e.ow_hi - e.ow_lo;
+                        if (len <= 0) continue;
+                        const dim_t first = SW > 1 ? e.phase * phase_len + e.j0 + e.ow_lo : e.j0 + e.ow_lo;
+                        const void *run = static_cast<const char *>(base) + first * bsz;
+                        if (c.is_max) {
+                            ops.acc_max_idx(acc + e.ow_lo, aux + e.ow_lo, run, bdt, len,
+                                    (int32_t)((kd * c.KH + kh) * c.KW + kw));
+                        } else {
+                            ops.acc_add(acc + e.ow_lo, run, bdt, len);
+                            if (c.exclude_padding)
+                                for (dim_t ow = e.ow_lo; ow < e.ow_hi; ++ow) ++aux[ow];
+                        }
+                    }
+                }
+            }
+            const dim_t doff = dmd.offset0 + n * d_n + ch * d_c + od * d_d + oh * d_h;
+            if (!c.is_max) {
+                const dim_t kvol = c.KD * c.KH * c.KW;
+                for (dim_t ow = 0; ow < c.OW; ++ow) {
+                    const dim_t div = c.exclude_padding ? aux[ow] : kvol;
+                    acc[ow] = div ? acc[ow] / (float)div : 0.f;
+                }
+            }
+            ops.store_scaled(dst + doff * dsz, ddt, acc, 1.f, c.OW);
+            if (ws) {
+                // The workspace has the dst layout, so the same offsets.
+                const dim_t woff = doff - dmd.offset0 + wmd.offset0;
+                for (dim_t ow = 0; ow < c.OW; ++ow) {
+                    if (wdt == dnnl_u8)
+                        reinterpret_cast<uint8_t *>(ws)[woff + ow] = (uint8_t)aux[ow];
+                    else
+                        reinterpret_cast<int32_t *>(ws)[woff + ow] = aux[ow];
+                }
+            }
+        }
+    });
+    return status::success;
+}
+
+} // namespace
+
+status_t create_ncsp_pooling_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr, dnnl_engine *engine,
+        const pd_t *hint) {
+    return make_pd<ncsp_pooling_fwd_t::pd_t>(out, desc, attr, engine, hint);
+}
+
+} // namespace kestrel
