@@ -37,3 +37,9 @@ test_pooling_test_resampling_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_pooling_test_resampling_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/pooling/test_isa_caps.sh
 TESTS += test/pooling/test_isa_caps.sh
+
+# Primitive cache keys of this family's descriptors.
+check_PROGRAMS += test/pooling/test_cache_keys
+TESTS += test/pooling/test_cache_keys
+test_pooling_test_cache_keys_SOURCES = test/pooling/test_cache_keys.cpp
+test_pooling_test_cache_keys_LDADD = $(TEST_LIBS)

@@ -13,6 +13,16 @@ struct bnorm_desc_t : op_desc_impl_t<bnorm_desc_t> {
     memory_desc_t src_md = zero_md(), dst_md = zero_md();
     float epsilon = 0.f;
     unsigned flags = 0;
+
+    // Every field, for the primitive cache key.
+    bool serialize(key_writer_t &k) const override {
+        k.put(prop_kind);
+        k.put(src_md);
+        k.put(dst_md);
+        k.put(epsilon);
+        k.put(flags);
+        return true;
+    }
 };
 
 struct bnorm_fwd_pd_t : pd_t {

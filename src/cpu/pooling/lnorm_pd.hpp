@@ -16,6 +16,18 @@ struct lnorm_desc_t : op_desc_impl_t<lnorm_desc_t> {
     data_type_t ss_dt = dnnl_f32;
     float epsilon = 0.f;
     unsigned flags = 0;
+
+    // Every field, for the primitive cache key.
+    bool serialize(key_writer_t &k) const override {
+        k.put(prop_kind);
+        k.put(src_md);
+        k.put(dst_md);
+        k.put(stat_md);
+        k.put(ss_dt);
+        k.put(epsilon);
+        k.put(flags);
+        return true;
+    }
 };
 
 struct lnorm_fwd_pd_t : pd_t {

@@ -13,6 +13,22 @@ struct pooling_desc_t : op_desc_impl_t<pooling_desc_t> {
     dnnl_alg_kind_t alg = dnnl_pooling_max;
     memory_desc_t src_md = zero_md(), dst_md = zero_md();
     dims_t strides = {}, kernel = {}, dilation = {}, padding_l = {}, padding_r = {};
+
+    // Every field, for the primitive cache key.
+    bool serialize(key_writer_t &k) const override {
+        k.put(prop_kind);
+        k.put(alg);
+        k.put(src_md);
+        k.put(dst_md);
+        for (int d = 0; d < max_ndims; ++d) {
+            k.put(strides[d]);
+            k.put(kernel[d]);
+            k.put(dilation[d]);
+            k.put(padding_l[d]);
+            k.put(padding_r[d]);
+        }
+        return true;
+    }
 };
 
 // The problem in 3 spatial dims (missing ones are 1, padding 0).

@@ -12,6 +12,16 @@ struct reduction_desc_t : op_desc_impl_t<reduction_desc_t> {
     dnnl_alg_kind_t alg = dnnl_reduction_sum;
     memory_desc_t src_md = zero_md(), dst_md = zero_md();
     float p = 0.f, eps = 0.f;
+
+    // Every field, for the primitive cache key.
+    bool serialize(key_writer_t &k) const override {
+        k.put(alg);
+        k.put(src_md);
+        k.put(dst_md);
+        k.put(p);
+        k.put(eps);
+        return true;
+    }
 };
 
 struct reduction_pd_t : pd_t {
