@@ -18,6 +18,29 @@ struct conv_desc_t : op_desc_impl_t<conv_desc_t> {
     memory_desc_t src = zero_md(), weights = zero_md(), bias = zero_md(), dst = zero_md();
     // Spatial parameters; dilation 0 means none (oneDNN's convention).
     dims_t strides = {}, dilates = {}, pad_l = {}, pad_r = {};
+
+    // The kind (convolution or deconvolution) is already in the key. Every
+    // slot of the spatial arrays is written, not only the first ndims - 2:
+    // conv_desc_init zeroes the rest, so this costs nothing and stays
+    // correct should a caller ever leave them otherwise.
+    bool serialize(key_writer_t &k) const override {
+        // x86-64 size of the fields above: a new field fails the build here
+        // until it is written into the key.
+        static_assert(sizeof(conv_desc_t) == 2872, "conv_desc_t changed: update serialize");
+        k.put(prop_kind);
+        k.put(alg_kind);
+        k.put(src);
+        k.put(weights);
+        k.put(bias);
+        k.put(dst);
+        for (int i = 0; i < max_ndims; ++i) {
+            k.put(strides[i]);
+            k.put(dilates[i]);
+            k.put(pad_l[i]);
+            k.put(pad_r[i]);
+        }
+        return true;
+    }
 };
 
 // Sizes of one problem, spatial dims widened to 3 (missing ones are 1 with

@@ -11,6 +11,17 @@ struct binary_desc_t : op_desc_impl_t<binary_desc_t> {
     dnnl_alg_kind_t alg = dnnl_alg_kind_undef;
     memory_desc_t src_md[3] = {zero_md(), zero_md(), zero_md()}; // src2: select only
     memory_desc_t dst_md = zero_md();
+
+    // All three sources, src2 included (the zero md unless alg is select).
+    bool serialize(key_writer_t &k) const override {
+        // x86-64 size of the fields above: a new field fails the build here
+        // until it is written into the key.
+        static_assert(sizeof(binary_desc_t) == 2480, "binary_desc_t changed: update serialize");
+        k.put(alg);
+        for (const memory_desc_t &md : src_md) k.put(md);
+        k.put(dst_md);
+        return true;
+    }
 };
 
 struct binary_pd_t : pd_t {

@@ -10,6 +10,19 @@ struct eltwise_desc_t : src_dst_desc_t<eltwise_desc_t> {
     eltwise_desc_t() : src_dst_desc_t(dnnl_eltwise) {}
     dnnl_alg_kind_t alg = dnnl_alg_kind_undef;
     float alpha = 0.f, beta = 0.f;
+
+    // alpha and beta go in by their bits, even for algs that ignore them:
+    // a spare miss is cheap, a wrong hit is not.
+    bool serialize(key_writer_t &k) const override {
+        // x86-64 size of the fields above: a new field fails the build here
+        // until it is written into the key.
+        static_assert(sizeof(eltwise_desc_t) == 1264, "eltwise_desc_t changed: update serialize");
+        serialize_src_dst(k);
+        k.put(alg);
+        k.put(alpha);
+        k.put(beta);
+        return true;
+    }
 };
 
 struct eltwise_fwd_pd_t : src_dst_pd_t<eltwise_desc_t> {

@@ -17,6 +17,17 @@ struct prelu_desc_t : op_desc_impl_t<prelu_desc_t> {
     memory_desc_t src_md = zero_md();
     memory_desc_t weights_md = zero_md();
     memory_desc_t dst_md = zero_md();
+
+    bool serialize(key_writer_t &k) const override {
+        // x86-64 size of the fields above: a new field fails the build here
+        // until it is written into the key.
+        static_assert(sizeof(prelu_desc_t) == 1864, "prelu_desc_t changed: update serialize");
+        k.put(prop_kind);
+        k.put(src_md);
+        k.put(weights_md);
+        k.put(dst_md);
+        return true;
+    }
 };
 
 struct prelu_fwd_pd_t : pd_t {

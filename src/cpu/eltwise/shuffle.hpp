@@ -11,6 +11,16 @@ struct shuffle_desc_t : src_dst_desc_t<shuffle_desc_t> {
     shuffle_desc_t() : src_dst_desc_t(dnnl_shuffle) {}
     int axis = 1;
     dim_t group_size = 1;
+
+    bool serialize(key_writer_t &k) const override {
+        // x86-64 size of the fields above: a new field fails the build here
+        // until it is written into the key.
+        static_assert(sizeof(shuffle_desc_t) == 1264, "shuffle_desc_t changed: update serialize");
+        serialize_src_dst(k);
+        k.put(axis);
+        k.put(group_size);
+        return true;
+    }
 };
 
 struct shuffle_fwd_pd_t : src_dst_pd_t<shuffle_desc_t> {

@@ -10,6 +10,16 @@ struct softmax_desc_t : src_dst_desc_t<softmax_desc_t> {
     softmax_desc_t() : src_dst_desc_t(dnnl_softmax) {}
     dnnl_alg_kind_t alg = dnnl_softmax_accurate;
     int axis = 0;
+
+    bool serialize(key_writer_t &k) const override {
+        // x86-64 size of the fields above: a new field fails the build here
+        // until it is written into the key.
+        static_assert(sizeof(softmax_desc_t) == 1256, "softmax_desc_t changed: update serialize");
+        serialize_src_dst(k);
+        k.put(alg);
+        k.put(axis);
+        return true;
+    }
 };
 
 struct softmax_fwd_pd_t : src_dst_pd_t<softmax_desc_t> {

@@ -16,6 +16,14 @@ struct src_dst_desc_t : op_desc_impl_t<self_t> {
     dnnl_prop_kind_t prop_kind = dnnl_forward_training;
     memory_desc_t src_md = zero_md();
     memory_desc_t dst_md = zero_md();
+
+    // The shared fields for the cache key; each kind's serialize() calls
+    // this and then writes its own parameters.
+    void serialize_src_dst(key_writer_t &k) const {
+        k.put(prop_kind);
+        k.put(src_md);
+        k.put(dst_md);
+    }
 };
 
 template <typename desc_t>

@@ -14,6 +14,18 @@ struct matmul_desc_t : op_desc_impl_t<matmul_desc_t> {
     matmul_desc_t() : op_desc_impl_t(dnnl_matmul) {}
     memory_desc_t src_md = zero_md(), weights_md = zero_md(), bias_md = zero_md(),
                   dst_md = zero_md();
+
+    // No bias is the zero md, so its presence is part of the key too.
+    bool serialize(key_writer_t &k) const override {
+        // x86-64 size of the fields above: a new field fails the build here
+        // until it is written into the key.
+        static_assert(sizeof(matmul_desc_t) == 2480, "matmul_desc_t changed: update serialize");
+        k.put(src_md);
+        k.put(weights_md);
+        k.put(bias_md);
+        k.put(dst_md);
+        return true;
+    }
 };
 
 struct matmul_pd_t : pd_t {
