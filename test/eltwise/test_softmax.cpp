@@ -1,13 +1,15 @@
-// Softmax forward: vectorised rows (axis with unit stride) and columns
-// (strided axis) against the reference for every axis, layout, type, alg and
-// thread count; stability for huge inputs; bad input.
+// Softmax forward: vectorised rows (axis with unit stride), columns
+// (strided axis) and nC..16c along C against the reference for every axis,
+// layout, type, alg and thread count; stability for huge inputs; bad input.
 #include "elt_test.hpp"
+
+#include "cpu/isa.hpp"
 
 using namespace kestrel;
 
 namespace {
 
-int n_vec = 0;
+int n_vec = 0, n_blk16 = 0;
 
 void check(kt::tally_t &t, et::env_t &e, dnnl_alg_kind_t alg, const std::vector<dim_t> &dims,
         dnnl_format_tag_t tag, dnnl_data_type_t dt, int axis) {
@@ -18,13 +20,15 @@ void check(kt::tally_t &t, et::env_t &e, dnnl_alg_kind_t alg, const std::vector<
     KT_OK(dnnl_primitive_desc_clone(&rpd, pd));
     t.check(et::to_reference(rpd), "softmax reference reachable");
     if (kt::impl_name(pd).rfind("vec", 0) == 0) ++n_vec;
+    if (kt::impl_name(pd).find("blk16") != std::string::npos) ++n_blk16;
     const_dnnl_memory_desc_t qd = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
     et::mem_t src(sm, e.eng), dst(qd, e.eng), rdst(qd, e.eng);
     src.fill(dims.size() * 17 + axis, -5.f, 5.f);
     et::run(pd, e.strm, {{DNNL_ARG_SRC, src.m}, {DNNL_ARG_DST, dst.m}});
     et::run(rpd, e.strm, {{DNNL_ARG_SRC, src.m}, {DNNL_ARG_DST, rdst.m}});
     // Sums in a different order differ by at most len ulps (relative); exp
-    // adds 2 ulps and the division 1. Log softmax subtracts log(sum), whose
+    // adds 2 ulps and the division 1 (the kernels multiply by 1 / sum: two
+    // roundings of half an ulp each). Log softmax subtracts log(sum), whose
     // absolute error is that relative error of the sum, and |log(sum)| <
     // log(len) + 10 for inputs in [-5, 5]. bf16 may round 1 ulp apart.
     const dim_t len = dims[axis];
@@ -118,8 +122,19 @@ int main() {
             check(t, e, dnnl_softmax_accurate, {64, 1000}, dnnl_ab, dnnl_f32, 1);
             check(t, e, dnnl_softmax_log, {8, 129, 70}, dnnl_abc, dnnl_f32, 1);
             check(t, e, dnnl_softmax_accurate, {77}, dnnl_a, dnnl_bf16, 0);
+            // Strided axis with column groups of 1024 and a partial last
+            // group (16 x 2 groups keep 2 threads busy at full group size).
+            for (auto alg : {dnnl_softmax_accurate, dnnl_softmax_log})
+                for (auto dt : {dnnl_f32, dnnl_bf16}) {
+                    check(t, e, alg, {16, 3, 1041}, dnnl_abc, dt, 1);
+                    // nC..16c along C: several position chunks, 3D and 5D.
+                    check(t, e, alg, {2, 40, 600}, dnnl_aBc16b, dt, 1);
+                    check(t, e, alg, {1, 17, 2, 3, 5}, dnnl_aBcde16b, dt, 1);
+                }
         });
-    t.check(n_vec > 200, "the optimized softmax served most cases");
+    t.check(!isa::has(isa::avx2) || n_vec > 200, "the optimized softmax served most cases");
+    t.check(!isa::has(isa::avx512) || n_blk16 == 2 * 2 * 2 * 6 + 2 * 8,
+            "the nC..16c softmax served every blocked case along C");
     check_stability(t, e);
     check_bad(t, e);
     return t.finish();

@@ -37,6 +37,9 @@ int main() {
             {2, 2, {6, 19}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, // stride 1: contiguous runs
             {2, 1, {5, 9}, {2, 3}, {1, 1}, {0, 1}, {0, 2}, {1, 2}}, // stride 1, dilated W
             {1, 1, {40}, {5}, {3}, {1}, {4}, {3}}, // 1D, long row, stride 3, dilated
+            // s32 workspace through the 4-column interior blocks; with 2
+            // threads its single row (nhwc) is split into column blocks.
+            {2, 1, {16, 24}, {16, 16}, {1, 1}, {0, 0}, {0, 0}, {0, 0}},
     };
     const int Cs[] = {1, 3, 15, 16, 17, 33};
     const dnnl_alg_kind_t algs[] = {dnnl_pooling_max, dnnl_pooling_avg_include_padding,

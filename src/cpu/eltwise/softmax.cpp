@@ -1,15 +1,20 @@
 // Softmax forward implementations. The vectorised one covers dense plain
 // layouts, which always read as [outer][axis][stride] with stride the
-// axis' own stride: rows when stride is 1, columns otherwise. The reference
-// takes any layout.
+// axis' own stride: rows when stride is 1, columns otherwise. The blk16 one
+// covers nC..16c along C (AVX-512). The reference takes any layout.
+#include <immintrin.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "core/primitive.hpp"
 #include "cpu/eltwise/common.hpp"
 #include "cpu/eltwise/kernels.hpp"
 #include "cpu/eltwise/post_rows.hpp"
 #include "cpu/eltwise/softmax_pd.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/types.hpp"
 
 namespace kestrel {
 
@@ -73,6 +78,10 @@ struct softmax_vec_t : primitive_t {
                 if (post_.init(attr_.post_ops, dst_md_) != status::success)
                     return decline(me, "post-ops layout");
             }
+            // A column group's src and dst ([len][grp] each) stay in L2
+            // between the passes: about 1 MiB for both.
+            const dim_t fit = (dim_t(512) << 10) / (len_ * (dim_t)data_type_size(dt) + 1);
+            grp_ = fit >= 1024 ? 1024 : fit < 64 ? 64 : fit / 64 * 64;
             std::snprintf(name_, sizeof(name_), "vec:%s", k_->isa);
             return status::success;
         }
@@ -80,6 +89,7 @@ struct softmax_vec_t : primitive_t {
         bool with_attr_ = false;
         elt::post_rows_t post_; // post-op chain in dst's physical order
         dim_t outer_ = 0, len_ = 0, stride_ = 1;
+        dim_t grp_ = 64; // columns per task for a strided axis
         char name_[32] = "vec:any";
     };
     explicit softmax_vec_t(const pd_t *pd) : primitive_t(pd) {}
@@ -115,13 +125,127 @@ struct softmax_vec_t : primitive_t {
             });
             return status::success;
         }
-        // Columns in groups of 64 (a multiple of both vector widths).
-        const dim_t grp = 64, ngrp = div_up(stride, grp);
+        // Columns in groups of pd->grp_ (a multiple of 64, so of both vector
+        // widths), halved while the groups are too few to keep every thread
+        // busy.
+        dim_t grp = pd->grp_;
+        while (grp > 64 && outer * div_up(stride, grp) < 8 * (dim_t)max_threads()) grp /= 2;
+        const dim_t ngrp = div_up(stride, grp);
         parallel_nd(outer, ngrp, [&](dim_t o, dim_t g) {
             const dim_t off = o * len * stride;
             const dim_t j0 = g * grp, j1 = j0 + grp < stride ? j0 + grp : stride;
             k->softmax_cols(log, dt, src + off * esz, dst + off * esz, len, stride, j0, j1);
             for (dim_t q = 0; q < len && pd->with_attr_; ++q) finish(off + q * stride + j0, j1 - j0);
+        });
+        return status::success;
+    }
+};
+
+// nC..16c with the axis on C: one vector holds the 16 channels of a block
+// at one spatial position, and the reduction runs over the blocks (which
+// are a spatial plane apart), then across the lanes. Walking the positions
+// in order keeps every block plane a sequential stream.
+namespace blk16 {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define KT_T __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#include "cpu/eltwise/simd/avx512.inc"
+#include "cpu/eltwise/simd/common.inc"
+#include "cpu/eltwise/simd/math.inc"
+
+// Positions [p0, p1) of one image: nb blocks `bs` elements apart, the last
+// one with c_last real channels (its padding lanes are excluded and written
+// as zero). As the row kernels, f32 keeps exp in dst and scales it in place.
+template <typename T>
+static KT_T void positions(bool log, const T *src, T *dst, dim_t nb, dim_t bs, int c_last,
+        dim_t p0, dim_t p1) {
+    const vm real = first_lanes(c_last);
+    const vf ninf = set1(-INFINITY);
+    const bool keep = sizeof(T) == sizeof(float) && !log;
+    for (dim_t p = p0; p < p1; ++p) {
+        const T *s = src + p * W;
+        T *d = dst + p * W;
+        vf m = select(real, ld(s + (nb - 1) * bs), ninf);
+        for (dim_t b = 0; b + 1 < nb; ++b) m = vmax(m, ld(s + b * bs));
+        const vf mx = set1(hmax(m));
+        vf sum = zero();
+        for (dim_t b = 0; b < nb; ++b) {
+            vf e = vexp(sub(ld(s + b * bs), mx));
+            if (b == nb - 1) e = select(real, e, zero());
+            if (keep) st(reinterpret_cast<float *>(d) + b * bs, e);
+            sum = add(sum, e);
+        }
+        const float tot = hsum(sum);
+        const vf q = set1(log ? std::log(tot) : 1.f / tot);
+        for (dim_t b = 0; b < nb; ++b) {
+            vf y;
+            if (log)
+                y = sub(sub(ld(s + b * bs), mx), q);
+            else if (keep)
+                y = mul(ld(reinterpret_cast<const float *>(d) + b * bs), q);
+            else
+                y = mul(vexp(sub(ld(s + b * bs), mx)), q);
+            if (b == nb - 1) y = select(real, y, zero());
+            st(d + b * bs, y);
+        }
+    }
+}
+#undef KT_T
+#pragma GCC diagnostic pop
+} // namespace blk16
+
+struct softmax_blk16_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, softmax_fwd_pd_t, softmax_blk16_t> {
+        using desc_t = softmax_desc_t;
+        using pd_impl_t::pd_impl_t;
+        const char *name() const override { return "vec:avx512_blk16"; }
+        status_t init(dnnl_engine *) override {
+            const char *me = "vec:softmax_blk16";
+            KESTREL_CHECK(init_layouts(me));
+            KESTREL_CHECK(init_common(me, attr_, src_md_, dst_md_));
+            if (!isa::has(isa::avx512)) return decline(me, "no avx512");
+            const data_type_t dt = src_md_.data_type;
+            if (!elt::vec_dt(dt) || dst_md_.data_type != dt) return decline(me, "data types");
+            if (!attr_.has_default_values()) return decline(me, "attributes");
+            const mdw_t m(src_md_);
+            const int nd = m.ndims();
+            if (desc_.axis != 1 || nd < 3 || nd > 5) return decline(me, "axis or ndims");
+            const format_tag_t tag = nd == 3 ? dnnl_aBc16b : nd == 4 ? dnnl_aBcd16b : dnnl_aBcde16b;
+            if (!m.matches_tag(tag) || !elt::same_layout(src_md_, dst_md_))
+                return decline(me, "not nC..16c");
+            n_ = m.dims()[0];
+            nb_ = m.padded_dims()[1] / 16;
+            c_last_ = (int)(m.dims()[1] - (nb_ - 1) * 16);
+            sp_ = 1;
+            for (int d = 2; d < nd; ++d) sp_ *= m.dims()[d];
+            const dim_t zero[max_ndims] = {};
+            base_src_ = m.off_v(zero);
+            base_dst_ = mdw_t(dst_md_).off_v(zero);
+            return status::success;
+        }
+        dim_t n_ = 0, nb_ = 0, sp_ = 0, base_src_ = 0, base_dst_ = 0;
+        int c_last_ = 16;
+    };
+    explicit softmax_blk16_t(const pd_t *pd) : primitive_t(pd) {}
+
+    status_t execute(const exec_ctx_t &ctx) const override {
+        const auto *pd = static_cast<const pd_t *>(pd_.get());
+        const bool log = pd->is_log();
+        const bool f32 = pd->src_md()->data_type == dnnl_f32;
+        const dim_t nb = pd->nb_, sp = pd->sp_, bs = sp * 16, img = nb * bs;
+        const dim_t chunk = 256, nchunk = div_up(sp, chunk);
+        const char *src = ctx.input<char>(DNNL_ARG_SRC);
+        char *dst = ctx.output<char>(DNNL_ARG_DST);
+        if (pd->n_ * sp == 0) return status::success;
+        parallel_nd(pd->n_, nchunk, [&](dim_t n, dim_t c) {
+            const dim_t p0 = c * chunk, p1 = p0 + chunk < sp ? p0 + chunk : sp;
+            const dim_t os = pd->base_src_ + n * img, od = pd->base_dst_ + n * img;
+            if (f32)
+                blk16::positions(log, (const float *)src + os, (float *)dst + od, nb, bs,
+                        pd->c_last_, p0, p1);
+            else
+                blk16::positions(log, (const uint16_t *)src + os, (uint16_t *)dst + od, nb, bs,
+                        pd->c_last_, p0, p1);
         });
         return status::success;
     }
@@ -182,6 +306,7 @@ struct softmax_ref_t : primitive_t {
 
 const impl_entry_t softmax_impl_list[] = {
         {"vec", make_pd<softmax_vec_t::pd_t>},
+        {"vec:blk16", make_pd<softmax_blk16_t::pd_t>},
         {"ref:any", make_pd<softmax_ref_t::pd_t>},
         {nullptr, nullptr},
 };

@@ -1,11 +1,15 @@
 // Pooling forward: a reference implementation for any layout and a fast one
 // for channel-innermost layouts (nhwc, nChw8c, nChw16c), vectorised over
-// channels through vec_ops_t. Plain channel-first layouts have their own
+// channels through vec_ops_t (max pooling on AVX-512: register kernels,
+// max_row_avx512). Plain channel-first layouts have their own
 // (pooling_ncsp.cpp), vectorised along output rows.
 #include <algorithm>
 
+#include <immintrin.h>
+
 #include "core/primitive.hpp"
 #include "cpu/pooling/pooling_pd.hpp"
+#include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
@@ -27,6 +31,118 @@ inline void store_idx(void *ws, data_type_t dt, dim_t off, int32_t k) {
     else
         static_cast<int32_t *>(ws)[off] = k;
 }
+
+
+// Max pooling with the same storage type in src and dst (f32 or bf16):
+// the running max and its index live in AVX-512 registers, one output row
+// (fixed n, channel block, od, oh) at a time, and dst and the workspace are
+// written straight from them. Every stored value is one of the inputs or
+// max_init, both exact in the dst type, so no rounding happens anywhere.
+struct max_row_t {
+    const char *src; // src at (n, channel block, 0, 0, 0)
+    char *dst, *ws; // dst and workspace at (n, channel block, od, oh, 0)
+    bool ws_s32;
+    dim_t C; // channels in one contiguous run
+    dim_t kd0, kd1, kh0, kh1; // valid kernel rows of this output row
+    dim_t id0, ih0; // first input depth / row of the window
+    dim_t sd, sh, sw; // src byte strides
+    dim_t dsw, wsw; // dst and workspace byte strides along ow
+    dim_t KH, KW, SW, DD1, DH1, DW1, padL, IW;
+    float init;
+};
+
+// Valid kernel taps [k0, k1) for a window starting at i0 with step dil in
+// an input of size n.
+inline void tap_range(dim_t i0, dim_t K, dim_t dil, dim_t n, dim_t &k0, dim_t &k1) {
+    k0 = i0 < 0 ? div_up(-i0, dil) : 0;
+    k1 = i0 >= n ? 0 : std::min(K, div_up(n - i0, dil));
+    if (k1 < k0) k1 = k0;
+}
+
+#define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+
+template <bool BF>
+KESTREL_AVX512 inline __m512 max_ld(const char *p, __mmask16 m) {
+    if (BF)
+        return _mm512_castsi512_ps(
+                _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
+    return _mm512_maskz_loadu_ps(m, p);
+}
+
+// NC columns from ow, channels [c0, c0 + 16) under mask m, kernel taps
+// [kw0, kw1) along w (all of them for NC > 1: interior columns only).
+template <bool BF, bool WS, int NC>
+KESTREL_AVX512 inline void max_cols_avx512(
+        const max_row_t &r, dim_t ow, dim_t kw0, dim_t kw1, dim_t c0, __mmask16 m) {
+    const dim_t esz = BF ? 2 : 4;
+    __m512 acc[NC];
+    __m512i idx[NC];
+#pragma GCC unroll 8
+    for (int j = 0; j < NC; ++j) {
+        acc[j] = _mm512_set1_ps(r.init);
+        idx[j] = _mm512_setzero_si512();
+    }
+    const char *base = r.src + c0 * esz + (ow * r.SW - r.padL) * r.sw;
+    const dim_t col = r.SW * r.sw, tap = r.DW1 * r.sw;
+    for (dim_t kd = r.kd0; kd < r.kd1; ++kd)
+        for (dim_t kh = r.kh0; kh < r.kh1; ++kh) {
+            const char *p = base + (r.id0 + kd * r.DD1) * r.sd + (r.ih0 + kh * r.DH1) * r.sh;
+            const int32_t kb = (int32_t)((kd * r.KH + kh) * r.KW);
+            for (dim_t kw = kw0; kw < kw1; ++kw) {
+                const char *q = p + kw * tap;
+                const __m512i kv = _mm512_set1_epi32(kb + (int32_t)kw);
+#pragma GCC unroll 8
+                for (int j = 0; j < NC; ++j) {
+                    const __m512 v = max_ld<BF>(q + j * col, m);
+                    const __mmask16 gt = _mm512_cmp_ps_mask(v, acc[j], _CMP_GT_OQ);
+                    acc[j] = _mm512_mask_mov_ps(acc[j], gt, v);
+                    if (WS) idx[j] = _mm512_mask_mov_epi32(idx[j], gt, kv);
+                }
+            }
+        }
+#pragma GCC unroll 8
+    for (int j = 0; j < NC; ++j) {
+        char *d = r.dst + (ow + j) * r.dsw + c0 * esz;
+        if (BF)
+            _mm256_mask_storeu_epi16(
+                    d, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(acc[j]), 16)));
+        else
+            _mm512_mask_storeu_ps(d, m, acc[j]);
+        if (WS) {
+            char *w = r.ws + (ow + j) * r.wsw;
+            if (r.ws_s32)
+                _mm512_mask_storeu_epi32(w + c0 * 4, m, idx[j]);
+            else
+                _mm512_mask_cvtepi32_storeu_epi8(w + c0, m, idx[j]);
+        }
+    }
+}
+
+// Columns [ow_b, ow_e) of one row, channels in chunks of 16 (the last one
+// masked); [lo, hi) are the interior columns, whose windows need no checks.
+// (No lambdas here: they would not inherit the target attribute.)
+template <bool BF, bool WS>
+KESTREL_AVX512 void max_row_avx512(const max_row_t &r, dim_t ow_b, dim_t ow_e, dim_t lo, dim_t hi) {
+    lo = std::min(std::max(lo, ow_b), ow_e);
+    hi = std::max(lo, std::min(hi, ow_e));
+    for (dim_t ow = ow_b; ow < ow_e;) {
+        const bool inner = ow >= lo && ow < hi;
+        const int nc = inner && ow + 4 <= hi ? 4 : 1;
+        dim_t kw0 = 0, kw1 = r.KW;
+        if (!inner) tap_range(ow * r.SW - r.padL, r.KW, r.DW1, r.IW, kw0, kw1);
+        for (dim_t c0 = 0; c0 < r.C; c0 += 16) {
+            const dim_t n = std::min<dim_t>(16, r.C - c0);
+            const __mmask16 m = (__mmask16)((1u << n) - 1);
+            if (nc == 4)
+                max_cols_avx512<BF, WS, 4>(r, ow, 0, r.KW, c0, m);
+            else
+                max_cols_avx512<BF, WS, 1>(r, ow, kw0, kw1, c0, m);
+        }
+        ow += nc;
+    }
+}
+
+#undef KESTREL_AVX512
 
 struct ref_pooling_fwd_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, pooling_fwd_pd_t, ref_pooling_fwd_t> {
@@ -102,11 +218,14 @@ struct vec_pooling_fwd_t : primitive_t {
             run_ = l == pool::layout_t::nspc ? conf_.C : (l == pool::layout_t::blocked8 ? 8 : 16);
             nblk_ = div_up(conf_.C, run_);
             name_ = l == pool::layout_t::nspc ? "vec:nspc" : "vec:blocked";
+            fast_max_ = conf_.is_max && src_md_.data_type == dst_md_.data_type && isa::has(isa::avx512);
+            if (fast_max_) return status::success; // all in registers: no scratchpad
             scratchpad_registry().book_per_thread(key_acc, sizeof(float) * run_);
             if (conf_.is_max) scratchpad_registry().book_per_thread(key_idx, sizeof(int32_t) * run_);
             return status::success;
         }
         dim_t run_ = 0, nblk_ = 0;
+        bool fast_max_ = false; // max_row_avx512 serves it
         const char *name_ = "vec";
     };
     using primitive_t::primitive_t;
@@ -137,6 +256,7 @@ struct vec_pooling_fwd_t : primitive_t {
         strides(smd, ss);
         strides(dmd, ds);
         const dim_t L = pd->run_, NB = pd->nblk_;
+        if (pd->fast_max_) return execute_max(ctx, ss, ds);
         const dim_t work = c.MB * NB * c.OD * c.OH * c.OW;
         // No more chunks than per-thread regions were booked for at creation
         // (the caller's arena may be wider now).
@@ -194,6 +314,61 @@ struct vec_pooling_fwd_t : primitive_t {
                     for (dim_t i = 0; i < L; ++i) store_idx(ws, wdt, woff + i, idx[i]);
                 }
                 (void)wsz;
+            }
+        });
+        return status::success;
+    }
+
+    // Max pooling in registers, one output row per work item (a row split
+    // into column blocks when there are fewer rows than threads).
+    status_t execute_max(const exec_ctx_t &ctx, const dim_t *ss, const dim_t *ds) const {
+        const auto *pd = static_cast<const pd_t *>(pd_.get());
+        const pooling_conf_t &c = pd->conf();
+        const char *src = ctx.input<char>(DNNL_ARG_SRC);
+        char *dst = ctx.output<char>(DNNL_ARG_DST);
+        char *ws = c.with_ws ? ctx.output<char>(DNNL_ARG_WORKSPACE) : nullptr;
+        const memory_desc_t &smd = *pd->src_md(), &dmd = *pd->dst_md(), &wmd = *pd->workspace_md();
+        const bool bf = smd.data_type == dnnl_bf16;
+        const dim_t esz = bf ? 2 : 4, wsz = ws ? data_type_size(wmd.data_type) : 0;
+        max_row_t proto = {};
+        proto.ws_s32 = ws && wmd.data_type == dnnl_s32;
+        proto.C = pd->run_;
+        proto.sd = ss[2] * esz, proto.sh = ss[3] * esz, proto.sw = ss[4] * esz;
+        proto.dsw = ds[4] * esz, proto.wsw = ds[4] * wsz;
+        proto.KH = c.KH, proto.KW = c.KW, proto.SW = c.SW;
+        proto.DD1 = c.DD + 1, proto.DH1 = c.DH + 1, proto.DW1 = c.DW + 1;
+        proto.padL = c.padL, proto.IW = c.IW;
+        proto.init = c.max_init;
+        // Interior columns: the whole window inside the row.
+        const dim_t lo = div_up(c.padL, c.SW);
+        const dim_t last = c.IW - 1 - (c.KW - 1) * (c.DW + 1) + c.padL;
+        const dim_t hi = last < 0 ? 0 : std::min(c.OW, last / c.SW + 1);
+        const dim_t NB = pd->nblk_, rows = c.MB * NB * c.OD * c.OH;
+        const int mt = max_threads();
+        const dim_t owb = rows >= mt ? 1 : std::min<dim_t>(div_up(c.OW, (dim_t)4), div_up((dim_t)mt, rows));
+        const dim_t owc = div_up(c.OW, owb);
+        parallel_nd(rows * owb, [&](dim_t it) {
+            dim_t r = it;
+            const dim_t b = r % owb; r /= owb;
+            const dim_t oh = r % c.OH; r /= c.OH;
+            const dim_t od = r % c.OD; r /= c.OD;
+            const dim_t cb = r % NB, n = r / NB;
+            max_row_t a = proto;
+            a.src = src + (smd.offset0 + n * ss[0] + cb * ss[1]) * esz;
+            const dim_t drow = n * ds[0] + cb * ds[1] + od * ds[2] + oh * ds[3];
+            a.dst = dst + (dmd.offset0 + drow) * esz;
+            // The workspace has the dst layout in another type.
+            a.ws = ws ? ws + (wmd.offset0 + drow) * wsz : nullptr;
+            a.id0 = od * c.SD - c.padF, a.ih0 = oh * c.SH - c.padT;
+            tap_range(a.id0, c.KD, c.DD + 1, c.ID, a.kd0, a.kd1);
+            tap_range(a.ih0, c.KH, c.DH + 1, c.IH, a.kh0, a.kh1);
+            const dim_t ow_b = b * owc, ow_e = std::min(c.OW, ow_b + owc);
+            if (bf) {
+                if (ws) max_row_avx512<true, true>(a, ow_b, ow_e, lo, hi);
+                else max_row_avx512<true, false>(a, ow_b, ow_e, lo, hi);
+            } else {
+                if (ws) max_row_avx512<false, true>(a, ow_b, ow_e, lo, hi);
+                else max_row_avx512<false, false>(a, ow_b, ow_e, lo, hi);
             }
         });
         return status::success;
