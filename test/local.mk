@@ -29,3 +29,34 @@ EXTRA_DIST += test/api_coverage.sh
 
 TESTS += test/doc_example.sh
 EXTRA_DIST += test/doc_example.sh
+
+# A suite whose framework configure did not find must not vanish from the
+# list: it shows as a skipped test naming what is missing (and fails CI,
+# where bootstrap installs every framework; see test/summary.sh).
+if !HAVE_CHECK
+TESTS += test/missing-check.sh
+check_SCRIPTS += test/missing-check.sh
+endif
+if !HAVE_CMOCKA
+TESTS += test/missing-cmocka.sh
+check_SCRIPTS += test/missing-cmocka.sh
+endif
+test/missing-check.sh test/missing-cmocka.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) test && \
+	printf '#!/bin/sh\necho "SKIP: %s not found by configure: its suites were not built"\nexit 77\n' \
+	    '$(@:test/missing-%.sh=%)' > $@ && chmod +x $@
+CLEANFILES += test/missing-check.sh test/missing-cmocka.sh
+
+# test/summary.sh asks make which tests the current build runs, and counts
+# a log only when it is newer than this stamp, which every `make` and `make
+# check` touches before building anything: a log left from before the last
+# build (a test that no longer builds, a run that stopped) is not a result.
+BUILT_SOURCES += test/build-started.stamp
+test/build-started.stamp:
+	@$(MKDIR_P) test && touch $@
+CLEANFILES += test/build-started.stamp
+.PHONY: test/build-started.stamp
+
+print-test-logs:
+	@echo $(TEST_LOGS)
+.PHONY: print-test-logs

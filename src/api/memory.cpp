@@ -11,6 +11,7 @@ dnnl_status_t dnnl_memory_create(dnnl_memory_t *memory, const_dnnl_memory_desc_t
     return guard([&] { return memory_create(memory, *memory_desc, engine, handle); });
 }
 
+// api-coverage: partial: one buffer only; several (sparse encodings) return dnnl_unimplemented
 dnnl_status_t dnnl_memory_create_v2(dnnl_memory_t *memory, const_dnnl_memory_desc_t memory_desc,
         dnnl_engine_t engine, int nhandles, void **handles) {
     if (nhandles != 1 || !handles) return nhandles > 1 ? dnnl_unimplemented : dnnl_invalid_arguments;

@@ -23,16 +23,19 @@ dnnl_status_t dnnl_set_verbose(int level) {
 
 // Kestrel generates no code at run time: the JIT controls are accepted and
 // have nothing to act on.
+// api-coverage: no-op: Kestrel generates no code at run time, so there is nothing to dump
 dnnl_status_t dnnl_set_jit_dump(int enable) {
     (void)enable;
     return dnnl_success;
 }
 
+// api-coverage: no-op: there is no generated code for a profiler to see
 dnnl_status_t dnnl_set_jit_profiling_flags(unsigned flags) {
     (void)flags;
     return dnnl_success;
 }
 
+// api-coverage: unimplemented: there is no generated code to dump
 dnnl_status_t dnnl_set_jit_profiling_jitdumpdir(const char *dir) {
     (void)dir;
     return dnnl_unimplemented;
@@ -42,6 +45,7 @@ dnnl_status_t dnnl_set_max_cpu_isa(dnnl_cpu_isa_t isa) { return isa::set_max(isa
 
 dnnl_cpu_isa_t dnnl_get_effective_cpu_isa(void) { return isa::effective_cpu_isa(); }
 
+// api-coverage: partial: only dnnl_cpu_isa_no_hints; any other hint returns dnnl_unimplemented
 dnnl_status_t dnnl_set_cpu_isa_hints(dnnl_cpu_isa_hints_t isa_hints) {
     return isa_hints == dnnl_cpu_isa_no_hints ? dnnl_success : dnnl_unimplemented;
 }
