@@ -129,15 +129,14 @@ template <typename impl_pd_t>
 status_t make_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr,
         dnnl_engine *engine, const pd_t *hint) {
     using desc_t = typename impl_pd_t::desc_t;
-    auto *pd = new (std::nothrow) impl_pd_t(static_cast<const desc_t *>(desc), attr, hint);
+    // Owned until it is handed out: init() and finalize() may throw
+    // std::bad_alloc (the C boundary turns it into out_of_memory).
+    std::unique_ptr<impl_pd_t> pd(new (std::nothrow) impl_pd_t(static_cast<const desc_t *>(desc), attr, hint));
     if (!pd) return status::out_of_memory;
     status_t st = pd->init(engine);
     if (st == status::success) st = pd->finalize(engine);
-    if (st != status::success) {
-        delete pd;
-        return st;
-    }
-    *out = pd;
+    if (st != status::success) return st;
+    *out = pd.release();
     return status::success;
 }
 
