@@ -32,6 +32,12 @@ int raw_enum(const E &e) noexcept {
     return v;
 }
 
+// A data type a caller passed, checked as a raw integer (see raw_enum).
+inline bool valid_dt(const dnnl_data_type_t &dt) noexcept {
+    const int v = raw_enum(dt);
+    return v > dnnl_data_type_undef && v <= dnnl_f4_e3m0;
+}
+
 // Heap copy for a handle; nullptr on allocation failure.
 template <typename T, typename... A>
 T *make_handle(A &&...a) noexcept {

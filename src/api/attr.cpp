@@ -102,8 +102,9 @@ dnnl_status_t dnnl_primitive_attr_set_fpmath_mode(dnnl_primitive_attr_t attr,
 
 dnnl_status_t dnnl_primitive_attr_get_fpmath_mode_v2(const_dnnl_primitive_attr_t attr,
         dnnl_fpmath_mode_t *mode, int *apply_to_int) {
-    if (!attr || (!mode && !apply_to_int)) return dnnl_invalid_arguments;
-    if (mode) *mode = attr->fpmath_mode;
+    // apply_to_int is optional, the mode is not.
+    if (!attr || !mode) return dnnl_invalid_arguments;
+    *mode = attr->fpmath_mode;
     if (apply_to_int) *apply_to_int = attr->fpmath_apply_to_int;
     return dnnl_success;
 }
@@ -172,7 +173,7 @@ dnnl_status_t dnnl_primitive_attr_set_zero_points(dnnl_primitive_attr_t attr, in
 
 dnnl_status_t dnnl_primitive_attr_set_rounding(dnnl_primitive_attr_t attr, int arg,
         dnnl_rounding_mode_t mode) {
-    if (!attr || !one_of(mode, dnnl_rounding_mode_environment, dnnl_rounding_mode_stochastic))
+    if (!attr || arg < 0 || !one_of(mode, dnnl_rounding_mode_environment, dnnl_rounding_mode_stochastic))
         return dnnl_invalid_arguments;
     return guard([&] {
         for (auto &r : attr->rounding)
@@ -187,7 +188,7 @@ dnnl_status_t dnnl_primitive_attr_set_rounding(dnnl_primitive_attr_t attr, int a
 
 dnnl_status_t dnnl_primitive_attr_get_rounding(dnnl_primitive_attr_t attr, int arg,
         dnnl_rounding_mode_t *mode) {
-    if (any_null(attr, mode)) return dnnl_invalid_arguments;
+    if (any_null(attr, mode) || arg < 0) return dnnl_invalid_arguments;
     *mode = dnnl_rounding_mode_environment;
     for (auto &r : attr->rounding)
         if (r.first == arg) *mode = r.second;
@@ -244,6 +245,7 @@ dnnl_primitive_kind_t dnnl_post_ops_get_kind(const_dnnl_post_ops_t post_ops, int
 dnnl_status_t dnnl_post_ops_append_sum(dnnl_post_ops_t post_ops, float scale, int32_t zero_point,
         dnnl_data_type_t data_type) {
     if (!post_ops) return dnnl_invalid_arguments;
+    if (raw_enum(data_type) != dnnl_data_type_undef && !valid_dt(data_type)) return dnnl_invalid_arguments;
     return guard([&] {
         post_op_t e;
         e.kind = dnnl_sum;

@@ -12,11 +12,7 @@ dnnl_status_t emit(dnnl_memory_desc_t *out, const memory_desc_t &md) {
     return dnnl_success;
 }
 
-// Data types and format tags checked as raw integers (see raw_enum).
-bool valid_dt(const dnnl_data_type_t &dt) {
-    const int v = raw_enum(dt);
-    return v > dnnl_data_type_undef && v <= dnnl_f4_e3m0;
-}
+// Format tags checked as raw integers (see raw_enum).
 bool valid_tag(const dnnl_format_tag_t &tag) {
     const int v = raw_enum(tag);
     return v >= dnnl_format_tag_undef && v < dnnl_format_tag_last;

@@ -37,7 +37,7 @@ dnnl_status_t dnnl_set_jit_profiling_flags(unsigned flags) {
 
 // api-coverage: unimplemented: there is no generated code to dump
 dnnl_status_t dnnl_set_jit_profiling_jitdumpdir(const char *dir) {
-    (void)dir;
+    if (!dir) return dnnl_invalid_arguments;
     return dnnl_unimplemented;
 }
 

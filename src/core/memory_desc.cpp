@@ -80,6 +80,23 @@ status_t check_dims(int ndims, const dim_t *dims) {
     return status::success;
 }
 
+// A descriptor whose size in bytes, or whose farthest element, is not
+// representable would wrap every later size and offset computation: such
+// dims are refused when the descriptor is made.
+bool size_fits(const memory_desc_t &md) {
+    dim_t elems = (dim_t)data_type_size(md.data_type), far = 0;
+    for (int d = 0; d < md.ndims; ++d) {
+        dim_t p = md.padded_dims[d], st = md.blocking.strides[d];
+        if (is_runtime(p)) continue;
+        if (__builtin_mul_overflow(elems, std::max<dim_t>(p, 1), &elems)) return false;
+        dim_t reach;
+        if (!is_runtime(st) && p > 0
+                && (__builtin_mul_overflow(p - 1, st, &reach) || __builtin_add_overflow(far, reach, &far)))
+            return false;
+    }
+    return !__builtin_mul_overflow(far, (dim_t)data_type_size(md.data_type), &far);
+}
+
 void fill_blocked(memory_desc_t &md, const tag_layout_t &t) {
     auto &b = md.blocking;
     dim_t blk[max_ndims];
@@ -133,6 +150,7 @@ status_t md_init_by_tag(memory_desc_t &md, int ndims, const dim_t *dims,
         if (tag == dnnl_format_tag_undef) return status::invalid_arguments;
         KESTREL_CHECK(md_set_tag(r, tag));
     }
+    if (!size_fits(r)) return status::invalid_arguments;
     md = r;
     return status::success;
 }
@@ -158,6 +176,7 @@ status_t md_init_by_strides(memory_desc_t &md, int ndims, const dim_t *dims,
                     : running * std::max<dim_t>(dims[d], 1);
         }
     }
+    if (!size_fits(r)) return status::invalid_arguments;
     md = r;
     return status::success;
 }

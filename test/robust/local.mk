@@ -7,3 +7,15 @@ test_robust_test_oom_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
 # and wraps Kestrel's posix_memalign calls for its aligned allocations.
 test_robust_test_oom_LDADD = $(TEST_LIBS)
 test_robust_test_oom_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=posix_memalign
+# Bad input over every function of the C API, listed from the headers.
+check_PROGRAMS += test/robust/test_bad_input
+TESTS += test/robust/test_bad_input
+test_robust_test_bad_input_SOURCES = test/robust/test_bad_input.cpp test/robust/bad_input_ctx.hpp
+nodist_test_robust_test_bad_input_SOURCES = test/robust/bad_input_fns.inc
+test_robust_test_bad_input_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/test/robust
+test_robust_test_bad_input_LDADD = lib/libdnnl.la
+test/robust/bad_input_fns.inc: $(kestrel_c_api) $(top_srcdir)/test/robust/gen-bad-input.sh $(top_srcdir)/lib/list-api.sh
+	$(AM_V_GEN)$(MKDIR_P) test/robust && $(SHELL) $(top_srcdir)/test/robust/gen-bad-input.sh $@ $(kestrel_c_api)
+test/robust/test_bad_input-test_bad_input.$(OBJEXT): test/robust/bad_input_fns.inc
+CLEANFILES += test/robust/bad_input_fns.inc
+EXTRA_DIST += test/robust/gen-bad-input.sh
