@@ -20,7 +20,7 @@ public:
 
     dnnl_memory *memory(int arg) const {
         for (int i = 0; i < nargs_; ++i)
-            if (args_[i].arg == arg) return args_[i].memory;
+            if (args_[i].arg == arg && args_[i].memory) return args_[i].memory;
         return nullptr;
     }
     // Data pointers, already offset by nothing: offset0 is part of the md

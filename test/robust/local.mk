@@ -19,3 +19,9 @@ test/robust/bad_input_fns.inc: $(kestrel_c_api) $(top_srcdir)/test/robust/gen-ba
 test/robust/test_bad_input-test_bad_input.$(OBJEXT): test/robust/bad_input_fns.inc
 CLEANFILES += test/robust/bad_input_fns.inc
 EXTRA_DIST += test/robust/gen-bad-input.sh
+# Conformance regressions: zero-sized pooling, NULL memory in the arguments.
+check_PROGRAMS += test/robust/test_zero_null
+TESTS += test/robust/test_zero_null
+test_robust_test_zero_null_SOURCES = test/robust/test_zero_null.cpp
+test_robust_test_zero_null_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_robust_test_zero_null_LDADD = $(TEST_LIBS)

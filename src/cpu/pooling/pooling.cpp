@@ -216,7 +216,7 @@ struct vec_pooling_fwd_t : primitive_t {
                 return decline("vec:pooling", "src layout is not nhwc or nChw8c/16c");
             if (pool::classify(dst_md_) != l) return decline("vec:pooling", "dst layout differs from src");
             run_ = l == pool::layout_t::nspc ? conf_.C : (l == pool::layout_t::blocked8 ? 8 : 16);
-            nblk_ = div_up(conf_.C, run_);
+            nblk_ = run_ ? div_up(conf_.C, run_) : 0; // C = 0: nothing to run
             name_ = l == pool::layout_t::nspc ? "vec:nspc" : "vec:blocked";
             fast_max_ = conf_.is_max && src_md_.data_type == dst_md_.data_type && isa::has(isa::avx512);
             if (fast_max_) return status::success; // all in registers: no scratchpad
