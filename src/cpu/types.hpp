@@ -5,6 +5,7 @@
 #define KESTREL_CPU_TYPES_HPP
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "core/common.hpp"
@@ -100,8 +101,11 @@ inline void store_f32(data_type_t dt, void *p, dim_t i, float v) {
         case dnnl_bf16: static_cast<uint16_t *>(p)[i] = f32_to_bf16(v); break;
         case dnnl_f16: static_cast<uint16_t *>(p)[i] = f32_to_f16(v); break;
         case dnnl_s32:
-            // 2147483520 is the largest f32 below 2^31.
-            static_cast<int32_t *>(p)[i] = saturate_round<int32_t>(v, -2147483648.f, 2147483520.f);
+            // 2^31 and above saturate to INT32_MAX (as oneDNN does), which
+            // no f32 can hold; below it, 2147483520 is the largest f32.
+            static_cast<int32_t *>(p)[i] = v >= 2147483648.f
+                    ? INT32_MAX
+                    : saturate_round<int32_t>(v, -2147483648.f, 2147483520.f);
             break;
         case dnnl_s8: static_cast<int8_t *>(p)[i] = saturate_round<int8_t>(v, -128.f, 127.f); break;
         case dnnl_u8: static_cast<uint8_t *>(p)[i] = saturate_round<uint8_t>(v, 0.f, 255.f); break;

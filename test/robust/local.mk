@@ -25,3 +25,9 @@ TESTS += test/robust/test_zero_null
 test_robust_test_zero_null_SOURCES = test/robust/test_zero_null.cpp
 test_robust_test_zero_null_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
 test_robust_test_zero_null_LDADD = $(TEST_LIBS)
+# Numerical edges: NaN, infinities, denormals, MXCSR, saturation.
+check_PROGRAMS += test/robust/test_numeric
+TESTS += test/robust/test_numeric
+test_robust_test_numeric_SOURCES = test/robust/test_numeric.cpp
+test_robust_test_numeric_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_robust_test_numeric_LDADD = $(TEST_LIBS)
