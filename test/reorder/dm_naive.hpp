@@ -53,12 +53,12 @@ inline uint16_t to_bf16(float f) {
     return (lo & 1) ? hi : lo;
 }
 
-inline float sat_round(float v, double lo, double hi) {
+inline double sat_round(float v, double lo, double hi) {
     if (std::isnan(v)) return 0.f;
     double r = std::rint((double)v);
     if (r < lo) r = lo;
     if (r > hi) r = hi;
-    return (float)r;
+    return r;
 }
 
 // Element i of a buffer of type dt, as double (exact for every type).
@@ -87,7 +87,8 @@ inline void put(dnnl_data_type_t dt, void *p, int64_t i, float v) {
             std::memcpy((uint16_t *)p + i, &h, 2);
             break;
         }
-        case dnnl_s32: ((int32_t *)p)[i] = (int32_t)sat_round(v, -2147483648.0, 2147483520.0); break;
+        // oneDNN saturates at the int32 limits themselves.
+        case dnnl_s32: ((int32_t *)p)[i] = (int32_t)sat_round(v, -2147483648.0, 2147483647.0); break;
         case dnnl_s8: ((int8_t *)p)[i] = (int8_t)sat_round(v, -128, 127); break;
         case dnnl_u8: ((uint8_t *)p)[i] = (uint8_t)sat_round(v, 0, 255); break;
         default: break;
