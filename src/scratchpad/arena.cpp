@@ -1,5 +1,7 @@
 #include "scratchpad/arena.hpp"
 
+#include <new>
+
 #include "core/verbose.hpp"
 
 namespace kestrel {
@@ -51,8 +53,11 @@ void arena_t::release_free_blocks() {
             p.held -= b.size;
             note_held(-(long)b.size);
         }
+        p.blocks -= p.free.size();
         p.free.clear();
-        p.free.shrink_to_fit();
+        // The list's own memory goes too, unless a lease still out will
+        // come back to it (swapping with an empty vector allocates nothing).
+        if (p.blocks == 0) std::vector<block_t>().swap(p.free);
     }
 }
 
@@ -83,6 +88,7 @@ bool arena_t::lease(size_t size, int node, block_t &b) {
             p.free[largest] = p.free.back();
             p.free.pop_back();
             p.held -= victim.size;
+            --p.blocks;
         }
     }
     if (victim.ptr) {
@@ -96,22 +102,29 @@ bool arena_t::lease(size_t size, int node, block_t &b) {
     if (!nb.ptr) return false;
     nb.size = sz;
     nb.node = node;
-    sys_allocs_.fetch_add(1);
     {
         std::lock_guard<std::mutex> g(p.mu);
+        try {
+            p.free.reserve(p.blocks + 1);
+        } catch (const std::bad_alloc &) {
+            numa::free_on(nb.ptr, nb.size, nb.placed);
+            return false;
+        }
+        ++p.blocks;
         p.held += sz;
     }
+    sys_allocs_.fetch_add(1);
     note_held((long)sz);
     leases_.fetch_add(1);
     b = nb;
     return true;
 }
 
-void arena_t::give_back(const block_t &b) {
+void arena_t::give_back(const block_t &b) noexcept {
     if (!b.ptr) return;
     pool_t &p = pools_[b.node];
     std::lock_guard<std::mutex> g(p.mu);
-    p.free.push_back(b);
+    p.free.push_back(b); // within the capacity reserved for every block
     leases_.fetch_sub(1);
 }
 

@@ -53,7 +53,7 @@ public:
     // A block of at least `size` bytes from `node`'s pool; false when the
     // system has no memory to give.
     bool lease(size_t size, int node, block_t &b);
-    void give_back(const block_t &b);
+    void give_back(const block_t &b) noexcept;
 
     arena_stats_t stats() const;
     // Prints the statistics as a verbose line (only when verbose is on).
@@ -65,6 +65,11 @@ private:
         mutable std::mutex mu;
         std::vector<block_t> free;
         size_t held = 0;
+        // Blocks the pool owns, leased or free. The free list's capacity is
+        // kept at least this large (reserved when a block is made, where a
+        // failure can still be reported), so that giving a block back, which
+        // runs in a destructor, never allocates.
+        size_t blocks = 0;
     };
     void release_free_blocks();
     void note_held(long delta);
