@@ -26,10 +26,6 @@ TESTS += test/scratchpad/stress
 test_scratchpad_stress_SOURCES = test/scratchpad/stress.cpp test/scratchpad/scratch_prim.hpp
 test_scratchpad_stress_LDADD = $(TEST_LIBS)
 
-# The same stress test under ThreadSanitizer, built on the side (see the
-# script): CI gets the TSan run in addition to the normal build.
-TESTS += test/scratchpad/tsan_stress.sh
-EXTRA_DIST += test/scratchpad/tsan_stress.sh test/scratchpad/tsan.supp
 
 check_PROGRAMS += test/scratchpad/static_exit
 TESTS += test/scratchpad/static_exit
