@@ -78,9 +78,75 @@ status_t check_arg(const pd_t *pd, const exec_ctx_t &ctx, int arg) {
     return status::success;
 }
 
+// In-place execution as oneDNN documents it: the output is the very same
+// memory as one input (same buffer, same descriptor), and each element of
+// the output depends only on the same element of that input.
+bool in_place_allowed(dnnl_primitive_kind_t kind, int in, int out) {
+    switch (kind) {
+        case dnnl_eltwise:
+        case dnnl_softmax:
+        case dnnl_batch_normalization:
+        case dnnl_layer_normalization:
+        case dnnl_group_normalization:
+            return (in == DNNL_ARG_SRC && out == DNNL_ARG_DST)
+                    || (in == DNNL_ARG_DIFF_DST && out == DNNL_ARG_DIFF_SRC);
+        case dnnl_binary: return in == DNNL_ARG_SRC_0 && out == DNNL_ARG_DST;
+        case dnnl_sum: return in >= DNNL_ARG_MULTIPLE_SRC && out == DNNL_ARG_DST;
+        default: return false;
+    }
+}
+
+// The bytes an argument's memory spans; empty when it has no data.
+struct span_t {
+    const char *lo = nullptr, *hi = nullptr;
+};
+span_t span_of(const dnnl_memory *m) {
+    span_t s;
+    if (!m || !m->data) return s;
+    const mdw_t w(m->md);
+    size_t n = w.size();
+    if (n == 0 || n == DNNL_RUNTIME_SIZE_VAL) return s;
+    s.lo = static_cast<const char *>(m->data) + m->md.offset0 * (dim_t)w.dt_size();
+    s.hi = s.lo + n;
+    return s;
+}
+
+// An output that overlaps an input gives wrong results (or reads what it
+// has just written) unless the pair is an in-place one. oneDNN leaves this
+// undefined; Kestrel refuses it before writing anything.
+status_t check_aliasing(const pd_t *pd, const exec_ctx_t &ctx) {
+    const auto &args = pd->exec_args();
+    for (int out : args) {
+        if (pd->arg_usage(out) != arg_usage_t::output) continue;
+        const dnnl_memory *mo = ctx.memory(out);
+        const span_t so = span_of(mo);
+        if (!so.lo) continue;
+        for (int in : args) {
+            if (pd->arg_usage(in) != arg_usage_t::input) continue;
+            const dnnl_memory *mi = ctx.memory(in);
+            const span_t si = span_of(mi);
+            if (!si.lo || si.hi <= so.lo || so.hi <= si.lo) continue;
+            const bool same = mi == mo || (mi->data == mo->data && md_equal(mi->md, mo->md));
+            if (!(same && in_place_allowed(pd->kind(), in, out))) return status::invalid_arguments;
+        }
+    }
+    // Two outputs never share bytes.
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (pd->arg_usage(args[i]) != arg_usage_t::output) continue;
+        const span_t a = span_of(ctx.memory(args[i]));
+        if (!a.lo) continue;
+        for (size_t j = i + 1; j < args.size(); ++j) {
+            if (pd->arg_usage(args[j]) != arg_usage_t::output) continue;
+            const span_t b = span_of(ctx.memory(args[j]));
+            if (b.lo && a.lo < b.hi && b.lo < a.hi) return status::invalid_arguments;
+        }
+    }
+    return status::success;
+}
+
 status_t check_args(const pd_t *pd, const exec_ctx_t &ctx) {
     for (int arg : pd->exec_args()) KESTREL_CHECK(check_arg(pd, ctx, arg));
-    return status::success;
+    return check_aliasing(pd, ctx);
 }
 
 void print_exec(const pd_t *pd, double ms) {

@@ -31,3 +31,10 @@ TESTS += test/robust/test_numeric
 test_robust_test_numeric_SOURCES = test/robust/test_numeric.cpp
 test_robust_test_numeric_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
 test_robust_test_numeric_LDADD = $(TEST_LIBS)
+# Aliasing between execution arguments: in place where documented, refused
+# elsewhere.
+check_PROGRAMS += test/robust/test_alias
+TESTS += test/robust/test_alias
+test_robust_test_alias_SOURCES = test/robust/test_alias.cpp
+test_robust_test_alias_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_robust_test_alias_LDADD = $(TEST_LIBS)

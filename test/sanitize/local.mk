@@ -14,11 +14,12 @@ test_sanitize_tsan_canary_SOURCES = test/sanitize/tsan_canary.cpp
 test_sanitize_tsan_canary_LDADD = $(TEST_LIBS)
 endif
 
-# Separate builds of the tree under sanitizers, run from `make check` (the
-# sub-builds run their own suite with SANITIZE_TESTS= so they do not recurse).
-SANITIZE_TESTS = test/sanitize/asan.sh test/sanitize/tsan.sh
+# Separate builds of the tree under sanitizers, and valgrind over the normal
+# build, run from `make check` (the sub-builds run their own suite with
+# SANITIZE_TESTS= so they do not recurse).
+SANITIZE_TESTS = test/sanitize/asan.sh test/sanitize/tsan.sh test/sanitize/memcheck.sh
 TESTS += $(SANITIZE_TESTS)
-EXTRA_DIST += test/sanitize/subbuild.sh test/sanitize/asan.sh test/sanitize/tsan.sh \
+EXTRA_DIST += test/sanitize/subbuild.sh test/sanitize/asan.sh test/sanitize/tsan.sh test/sanitize/memcheck.sh \
 	test/sanitize/tsan_canary.sh test/sanitize/tsan-ignorelist.txt
 
 clean-local: clean-sanitize
