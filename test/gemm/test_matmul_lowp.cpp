@@ -1,18 +1,22 @@
 // Matmul and inner product beyond f32: bf16/f16 storage through the GEMM
-// path ("gemm:cvt") against the reference, int8 with scales and zero
-// points, weights scales over batch dims, runtime batch dims; bad input.
+// path ("gemm:cvt"), int8 with scales and zero points, weights scales over
+// batch dims, runtime batch dims; bad input. The first implementation and
+// the reference each run against a naive matmul plus the naive attribute
+// math of test/common (written from oneDNN's documentation, no library
+// code).
 //
 // Data are small integers. bf16/f16 hold them exactly and every product
-// and sum stays an integer below 2^24, so both implementations compute the
-// same exact f32 value and round it once to the dst type: results must be
-// bit-identical. int8: the GEMM path is only taken while f32 sums of the
-// products are exact, the reference accumulates in s32, so again
-// bit-identical. Scales are powers of two (exact).
+// and sum stays an integer below 2^24, so the exact f32 value is rounded
+// once to the dst type: results must be bit-identical to the naive ones.
+// int8: the accumulators are exact integers, scales are powers of two, so
+// the f32 value before rounding to the integer type is exact too.
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "../common/kt_test.hpp"
+#include "../common/naive_attr.hpp"
+#include "../common/naive_gemm.hpp"
 #include "dnnl_debug.h"
 
 namespace {
@@ -111,21 +115,42 @@ dnnl_status_t execute(const_dnnl_primitive_desc_t pd, const std::vector<arg_t> &
     return st;
 }
 
-// Runs the first implementation (must start with `want`), then the
-// reference, on copies of dst (args[0]); compares the bytes.
-bool vs_ref(dnnl_primitive_desc_t pd, std::vector<arg_t> args, size_t dst_bytes, const char *want, int nthr) {
-    bool ok = kt::impl_name(pd).rfind(want, 0) == 0;
+// Logical values of a buffer (plain strided layouts only).
+std::vector<float> logical(const buf_t &b) {
+    std::vector<float> v;
+    KT_EXPECT(na::logical(b.md, b.bytes.data(), v));
+    return v;
+}
+
+// Runs the first implementation (must start with `first`), then the
+// reference, on copies of dst (args[0]); each dst must match `want`.
+bool vs_naive(dnnl_primitive_desc_t pd, std::vector<arg_t> args, const buf_t &d, const std::vector<float> &want,
+        const std::vector<double> &tol, const char *first, int nthr, const char *what) {
+    bool ok = kt::impl_name(pd).rfind(first, 0) == 0;
     if (!ok) std::fprintf(stderr, "  first impl: %s\n", kt::impl_name(pd).c_str());
-    const uint8_t *orig = static_cast<const uint8_t *>(args[0].data);
-    std::vector<uint8_t> out0(orig, orig + dst_bytes), out1 = out0;
-    kt::with_threads(nthr, [&] {
-        args[0].data = out0.data();
-        ok = ok && execute(pd, args) == dnnl_success;
-        while (ok && kt::impl_name(pd).rfind("ref", 0) != 0) ok = dnnl_primitive_desc_next_impl(pd) == dnnl_success;
-        args[0].data = out1.data();
-        ok = ok && execute(pd, args) == dnnl_success;
-    });
-    return ok && std::memcmp(out0.data(), out1.data(), dst_bytes) == 0;
+    const size_t n = dnnl_memory_desc_get_size(d.md);
+    for (int pass = 0; pass < 2 && ok; ++pass) {
+        std::vector<uint8_t> out(d.bytes.begin(), d.bytes.begin() + n);
+        kt::with_threads(nthr, [&] {
+            if (pass == 1)
+                while (ok && kt::impl_name(pd).rfind("ref", 0) != 0)
+                    ok = dnnl_primitive_desc_next_impl(pd) == dnnl_success;
+            args[0].data = out.data();
+            ok = ok && execute(pd, args) == dnnl_success;
+        });
+        std::vector<float> got;
+        ok = ok && na::logical(d.md, out.data(), got);
+        const std::string w = std::string(what) + " [" + kt::impl_name(pd) + "]";
+        ok = ok && na::match(got, want, tol, w.c_str());
+    }
+    return ok;
+}
+
+// The naive chain of make_attr (scales set by the caller).
+std::vector<na::post_op_t> naive_chain(int po) {
+    if (po == 1) return {na::sum_op(0.5f), na::eltwise_op(dnnl_eltwise_relu, 0.f, 0.f)};
+    if (po == 2) return {na::eltwise_op(dnnl_eltwise_linear, 0.5f, 1.f)};
+    return {};
 }
 
 dnnl_primitive_attr_t make_attr(int po, bool scales, int wei_mask) {
@@ -198,7 +223,23 @@ void one_float(int nd, const dnnl_dim_t *sd, const dnnl_dim_t *wd, const dnnl_di
         args.push_back({DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, ds.md, ds.bytes.data()});
     }
     const bool all_f32 = sdt == dnnl_f32 && wdt == dnnl_f32 && ddt == dnnl_f32;
-    T.check(vs_ref(pd, args, dnnl_memory_desc_get_size(d.md), all_f32 ? "gemm:f32" : "gemm:cvt", nthr), what);
+    const na::dims_t sdv(sd, sd + nd), wdv(wd, wd + nd), ddv(dd, dd + nd);
+    std::vector<double> acc, tol;
+    na::matmul(logical(s), sdv, logical(w), wdv, ddv, acc);
+    na::attr_t na_attr;
+    na_attr.post_ops = naive_chain(scales ? (po == 1 ? 2 : po) : po);
+    if (scales) {
+        na::dims_t wsd((size_t)nd, 1);
+        wsd[(size_t)nd - 1] = dd[nd - 1];
+        if (nd > 2) wsd[0] = wd[0];
+        na_attr.src_scale = na::scalar((size_t)nd, 2.f);
+        na_attr.wei_scale = {wsd, logical(ws)};
+        na_attr.dst_scale = na::scalar((size_t)nd, 0.5f);
+    }
+    na::bcast_t nb;
+    if (bias) nb = {na::dims_t(bd, bd + nd), logical(b)};
+    const auto want = na::apply(na_attr, ddv, acc, nb, logical(d), ddt, nullptr, &tol);
+    T.check(vs_naive(pd, args, d, want, tol, all_f32 ? "gemm:f32" : "gemm:cvt", nthr, what), what);
     dnnl_primitive_desc_destroy(pd);
 }
 
@@ -255,7 +296,18 @@ void test_ip_bf16() {
         }
         std::vector<arg_t> args = {{DNNL_ARG_DST, d.md, d.bytes.data()}, {DNNL_ARG_SRC, s.md, s.bytes.data()},
                 {DNNL_ARG_WEIGHTS, w.md, w.bytes.data()}, {DNNL_ARG_BIAS, b.md, b.bytes.data()}};
-        T.check(vs_ref(pd, args, dnnl_memory_desc_get_size(d.md), "gemm:cvt", 1 + v % 2), what);
+        // dst[mb][oc] = sum over ic, h, w of src * wei (both 4D, same layout).
+        const std::vector<float> sv = logical(s), wv = logical(w);
+        const int64_t K = IC * 3 * 2;
+        std::vector<float> wt((size_t)(K * OC));
+        for (int64_t o = 0; o < OC; ++o)
+            for (int64_t k = 0; k < K; ++k) wt[(size_t)(k * OC + o)] = wv[(size_t)(o * K + k)];
+        std::vector<double> acc, tol;
+        na::matmul(sv, {MB, K}, wt, {K, OC}, {MB, OC}, acc);
+        na::attr_t na_attr;
+        na_attr.post_ops = naive_chain(v % 3);
+        const auto want = na::apply(na_attr, {MB, OC}, acc, na::along(2, 1, logical(b)), logical(d), ddt, nullptr, &tol);
+        T.check(vs_naive(pd, args, d, want, tol, "gemm:cvt", 1 + v % 2, what), what);
         dnnl_primitive_desc_destroy(pd);
     }
 }
@@ -303,7 +355,16 @@ void test_int8_gemm() {
                         {DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, ws.md, ws.bytes.data()},
                         {DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, ds.md, ds.bytes.data()},
                         {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, dz.md, dz.bytes.data()}};
-                T.check(vs_ref(pd, args, dnnl_memory_desc_get_size(d.md), "gemm:cvt", 1 + idx % 2), what);
+                std::vector<double> acc, tol;
+                na::matmul(logical(s), {M, K}, logical(w), {K, N}, {M, N}, acc);
+                na::attr_t na_attr;
+                na_attr.post_ops = naive_chain(po);
+                na_attr.src_scale = na::scalar(2, 0.5f);
+                na_attr.wei_scale = po == 1 ? na::scalar(2, ws.get(0)) : na::along(2, 1, logical(ws));
+                na_attr.dst_scale = na::scalar(2, 2.f);
+                na_attr.dst_zero_point = idx % 2 ? na::along(2, 1, logical(dz)) : na::scalar(2, dz.get(0));
+                const auto want = na::apply(na_attr, {M, N}, acc, {{1, N}, logical(b)}, logical(d), ddt, nullptr, &tol);
+                T.check(vs_naive(pd, args, d, want, tol, "gemm:cvt", 1 + idx % 2, what), what);
                 dnnl_primitive_desc_destroy(pd);
             }
 }
@@ -336,23 +397,24 @@ void test_int8_zero_points() {
     bool ok = dnnl_matmul_primitive_desc_create(&pd, eng, s.md, w.md, nullptr, d.md, attr) == dnnl_success;
     dnnl_primitive_attr_destroy(attr);
     if (ok) {
-        ok = execute(pd, {{DNNL_ARG_DST, d.md, d.bytes.data()}, {DNNL_ARG_SRC, s.md, s.bytes.data()},
-                             {DNNL_ARG_WEIGHTS, w.md, w.bytes.data()},
-                             {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, ss.md, ss.bytes.data()},
-                             {DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, ds.md, ds.bytes.data()},
-                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, sz.md, sz.bytes.data()},
-                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, wz.md, wz.bytes.data()},
-                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, dz.md, dz.bytes.data()}})
-                == dnnl_success;
-        for (dnnl_dim_t i = 0; i < M && ok; ++i)
-            for (dnnl_dim_t j = 0; j < N; ++j) {
-                int acc = 0;
-                for (dnnl_dim_t k = 0; k < K; ++k)
-                    acc += ((int)s.get(i * K + k) - 3) * ((int)w.get(k * N + j) - (int)wz.get(j));
-                float v = std::nearbyint(acc * 0.5f / 2.f + 100.f);
-                v = v < 0 ? 0 : v > 255 ? 255 : v;
-                ok = ok && d.get(i * N + j) == v;
-            }
+        // (s - 3) * (w - zw[n]) summed exactly, * 0.5, / 2, + 100, to u8.
+        std::vector<double> acc, tol;
+        const std::vector<float> wzv = logical(wz);
+        na::matmul(logical(s), {M, K}, logical(w), {K, N}, {M, N}, acc, nullptr, 3.f, &wzv);
+        na::attr_t na_attr;
+        na_attr.src_scale = na::scalar(2, 0.5f);
+        na_attr.dst_scale = na::scalar(2, 2.f);
+        na_attr.dst_zero_point = na::scalar(2, 100.f);
+        const auto want = na::apply(na_attr, {M, N}, acc, {}, logical(d), dnnl_u8, nullptr, &tol);
+        ok = vs_naive(pd,
+                {{DNNL_ARG_DST, d.md, d.bytes.data()}, {DNNL_ARG_SRC, s.md, s.bytes.data()},
+                        {DNNL_ARG_WEIGHTS, w.md, w.bytes.data()},
+                        {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, ss.md, ss.bytes.data()},
+                        {DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, ds.md, ds.bytes.data()},
+                        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, sz.md, sz.bytes.data()},
+                        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, wz.md, wz.bytes.data()},
+                        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, dz.md, dz.bytes.data()}},
+                d, want, tol, "", 1, "int8 zero points");
         dnnl_primitive_desc_destroy(pd);
     }
     T.check(ok, "int8 matmul with src, per-N weights and dst zero points");
