@@ -284,7 +284,8 @@ constexpr double f32_eps = 1.0 / (1 << 23); // ulp(x) <= f32_eps * |x|
 // inexact input carries the error through its slope and may round to the
 // neighbour of the expected f32 value (f32_eps * |v|); an eltwise step
 // carries it through the function's change over [x - e, x + e] and adds
-// its own budget; storing into an integer type may move by one; into bf16
+// its own budget; storing into an integer type may move by floor(e) + 1
+// (so by one for an inexact value near a rounding tie); into bf16
 // by one bf16 ulp (2^-7 |v|). With exact accumulators and an exact chain
 // every bound is 0: results must be identical.
 inline std::vector<float> apply(const attr_t &a, const dims_t &dst_dims, const std::vector<double> &acc,
@@ -360,7 +361,8 @@ inline std::vector<float> apply(const attr_t &a, const dims_t &dst_dims, const s
         }
         out[(size_t)l] = store_as(dst_dt, v);
         if (e > 0 && dst_dt == dnnl_bf16) e += std::fabs(v) / 128;
-        if (e > 0 && (dst_dt == dnnl_s8 || dst_dt == dnnl_u8 || dst_dt == dnnl_s32)) e = std::ceil(e) + 1;
+        // Values e apart may round to integers floor(e) + 1 apart.
+        if (e > 0 && (dst_dt == dnnl_s8 || dst_dt == dnnl_u8 || dst_dt == dnnl_s32)) e = std::floor(e) + 1;
         if (tol) (*tol)[(size_t)l] = e;
     }
     return out;

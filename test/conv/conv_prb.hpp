@@ -44,6 +44,8 @@ struct prb_t {
     layout_t layout = plain;
     std::vector<conv_op_t> ops; // appended after the attribute bits' chain
     float src_scale = 0.f; // nonzero: src scale (overrides the bits' scales)
+    // Non-empty: weights / dst scales, one (mask 0) or one per oc.
+    std::vector<float> wei_scales, dst_scales;
 
     dim o(int x) const {
         dim ext = (k[x] - 1) * (d[x] + 1) + 1;
@@ -200,6 +202,18 @@ inline dnnl_status_t build(ktc::env_t &env, const prb_t &p, built_t &b, bool flo
         KT_OK(dnnl_primitive_attr_set_scales_mask(b.attr, DNNL_ARG_SRC, 0));
         b.in[DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC] = {p.src_scale};
         b.nattr.src_scale = na::scalar(und, p.src_scale);
+        if (!p.wei_scales.empty()) {
+            const bool per_oc = p.wei_scales.size() > 1;
+            KT_OK(dnnl_primitive_attr_set_scales_mask(b.attr, DNNL_ARG_WEIGHTS, per_oc ? (groups ? 3 : 1) : 0));
+            b.in[DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS] = p.wei_scales;
+            b.nattr.wei_scale = per_oc ? na::along(und, 1, p.wei_scales) : na::scalar(und, p.wei_scales[0]);
+        }
+        if (!p.dst_scales.empty()) {
+            const bool per_oc = p.dst_scales.size() > 1;
+            KT_OK(dnnl_primitive_attr_set_scales_mask(b.attr, DNNL_ARG_DST, per_oc ? 2 : 0));
+            b.in[DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST] = p.dst_scales;
+            b.nattr.dst_scale = per_oc ? na::along(und, 1, p.dst_scales) : na::scalar(und, p.dst_scales[0]);
+        }
     } else if (p.attr & a_scales_common) {
         KT_OK(dnnl_primitive_attr_set_scales_mask(b.attr, DNNL_ARG_SRC, 0));
         KT_OK(dnnl_primitive_attr_set_scales_mask(b.attr, DNNL_ARG_WEIGHTS, 0));

@@ -57,6 +57,34 @@ prb_t base_deconv(layout_t l) {
     return p;
 }
 
+prb_t base_1x1(layout_t l) {
+    prb_t p = p2d(2, 1, 5, 17, 4, 7, 1, 1, 1, 0); // served by gemm:1x1 in plain layouts
+    p.layout = l;
+    p.bias = true;
+    p.src_scale = 1.f / 8;
+    return p;
+}
+
+// A prelu post-op is not supported: the convolution must decline it, not
+// ignore it.
+void check_prelu_declined(ktc::env_t &env, kt::tally_t &t) {
+    dnnl_primitive_attr_t attr = nullptr;
+    dnnl_post_ops_t po = nullptr;
+    KT_OK(dnnl_primitive_attr_create(&attr));
+    KT_OK(dnnl_post_ops_create(&po));
+    KT_OK(dnnl_post_ops_append_prelu(po, 2));
+    KT_OK(dnnl_primitive_attr_set_post_ops(attr, po));
+    dnnl_post_ops_destroy(po);
+    kt::md_t s(md({1, 4, 5, 5}, dnnl_nchw)), w(md({8, 4, 3, 3}, dnnl_oihw)), d(md({1, 8, 3, 3}, dnnl_nchw));
+    const dim one[2] = {1, 1}, zero[2] = {0, 0};
+    dnnl_primitive_desc_t pd = nullptr;
+    const dnnl_status_t st = dnnl_convolution_forward_primitive_desc_create(&pd, env.eng, dnnl_forward_inference,
+            dnnl_convolution_direct, s, w, nullptr, d, one, zero, zero, zero, attr);
+    t.check(st == dnnl_unimplemented, "convolution with a prelu post-op -> unimplemented");
+    if (st == dnnl_success) dnnl_primitive_desc_destroy(pd);
+    dnnl_primitive_attr_destroy(attr);
+}
+
 } // namespace
 
 int main() {
@@ -76,7 +104,7 @@ int main() {
             run(env, base_conv(layouts[i % 4]), {elt}, t, what);
             run(env, base_deconv(layouts[(i + 1) % 4]), {elt}, t, what);
             std::snprintf(what, sizeof what, "eltwise alg %d + sum(0.5, zp 1) + add per channel", (int)e.alg);
-            run(env, base_conv(layouts[(i + 2) % 4]), {elt, sum, add_c}, t, what);
+            run(env, base_1x1(layouts[(i + 2) % 4]), {elt, sum, add_c}, t, what);
         });
         ++i;
     }
@@ -87,7 +115,7 @@ int main() {
             const conv_op_t bin = {dnnl_binary, alg, 0.f, 0.f, mask, 0};
             kt::with_threads(1 + i % 2, [&] {
                 std::snprintf(what, sizeof what, "binary alg %d mask %d", (int)alg, mask);
-                run(env, base_conv(layouts[i % 4]), {bin}, t, what);
+                run(env, i % 3 == 2 ? base_1x1(layouts[i % 4]) : base_conv(layouts[i % 4]), {bin}, t, what);
                 if (mask % 5 == 0) run(env, base_deconv(layouts[i % 4]), {bin}, t, what);
             });
             ++i;
@@ -122,6 +150,25 @@ int main() {
         }
         ++k;
     }
+    // Scales that are not powers of two: per-oc weights and dst scales
+    // (dst per oc is a Kestrel extension of oneDNN's mask 0), common ones.
+    std::vector<float> wsc(17), dsc(17);
+    for (int c = 0; c < 17; ++c) wsc[c] = 0.7f + 0.11f * (float)c, dsc[c] = 1.3f - 0.03f * (float)c;
+    for (layout_t l : layouts)
+        for (int v = 0; v < 2; ++v) {
+            kt::with_threads(1 + v, [&] {
+                prb_t p = v ? base_1x1(l) : base_conv(l);
+                p.src_scale = 0.3f;
+                p.wei_scales = v ? std::vector<float> {1.7f} : wsc;
+                p.dst_scales = v ? dsc : std::vector<float> {0.45f};
+                run(env, p, {{dnnl_eltwise, dnnl_eltwise_relu, 0.1f, 0.f, 0, 0}, {dnnl_sum, dnnl_alg_kind_undef, 0.6f, 0.f, 0, 1}},
+                        t, "non-power-of-two scales");
+                prb_t q = base_deconv(l);
+                q.src_scale = 0.3f, q.wei_scales = {1.7f}, q.dst_scales = {0.45f};
+                run(env, q, {}, t, "non-power-of-two scales");
+            });
+        }
+    check_prelu_declined(env, t);
     std::printf("%d implementation runs compared with the naive reference\n", n_runs);
     return t.finish();
 }
