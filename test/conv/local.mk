@@ -1,5 +1,5 @@
 # Tests of convolution and deconvolution forward.
-EXTRA_DIST += test/conv/conv_harness.hpp
+EXTRA_DIST += test/conv/conv_harness.hpp test/conv/conv_prb.hpp
 check_PROGRAMS += test/conv/test_conv
 TESTS += test/conv/test_conv
 test_conv_test_conv_SOURCES = test/conv/test_conv.cpp
@@ -13,3 +13,8 @@ test_conv_test_conv_api_LDADD = $(TEST_LIBS)
 # The same suites under ONEDNN_MAX_CPU_ISA=AVX2 (run from the build root).
 EXTRA_DIST += test/conv/test_conv_avx2.sh
 TESTS += test/conv/test_conv_avx2.sh
+check_PROGRAMS += test/conv/test_conv_attr
+TESTS += test/conv/test_conv_attr
+test_conv_test_conv_attr_SOURCES = test/conv/test_conv_attr.cpp
+test_conv_test_conv_attr_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_attr_LDADD = $(TEST_LIBS)

@@ -4,4 +4,5 @@
 ONEDNN_MAX_CPU_ISA=AVX2
 export ONEDNN_MAX_CPU_ISA
 ./test/conv/test_conv || exit 1
+./test/conv/test_conv_attr || exit 1
 exec ./test/conv/test_conv_api

@@ -2,9 +2,12 @@
 // binary) on binary, eltwise and softmax, and softmax's src/dst scales. The
 // first implementation (vectorised where it takes the chain) runs against
 // the reference on the same inputs, over layouts, types, channel tails and
-// thread counts; then attributes oneDNN rejects, and bad post-op input.
+// thread counts; binary and eltwise also against the naive chain of
+// test/common/naive_attr.hpp; then attributes oneDNN rejects, and bad
+// post-op input.
 #include <memory>
 
+#include "../common/naive_attr.hpp"
 #include "elt_test.hpp"
 
 using namespace kestrel;
@@ -71,6 +74,29 @@ void check(kt::tally_t &t, et::env_t &e, prim_t prim, const chain_t &ch, dim_t c
     std::vector<int> bin_at; // positions of the binary post-ops
     for (int i = 0; i < dnnl_post_ops_len(po); ++i)
         if (dnnl_post_ops_get_kind(po, i) == dnnl_binary) bin_at.push_back(i);
+    // The chain for the naive reference, read back through the public
+    // getters (binary src1 values are filled in after the memories exist).
+    na::attr_t nattr;
+    for (int i = 0; i < dnnl_post_ops_len(po); ++i) {
+        const dnnl_primitive_kind_t kind = dnnl_post_ops_get_kind(po, i);
+        na::post_op_t o;
+        o.kind = kind;
+        if (kind == dnnl_eltwise) KT_OK(dnnl_post_ops_get_params_eltwise(po, i, &o.alg, &o.alpha, &o.beta));
+        if (kind == dnnl_sum) {
+            dnnl_data_type_t sdt;
+            KT_OK(dnnl_post_ops_get_params_sum(po, i, &o.scale, &o.zero_point, &sdt));
+        }
+        if (kind == dnnl_binary) {
+            const_dnnl_memory_desc_t m1 = nullptr;
+            KT_OK(dnnl_post_ops_get_params_binary(po, i, &o.alg, &m1));
+            const dnnl_dims_t *d1 = nullptr;
+            int nd1 = 0;
+            KT_OK(dnnl_memory_desc_query(m1, dnnl_query_ndims_s32, &nd1));
+            KT_OK(dnnl_memory_desc_query(m1, dnnl_query_dims, &d1));
+            o.src1.dims.assign(*d1, *d1 + nd1);
+        }
+        nattr.post_ops.push_back(o);
+    }
     KT_OK(dnnl_primitive_attr_set_post_ops(attr, po));
     dnnl_post_ops_destroy(po);
     if (scales) {
@@ -102,6 +128,7 @@ void check(kt::tally_t &t, et::env_t &e, prim_t prim, const chain_t &ch, dim_t c
     ch1.fill(c * 7, -2.f, 2.f);
     dst.fill(c * 11, -1.f, 1.f); // old values for the sum post-op
     rdst.buf = dst.buf;
+    const std::vector<float> old = dst.values();
     kt::md_t smd(et::md({1}, dnnl_f32, dnnl_a));
     et::mem_t ssrc(smd, e.eng), sdst(smd, e.eng);
     ssrc.set(0, 1.5f);
@@ -145,6 +172,23 @@ void check(kt::tally_t &t, et::env_t &e, prim_t prim, const chain_t &ch, dim_t c
             ch.what, scales ? " scales" : "", kt::impl_name(pd).c_str(), (int)tag, (int)dt, (long)c);
     t.check(et::close(dst.values(), rdst.values(), rel, abs, what), what);
     t.check(dst.padding_zero() && rdst.padding_zero(), "post-ops keep dst padding zero");
+
+    // binary and eltwise against the naive chain: the primitive's own
+    // operation (src0 - src1 per channel; 1.5 x - 0.25) in f32, then
+    // na::apply, then the dst type. Every step is exact f32 arithmetic on the
+    // same inputs: results must be identical.
+    if (prim != prim_t::softmax) {
+        for (size_t b = 0; b < bin_at.size(); ++b) nattr.post_ops[(size_t)bin_at[b]].src1.v = po_src[b]->values();
+        const std::vector<float> sv = src.values(), cv = ch1.values();
+        std::vector<double> main((size_t)src.nelems());
+        for (size_t l = 0; l < main.size(); ++l)
+            main[l] = prim == prim_t::binary ? (double)(sv[l] - cv[l / 15 % (size_t)c]) : (double)(1.5f * sv[l] + -0.25f);
+        std::vector<double> tol;
+        const na::dims_t nd = {2, c, 3, 5};
+        const auto want = na::apply(nattr, nd, main, {}, old, dt, nullptr, &tol);
+        t.check(na::match(dst.values(), want, tol, what) && na::match(rdst.values(), want, tol, what),
+                (std::string("naive: ") + what).c_str());
+    }
     for (auto *m : src1s) delete m;
     dnnl_primitive_desc_destroy(pd);
     dnnl_primitive_desc_destroy(rpd);

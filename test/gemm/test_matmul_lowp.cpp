@@ -1,153 +1,21 @@
 // Matmul and inner product beyond f32: bf16/f16 storage through the GEMM
-// path ("gemm:cvt") against the reference, int8 with scales and zero
-// points, weights scales over batch dims, runtime batch dims; bad input.
+// path ("gemm:cvt"), int8 with scales and zero points, weights scales over
+// batch dims, runtime batch dims; bad input. The first implementation and
+// the reference each run against a naive matmul plus the naive attribute
+// math of test/common (written from oneDNN's documentation, no library
+// code).
 //
 // Data are small integers. bf16/f16 hold them exactly and every product
-// and sum stays an integer below 2^24, so both implementations compute the
-// same exact f32 value and round it once to the dst type: results must be
-// bit-identical. int8: the GEMM path is only taken while f32 sums of the
-// products are exact, the reference accumulates in s32, so again
-// bit-identical. Scales are powers of two (exact).
-#include <cstring>
-#include <string>
-#include <vector>
-
-#include "../common/kt_test.hpp"
+// and sum stays an integer below 2^24, so the exact f32 value is rounded
+// once to the dst type: results must be bit-identical to the naive ones.
+// int8: the accumulators are exact integers, scales are powers of two, so
+// the f32 value before rounding to the integer type is exact too.
 #include "dnnl_debug.h"
+#include "lowp_util.hpp"
+
+using namespace lp;
 
 namespace {
-
-kt::tally_t T;
-dnnl_engine_t eng;
-dnnl_stream_t strm;
-
-const dnnl_dim_t R = DNNL_RUNTIME_DIM_VAL;
-
-size_t dt_size(dnnl_data_type_t dt) {
-    return dt == dnnl_f32 || dt == dnnl_s32 ? 4 : (dt == dnnl_bf16 || dt == dnnl_f16) ? 2 : 1;
-}
-
-uint16_t to_bf16(float f) { // exact for the small integers used here
-    uint32_t b;
-    std::memcpy(&b, &f, 4);
-    return (uint16_t)(b >> 16);
-}
-uint16_t to_f16(float f) { // small integers only: |f| < 2048
-    if (f == 0.f) return 0;
-    uint16_t sign = f < 0 ? 0x8000 : 0;
-    float a = f < 0 ? -f : f;
-    int e = 0;
-    while (a >= 2.f) a /= 2.f, ++e;
-    return (uint16_t)(sign | ((e + 15) << 10) | (uint16_t)((a - 1.f) * 1024.f));
-}
-float from_bf16(uint16_t v) {
-    uint32_t b = (uint32_t)v << 16;
-    float f;
-    std::memcpy(&f, &b, 4);
-    return f;
-}
-
-// A tensor: its md and bytes, filled with small integers of its type.
-struct buf_t {
-    dnnl_memory_desc_t md = nullptr;
-    std::vector<uint8_t> bytes;
-    dnnl_data_type_t dt = dnnl_f32;
-    buf_t() = default;
-    buf_t(const buf_t &) = delete;
-    ~buf_t() { dnnl_memory_desc_destroy(md); }
-    void init_md(dnnl_memory_desc_t m, dnnl_data_type_t t, uint64_t seed, int lo = -3, int hi = 3) {
-        md = m;
-        dt = t;
-        bytes.assign(dnnl_memory_desc_get_size(md) + 8, 0);
-        kt::rng_t r(seed);
-        for (size_t i = 0; i < bytes.size() / dt_size(dt); ++i) set(i, r.small_int(lo, hi));
-    }
-    void init(std::initializer_list<dnnl_dim_t> dims, dnnl_data_type_t t, dnnl_format_tag_t tag, uint64_t seed,
-            int lo = -3, int hi = 3) {
-        init_md(kt::make_md(dims, t, tag), t, seed, lo, hi);
-    }
-    void set(size_t i, float v) {
-        switch (dt) {
-            case dnnl_f32: reinterpret_cast<float *>(bytes.data())[i] = v; break;
-            case dnnl_s32: reinterpret_cast<int32_t *>(bytes.data())[i] = (int32_t)v; break;
-            case dnnl_bf16: reinterpret_cast<uint16_t *>(bytes.data())[i] = to_bf16(v); break;
-            case dnnl_f16: reinterpret_cast<uint16_t *>(bytes.data())[i] = to_f16(v); break;
-            case dnnl_s8: reinterpret_cast<int8_t *>(bytes.data())[i] = (int8_t)v; break;
-            case dnnl_u8: bytes[i] = (uint8_t)(v < 0 ? -v : v); break;
-            default: break;
-        }
-    }
-    float get(size_t i) const {
-        switch (dt) {
-            case dnnl_f32: return reinterpret_cast<const float *>(bytes.data())[i];
-            case dnnl_s32: return (float)reinterpret_cast<const int32_t *>(bytes.data())[i];
-            case dnnl_bf16: return from_bf16(reinterpret_cast<const uint16_t *>(bytes.data())[i]);
-            case dnnl_s8: return (float)reinterpret_cast<const int8_t *>(bytes.data())[i];
-            case dnnl_u8: return (float)bytes[i];
-            default: return 0.f;
-        }
-    }
-};
-
-struct arg_t {
-    int arg;
-    const_dnnl_memory_desc_t md;
-    void *data;
-};
-
-dnnl_status_t execute(const_dnnl_primitive_desc_t pd, const std::vector<arg_t> &args) {
-    dnnl_primitive_t p;
-    dnnl_status_t st = dnnl_primitive_create(&p, pd);
-    if (st != dnnl_success) return st;
-    std::vector<dnnl_exec_arg_t> ea;
-    for (auto &a : args) {
-        dnnl_memory_t m;
-        KT_OK(dnnl_memory_create(&m, a.md, eng, a.data));
-        ea.push_back({a.arg, m});
-    }
-    st = dnnl_primitive_execute(p, strm, (int)ea.size(), ea.data());
-    for (auto &e : ea) dnnl_memory_destroy(e.memory);
-    dnnl_primitive_destroy(p);
-    return st;
-}
-
-// Runs the first implementation (must start with `want`), then the
-// reference, on copies of dst (args[0]); compares the bytes.
-bool vs_ref(dnnl_primitive_desc_t pd, std::vector<arg_t> args, size_t dst_bytes, const char *want, int nthr) {
-    bool ok = kt::impl_name(pd).rfind(want, 0) == 0;
-    if (!ok) std::fprintf(stderr, "  first impl: %s\n", kt::impl_name(pd).c_str());
-    const uint8_t *orig = static_cast<const uint8_t *>(args[0].data);
-    std::vector<uint8_t> out0(orig, orig + dst_bytes), out1 = out0;
-    kt::with_threads(nthr, [&] {
-        args[0].data = out0.data();
-        ok = ok && execute(pd, args) == dnnl_success;
-        while (ok && kt::impl_name(pd).rfind("ref", 0) != 0) ok = dnnl_primitive_desc_next_impl(pd) == dnnl_success;
-        args[0].data = out1.data();
-        ok = ok && execute(pd, args) == dnnl_success;
-    });
-    return ok && std::memcmp(out0.data(), out1.data(), dst_bytes) == 0;
-}
-
-dnnl_primitive_attr_t make_attr(int po, bool scales, int wei_mask) {
-    dnnl_primitive_attr_t attr;
-    KT_OK(dnnl_primitive_attr_create(&attr));
-    dnnl_post_ops_t ops;
-    KT_OK(dnnl_post_ops_create(&ops));
-    if (po == 1) {
-        KT_OK(dnnl_post_ops_append_sum(ops, 0.5f, 0, dnnl_data_type_undef));
-        KT_OK(dnnl_post_ops_append_eltwise(ops, dnnl_eltwise_relu, 0.f, 0.f));
-    } else if (po == 2) {
-        KT_OK(dnnl_post_ops_append_eltwise(ops, dnnl_eltwise_linear, 0.5f, 1.f));
-    }
-    KT_OK(dnnl_primitive_attr_set_post_ops(attr, ops));
-    dnnl_post_ops_destroy(ops);
-    if (scales) {
-        KT_OK(dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_SRC, 0));
-        KT_OK(dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_WEIGHTS, wei_mask));
-        KT_OK(dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_DST, 0));
-    }
-    return attr;
-}
 
 // ------------------------------------------------------------ float types
 
@@ -198,7 +66,23 @@ void one_float(int nd, const dnnl_dim_t *sd, const dnnl_dim_t *wd, const dnnl_di
         args.push_back({DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, ds.md, ds.bytes.data()});
     }
     const bool all_f32 = sdt == dnnl_f32 && wdt == dnnl_f32 && ddt == dnnl_f32;
-    T.check(vs_ref(pd, args, dnnl_memory_desc_get_size(d.md), all_f32 ? "gemm:f32" : "gemm:cvt", nthr), what);
+    const na::dims_t sdv(sd, sd + nd), wdv(wd, wd + nd), ddv(dd, dd + nd);
+    std::vector<double> acc, tol;
+    na::matmul(logical(s), sdv, logical(w), wdv, ddv, acc);
+    na::attr_t na_attr;
+    na_attr.post_ops = naive_chain(scales ? (po == 1 ? 2 : po) : po);
+    if (scales) {
+        na::dims_t wsd((size_t)nd, 1);
+        wsd[(size_t)nd - 1] = dd[nd - 1];
+        if (nd > 2) wsd[0] = wd[0];
+        na_attr.src_scale = na::scalar((size_t)nd, 2.f);
+        na_attr.wei_scale = {wsd, logical(ws)};
+        na_attr.dst_scale = na::scalar((size_t)nd, 0.5f);
+    }
+    na::bcast_t nb;
+    if (bias) nb = {na::dims_t(bd, bd + nd), logical(b)};
+    const auto want = na::apply(na_attr, ddv, acc, nb, logical(d), ddt, nullptr, &tol);
+    T.check(vs_naive(pd, args, d, want, tol, all_f32 ? "gemm:f32" : "gemm:cvt", nthr, what), what);
     dnnl_primitive_desc_destroy(pd);
 }
 
@@ -255,7 +139,18 @@ void test_ip_bf16() {
         }
         std::vector<arg_t> args = {{DNNL_ARG_DST, d.md, d.bytes.data()}, {DNNL_ARG_SRC, s.md, s.bytes.data()},
                 {DNNL_ARG_WEIGHTS, w.md, w.bytes.data()}, {DNNL_ARG_BIAS, b.md, b.bytes.data()}};
-        T.check(vs_ref(pd, args, dnnl_memory_desc_get_size(d.md), "gemm:cvt", 1 + v % 2), what);
+        // dst[mb][oc] = sum over ic, h, w of src * wei (both 4D, same layout).
+        const std::vector<float> sv = logical(s), wv = logical(w);
+        const int64_t K = IC * 3 * 2;
+        std::vector<float> wt((size_t)(K * OC));
+        for (int64_t o = 0; o < OC; ++o)
+            for (int64_t k = 0; k < K; ++k) wt[(size_t)(k * OC + o)] = wv[(size_t)(o * K + k)];
+        std::vector<double> acc, tol;
+        na::matmul(sv, {MB, K}, wt, {K, OC}, {MB, OC}, acc);
+        na::attr_t na_attr;
+        na_attr.post_ops = naive_chain(v % 3);
+        const auto want = na::apply(na_attr, {MB, OC}, acc, na::along(2, 1, logical(b)), logical(d), ddt, nullptr, &tol);
+        T.check(vs_naive(pd, args, d, want, tol, "gemm:cvt", 1 + v % 2, what), what);
         dnnl_primitive_desc_destroy(pd);
     }
 }
@@ -303,7 +198,16 @@ void test_int8_gemm() {
                         {DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, ws.md, ws.bytes.data()},
                         {DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, ds.md, ds.bytes.data()},
                         {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, dz.md, dz.bytes.data()}};
-                T.check(vs_ref(pd, args, dnnl_memory_desc_get_size(d.md), "gemm:cvt", 1 + idx % 2), what);
+                std::vector<double> acc, tol;
+                na::matmul(logical(s), {M, K}, logical(w), {K, N}, {M, N}, acc);
+                na::attr_t na_attr;
+                na_attr.post_ops = naive_chain(po);
+                na_attr.src_scale = na::scalar(2, 0.5f);
+                na_attr.wei_scale = po == 1 ? na::scalar(2, ws.get(0)) : na::along(2, 1, logical(ws));
+                na_attr.dst_scale = na::scalar(2, 2.f);
+                na_attr.dst_zero_point = idx % 2 ? na::along(2, 1, logical(dz)) : na::scalar(2, dz.get(0));
+                const auto want = na::apply(na_attr, {M, N}, acc, {{1, N}, logical(b)}, logical(d), ddt, nullptr, &tol);
+                T.check(vs_naive(pd, args, d, want, tol, "gemm:cvt", 1 + idx % 2, what), what);
                 dnnl_primitive_desc_destroy(pd);
             }
 }
@@ -336,23 +240,24 @@ void test_int8_zero_points() {
     bool ok = dnnl_matmul_primitive_desc_create(&pd, eng, s.md, w.md, nullptr, d.md, attr) == dnnl_success;
     dnnl_primitive_attr_destroy(attr);
     if (ok) {
-        ok = execute(pd, {{DNNL_ARG_DST, d.md, d.bytes.data()}, {DNNL_ARG_SRC, s.md, s.bytes.data()},
-                             {DNNL_ARG_WEIGHTS, w.md, w.bytes.data()},
-                             {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, ss.md, ss.bytes.data()},
-                             {DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, ds.md, ds.bytes.data()},
-                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, sz.md, sz.bytes.data()},
-                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, wz.md, wz.bytes.data()},
-                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, dz.md, dz.bytes.data()}})
-                == dnnl_success;
-        for (dnnl_dim_t i = 0; i < M && ok; ++i)
-            for (dnnl_dim_t j = 0; j < N; ++j) {
-                int acc = 0;
-                for (dnnl_dim_t k = 0; k < K; ++k)
-                    acc += ((int)s.get(i * K + k) - 3) * ((int)w.get(k * N + j) - (int)wz.get(j));
-                float v = std::nearbyint(acc * 0.5f / 2.f + 100.f);
-                v = v < 0 ? 0 : v > 255 ? 255 : v;
-                ok = ok && d.get(i * N + j) == v;
-            }
+        // (s - 3) * (w - zw[n]) summed exactly, * 0.5, / 2, + 100, to u8.
+        std::vector<double> acc, tol;
+        const std::vector<float> wzv = logical(wz);
+        na::matmul(logical(s), {M, K}, logical(w), {K, N}, {M, N}, acc, nullptr, 3.f, &wzv);
+        na::attr_t na_attr;
+        na_attr.src_scale = na::scalar(2, 0.5f);
+        na_attr.dst_scale = na::scalar(2, 2.f);
+        na_attr.dst_zero_point = na::scalar(2, 100.f);
+        const auto want = na::apply(na_attr, {M, N}, acc, {}, logical(d), dnnl_u8, nullptr, &tol);
+        ok = vs_naive(pd,
+                {{DNNL_ARG_DST, d.md, d.bytes.data()}, {DNNL_ARG_SRC, s.md, s.bytes.data()},
+                        {DNNL_ARG_WEIGHTS, w.md, w.bytes.data()},
+                        {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, ss.md, ss.bytes.data()},
+                        {DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, ds.md, ds.bytes.data()},
+                        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, sz.md, sz.bytes.data()},
+                        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, wz.md, wz.bytes.data()},
+                        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, dz.md, dz.bytes.data()}},
+                d, want, tol, "", 1, "int8 zero points");
         dnnl_primitive_desc_destroy(pd);
     }
     T.check(ok, "int8 matmul with src, per-N weights and dst zero points");
