@@ -13,16 +13,10 @@ namespace {
 // depends on pos[d] only (its outer block index times the stride, plus its
 // share of the inner block). Tabulating each term once turns the walk over
 // the padding into additions.
-void offset_terms(const memory_desc_t &md, std::vector<dim_t> &tab, dim_t *start) {
+void offset_terms(const memory_desc_t &md, dim_t *tab, const dim_t *start) {
     const mdw_t m(md);
     const auto &b = md.blocking;
     const int nd = md.ndims;
-    dim_t total = 0;
-    for (int d = 0; d < nd; ++d) {
-        start[d] = total;
-        total += md.padded_dims[d];
-    }
-    tab.assign((size_t)total, 0);
     for (int d = 0; d < nd; ++d) {
         const dim_t blk = m.block_of(d);
         for (dim_t p = 0; p < md.padded_dims[d]; ++p) {
@@ -35,7 +29,7 @@ void offset_terms(const memory_desc_t &md, std::vector<dim_t> &tab, dim_t *start
                 }
                 mult *= b.inner_blks[i];
             }
-            tab[(size_t)(start[d] + p)] = off;
+            tab[start[d] + p] = off;
         }
     }
 }
@@ -66,11 +60,22 @@ void zero_box(T *base, int nd, const dim_t *lo, const dim_t *hi, const dim_t *co
 template <typename T>
 void zero_pad_typed(const memory_desc_t &md, void *ptr) {
     const int nd = md.ndims;
-    std::vector<dim_t> tab;
-    dim_t start[max_ndims];
+    dim_t start[max_ndims] = {}, total = 0;
+    for (int d = 0; d < nd; ++d) {
+        start[d] = total;
+        total += md.padded_dims[d];
+    }
+    // The usual shapes fit the stack: execution allocates nothing then.
+    dim_t local[1024];
+    std::vector<dim_t> heap;
+    dim_t *tab = local;
+    if (total > (dim_t)(sizeof(local) / sizeof(local[0]))) {
+        heap.resize((size_t)total);
+        tab = heap.data();
+    }
     offset_terms(md, tab, start);
     const dim_t *term[max_ndims];
-    for (int d = 0; d < nd; ++d) term[d] = tab.data() + start[d];
+    for (int d = 0; d < nd; ++d) term[d] = tab + start[d];
     T *base = static_cast<T *>(ptr) + md.offset0;
     // Each padding element is visited once: through the first dim in which
     // its index lies in the padding.

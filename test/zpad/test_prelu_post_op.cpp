@@ -1,5 +1,5 @@
-// PReLU post-op (dnnl_post_ops_append_prelu) on convolution, inner product
-// and matmul against naive references written here. Inputs are halves of
+// PReLU post-op (dnnl_post_ops_append_prelu) on convolution,
+// deconvolution, inner product and matmul against naive references written here. Inputs are halves of
 // small integers, so every sum is exact in f32 in any order and the
 // expected values are exact: the comparison is bit for bit (as values).
 #include <cmath>
@@ -129,6 +129,40 @@ void conv_case(tag t, const chain_t &c) {
             {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias}}, c, pw, ref);
 }
 
+void deconv_case(tag t, const chain_t &c) {
+    const dim N = 2, IC = 5, OC = 11, IH = 4, IW = 5, KH = 3, KW = 2, SH = 2, SW = 1, PH = 1, PW = 0;
+    const dim OH = (IH - 1) * SH + KH - 2 * PH, OW = (IW - 1) * SW + KW - 2 * PW;
+    const dims sd = {N, IC, IH, IW}, wd = {OC, IC, KH, KW}, dd = {N, OC, OH, OW};
+    const auto src = zp::values(N * IC * IH * IW, 12), wei = zp::values(OC * IC * KH * KW, 13);
+    const auto bias = zp::values(OC, 14);
+    const auto pw = zp::values(zp::nelems(md(prelu_dims(dd, c.mask), tag::abcd)), 15);
+    std::vector<float> ref((size_t)(N * OC * OH * OW));
+    for (dim n = 0; n < N; ++n)
+        for (dim oc = 0; oc < OC; ++oc)
+            for (dim oh = 0; oh < OH; ++oh)
+                for (dim ow = 0; ow < OW; ++ow) {
+                    double acc = bias[(size_t)oc];
+                    for (dim ic = 0; ic < IC; ++ic)
+                        for (dim kh = 0; kh < KH; ++kh)
+                            for (dim kw = 0; kw < KW; ++kw) {
+                                // dst row oh gets src row ih through tap kh when oh = ih * SH - PH + kh.
+                                const dim th = oh + PH - kh, tw = ow + PW - kw;
+                                if (th < 0 || tw < 0 || th % SH || tw % SW) continue;
+                                const dim ih = th / SH, iw = tw / SW;
+                                if (ih >= IH || iw >= IW) continue;
+                                acc += (double)src[(size_t)(((n * IC + ic) * IH + ih) * IW + iw)]
+                                        * wei[(size_t)(((oc * IC + ic) * KH + kh) * KW + kw)];
+                            }
+                    ref[(size_t)(((n * OC + oc) * OH + oh) * OW + ow)]
+                            = apply_chain((float)acc, c, pw, dd, {n, oc, oh, ow});
+                }
+    auto pd = deconvolution_forward::primitive_desc(eng, prop_kind::forward_inference,
+            algorithm::deconvolution_direct, md(sd, t), md(wd, tag::any), md({OC}, tag::a), md(dd, t), {SH, SW},
+            {PH, PW}, {PH, PW}, chain_attr(c, dd));
+    run_all(std::string("deconv ") + (t == tag::nchw ? "nchw" : t == tag::nhwc ? "nhwc" : "blocked"), pd,
+            {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias}}, c, pw, ref);
+}
+
 void ip_case(const chain_t &c) {
     const dim N = 5, IC = 7, OC = 11;
     const dims dd = {N, OC};
@@ -209,7 +243,10 @@ void bad_input() {
 int main() {
     for (bool lc : {false, true}) {
         for (int mask : {0, 2, 15})
-            for (tag t : {tag::nchw, tag::nhwc, tag::nChw8c, tag::nChw16c}) conv_case(t, {mask, lc});
+            for (tag t : {tag::nchw, tag::nhwc, tag::nChw8c, tag::nChw16c}) {
+                conv_case(t, {mask, lc});
+                deconv_case(t, {mask, lc});
+            }
         for (int mask : {0, 2, 3}) ip_case({mask, lc});
         for (int mask : {0, 1, 4, 7}) {
             matmul_case({mask, lc}, false);
