@@ -8,4 +8,5 @@ libkestrel_la_SOURCES += \
 	src/core/memory_desc.hpp src/core/memory_desc.cpp \
 	src/core/primitive.hpp src/core/primitive.cpp \
 	src/core/primitive_desc.hpp src/core/primitive_desc.cpp \
-	src/core/verbose.hpp src/core/verbose.cpp
+	src/core/verbose.hpp src/core/verbose.cpp \
+	src/core/zero_pad.hpp src/core/zero_pad.cpp

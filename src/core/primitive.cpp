@@ -7,6 +7,7 @@
 #include "config.h"
 #include "core/primitive_cache.hpp"
 #include "core/verbose.hpp"
+#include "core/zero_pad.hpp"
 #include "dnnl_debug.h"
 #include "scratchpad/arena.hpp"
 
@@ -60,8 +61,28 @@ bool fills_runtime_md(const memory_desc_t &have, const memory_desc_t &want) {
     return true;
 }
 
+// The weights of prelu post-op `idx`: f32, plain row-major, of dst's rank,
+// each dim dst's where the mask has its bit and 1 elsewhere.
+status_t check_prelu_weights(const pd_t *pd, int idx, const dnnl_memory *m) {
+    if (!m || !m->data) return status::invalid_arguments;
+    const memory_desc_t &dst = *pd->dst_md();
+    const int mask = pd->attr()->post_ops.entries[idx].prelu.mask;
+    dim_t dims[max_ndims], strides[max_ndims];
+    dim_t s = 1;
+    for (int d = dst.ndims - 1; d >= 0; --d) {
+        dims[d] = (mask >> d) & 1 ? dst.dims[d] : 1;
+        strides[d] = s;
+        s *= dims[d];
+    }
+    memory_desc_t want;
+    KESTREL_CHECK(md_init_by_strides(want, dst.ndims, dims, dnnl_f32, strides));
+    return md_equal(m->md, want) ? status::success : status::invalid_arguments;
+}
+
 // Checks one argument the primitive uses (see pd_t::exec_args()).
 status_t check_arg(const pd_t *pd, const exec_ctx_t &ctx, int arg) {
+    const int prelu = pd->prelu_post_op(arg);
+    if (prelu >= 0) return check_prelu_weights(pd, prelu, ctx.memory(arg));
     const memory_desc_t *want = pd->arg_md(arg);
     dnnl_memory *m = ctx.memory(arg);
     if (mdw_t(want).has_runtime_dims_or_strides()) {
@@ -188,6 +209,21 @@ status_t primitive_create(dnnl_primitive **out, const dnnl_primitive_desc *h) {
     return status::success;
 }
 
+namespace {
+
+// Whatever a kernel and its post-ops left there, the padding of every
+// blocked output ends zero (the scratchpad is no output in this sense).
+void zero_pad_outputs(const pd_t *pd, int nargs, const dnnl_exec_arg_t *args) {
+    for (int i = 0; i < nargs; ++i) {
+        const dnnl_memory *m = args[i].memory;
+        if (!m || !m->data || args[i].arg == DNNL_ARG_SCRATCHPAD) continue;
+        if (pd->arg_usage(args[i].arg) != arg_usage_t::output) continue;
+        zero_pad(m->md, m->data);
+    }
+}
+
+} // namespace
+
 status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nargs,
         const dnnl_exec_arg_t *args) {
     const pd_t *pd = p->impl->pd();
@@ -231,6 +267,7 @@ status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nar
         }
         default: st = p->impl->execute(probe); break;
     }
+    if (st == status::success) zero_pad_outputs(pd, nargs, args);
     if (timed) {
         print_exec(pd, verbose::now_ms() - t0);
         if (p->policy == scratchpad_policy_t::global_arena) scratchpad::arena_t::global().report("exec");

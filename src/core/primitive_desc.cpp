@@ -35,6 +35,12 @@ arg_usage_t pd_t::arg_usage(int arg) const {
     return arg_usage_t::unused;
 }
 
+int pd_t::prelu_post_op(int arg) const {
+    const int i = post_op_index(arg, DNNL_ARG_WEIGHTS);
+    const auto &po = attr_.post_ops.entries;
+    return i >= 0 && i < (int)po.size() && po[i].kind == dnnl_prelu ? i : -1;
+}
+
 const memory_desc_t *pd_t::arg_md(int arg) const {
     if (arg >= DNNL_ARG_MULTIPLE_SRC && arg < DNNL_ARG_MULTIPLE_DST) return src_md(arg - DNNL_ARG_MULTIPLE_SRC);
     if (arg >= DNNL_ARG_MULTIPLE_DST && arg < DNNL_ARG_MULTIPLE_DST + 1024) return dst_md(arg - DNNL_ARG_MULTIPLE_DST);

@@ -101,6 +101,8 @@ struct pd_t {
     // Every argument whose arg_usage() is not unused, computed once by
     // finalize() so execution checks only those.
     const std::vector<int> &exec_args() const { return exec_args_; }
+    // The index of the prelu post-op whose weights `arg` names, or -1.
+    int prelu_post_op(int arg) const;
 
 protected:
     dnnl_primitive_kind_t kind_;

@@ -22,7 +22,7 @@ format_tag_t plain_tag(int ndims) {
 
 } // namespace
 
-status_t check(const post_ops_t &po, const memory_desc_t &dst_md) {
+status_t check(const post_ops_t &po, const memory_desc_t &dst_md, bool with_prelu) {
     if ((int)po.entries.size() > applier_t::max_entries) return status::unimplemented;
     const mdw_t dst(dst_md);
     for (const auto &e : po.entries) {
@@ -48,6 +48,10 @@ status_t check(const post_ops_t &po, const memory_desc_t &dst_md) {
                 if (!s1.is_blocked() && !s1.is_any()) return status::unimplemented;
                 break;
             }
+            case dnnl_prelu:
+                if (!with_prelu || dst.has_runtime_dims_or_strides()) return status::unimplemented;
+                if (e.prelu.mask < 0) return status::invalid_arguments;
+                break;
             default: return status::unimplemented;
         }
     }
@@ -83,6 +87,14 @@ applier_t::applier_t(const post_ops_t &po, const memory_desc_t &dst_md, const ex
         } else if (p.kind == dnnl_sum) {
             e.alpha = p.sum.scale;
             e.beta = (float)p.sum.zero_point;
+        } else if (p.kind == dnnl_prelu) {
+            e.src1 = ctx.input(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_WEIGHTS);
+            dim_t s = 1;
+            for (int d = ndims_ - 1; d >= 0; --d) {
+                const bool on = (p.prelu.mask >> d) & 1;
+                e.wei_strides[d] = on ? s : 0;
+                if (on) s *= dst_md.dims[d];
+            }
         } else if (p.kind == dnnl_binary) {
             e.alg = p.binary.alg;
             e.src1 = ctx.input(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1);
@@ -104,6 +116,12 @@ dim_t applier_t::src1_off(const entry_t &e, const dim_t *pos) const {
     return s1.off_v(bpos);
 }
 
+float applier_t::prelu_wei(const entry_t &e, const dim_t *pos) const {
+    dim_t off = 0;
+    for (int d = 0; d < ndims_; ++d) off += pos[d] * e.wei_strides[d];
+    return static_cast<const float *>(e.src1)[off];
+}
+
 float applier_t::apply(float v, float dst_old, const dim_t *pos, int first) const {
     for (int i = first; i < n_; ++i) {
         const entry_t &e = e_[i];
@@ -113,6 +131,7 @@ float applier_t::apply(float v, float dst_old, const dim_t *pos, int first) cons
             case dnnl_binary:
                 v = math::binary_fwd(e.alg, v, load_f32(e.src1_dt, e.src1, src1_off(e, pos)));
                 break;
+            case dnnl_prelu: v = v > 0.f ? v : prelu_wei(e, pos) * v; break;
             default: break;
         }
     }
@@ -159,6 +178,15 @@ void applier_t::apply_row(float *vals, const float *dst_old, dim_t n, const dim_
             case dnnl_sum:
                 for (dim_t j = 0; j < n; ++j) vals[j] += e.alpha * (dst_old[j] - e.beta);
                 break;
+            case dnnl_prelu: {
+                const float *w = static_cast<const float *>(e.src1);
+                dim_t off = 0;
+                for (int d = 0; d < ndims_; ++d) off += pos[d] * e.wei_strides[d];
+                const dim_t ws = ndims_ > 0 ? e.wei_strides[ndims_ - 1] : 0;
+                for (dim_t j = 0; j < n; ++j)
+                    vals[j] = vals[j] > 0.f ? vals[j] : w[off + j * ws] * vals[j];
+                break;
+            }
             case dnnl_binary: {
                 const dim_t off0 = src1_off(e, pos);
                 const dnnl_alg_kind_t alg = e.alg;

@@ -1,6 +1,7 @@
 // The post-op chain every primitive applies after its main computation:
-// eltwise, sum (accumulate into the previous dst value) and binary (with a
-// second source broadcast onto dst). One helper so every primitive accepts
+// eltwise, sum (accumulate into the previous dst value), binary (with a
+// second source broadcast onto dst) and prelu (x > 0 ? x : w * x, with w
+// broadcast onto dst by a mask). One helper so every primitive accepts
 // the same chains and computes them the same way.
 //
 //   at pd creation:  post_ops::check(attr post-ops, dst md)  -> status
@@ -26,7 +27,9 @@ namespace post_ops {
 // with each dim 1 or equal to dst's). Anything else: unimplemented.
 // Malformed binary src1 (rank differs, dims neither 1 nor equal):
 // invalid_arguments.
-status_t check(const post_ops_t &po, const memory_desc_t &dst_md);
+// with_prelu: the primitive also takes prelu entries (weights f32, plain,
+// dims of dst where the mask has a bit, 1 elsewhere; not with runtime dims).
+status_t check(const post_ops_t &po, const memory_desc_t &dst_md, bool with_prelu = false);
 
 // Gives binary src1 descriptors of format `any` the plain row-major layout.
 status_t resolve_any(post_ops_t &po);
@@ -67,10 +70,12 @@ private:
         const memory_desc_t *src1_md;
         data_type_t src1_dt;
         bool src1_plain; // plain layout: offsets by strides
+        dim_t wei_strides[max_ndims]; // prelu: row-major weights, 0 on unmasked dims
         bool src1_row_bcast; // one src1 value along the innermost dim
         dim_t src1_last_stride; // stride along the innermost dim (plain src1)
     };
     dim_t src1_off(const entry_t &e, const dim_t *pos) const;
+    float prelu_wei(const entry_t &e, const dim_t *pos) const;
 
     entry_t e_[max_entries];
     int n_ = 0;

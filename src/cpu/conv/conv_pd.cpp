@@ -77,7 +77,7 @@ status_t conv_fwd_pd_t::check_attr() {
             default: return status::unimplemented;
         }
     }
-    KESTREL_CHECK(post_ops::check(attr_.post_ops, dst_md_));
+    KESTREL_CHECK(post_ops::check(attr_.post_ops, dst_md_, true));
     return post_ops::resolve_any(attr_.post_ops);
 }
 

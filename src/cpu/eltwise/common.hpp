@@ -5,6 +5,7 @@
 #define KESTREL_CPU_ELTWISE_COMMON_HPP
 
 #include "core/memory_desc.hpp"
+#include "core/zero_pad.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
 
@@ -56,19 +57,7 @@ void parallel_logical(int ndims, const dim_t *dims, const F &f, dim_t min_work =
 
 // Sets every padded (not logical) element of a blocked memory to zero, as
 // oneDNN keeps the padding of a destination zero.
-inline void zero_padding(const memory_desc_t &md, void *ptr) {
-    mdw_t m(md);
-    if (!m.is_blocked() || !m.has_padding() || !ptr) return;
-    const int nd = m.ndims();
-    const dim_t *pd = m.padded_dims();
-    const dim_t *dims = m.dims();
-    const data_type_t dt = m.data_type();
-    parallel_logical(nd, pd, [&](const dim_t *pos) {
-        bool pad = false;
-        for (int d = 0; d < nd; ++d) pad = pad || pos[d] >= dims[d];
-        if (pad) store_f32(dt, ptr, m.off_v(pos), 0.f);
-    });
-}
+inline void zero_padding(const memory_desc_t &md, void *ptr) { zero_pad(md, ptr); }
 
 // Layout equality that ignores the data type: both memories place every
 // element at the same position (in elements).

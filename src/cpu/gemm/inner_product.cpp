@@ -32,7 +32,7 @@ status_t ip_fwd_pd_t::init_common() {
     if (mdw_t(dst_md_).is_any()) KESTREL_CHECK(md_set_tag(dst_md_, dnnl_ab));
     if (with_bias() && mdw_t(bias_md_).is_any()) KESTREL_CHECK(md_set_tag(bias_md_, dnnl_a));
     KESTREL_CHECK(post_ops::resolve_any(attr_.post_ops));
-    return post_ops::check(attr_.post_ops, dst_md_);
+    return post_ops::check(attr_.post_ops, dst_md_, true);
 }
 
 // ---------------------------------------------------------------- reference

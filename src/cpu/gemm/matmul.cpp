@@ -65,7 +65,7 @@ status_t matmul_pd_t::init_common() {
     for (memory_desc_t *md : {&src_md_, &weights_md_, &dst_md_, &bias_md_})
         if (mdw_t(md).is_any()) KESTREL_CHECK(md_set_tag(*md, gemm::plain_tag(md->ndims)));
     KESTREL_CHECK(post_ops::resolve_any(attr_.post_ops));
-    return post_ops::check(attr_.post_ops, dst_md_);
+    return post_ops::check(attr_.post_ops, dst_md_, true);
 }
 
 // ---------------------------------------------------------------- reference

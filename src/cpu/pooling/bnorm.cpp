@@ -41,6 +41,8 @@ struct ref_bnorm_fwd_t : primitive_t {
         for (int i = 2; i < nd; ++i) SP *= s.dims()[i];
         const float eps = pd->desc()->epsilon;
         const bool relu = pd->fuse_relu();
+        const bool po_relu = pd->relu_post_op();
+        const float po_alpha = pd->relu_alpha();
         const data_type_t sdt = s.data_type(), ddt = d.data_type();
         parallel_nd(C, [&](dim_t c) {
             dim_t pos[max_ndims];
@@ -83,6 +85,7 @@ struct ref_bnorm_fwd_t : primitive_t {
                     if (src1) v += load_f32(sdt, src1, off);
                     if (ws) ws[off - s.md().offset0] = v > 0.f ? 1 : 0;
                     if (relu && v < 0.f) v = 0.f;
+                    if (po_relu && !(v > 0.f)) v *= po_alpha;
                     store_f32(ddt, dst, d.off_v(pos), v);
                 }
         });
@@ -102,6 +105,7 @@ struct vec_bnorm_fwd_t : primitive_t {
         status_t init(dnnl_engine *) override {
             KESTREL_CHECK(init_common());
             if (fuse_add() || with_ws()) return decline("vec:bnorm", "fused add or workspace");
+            if (relu_alpha() != 0.f) return decline("vec:bnorm", "leaky relu post-op");
             layout_ = pool::classify(src_md_);
             if (layout_ == pool::layout_t::other || pool::classify(dst_md_) != layout_)
                 return decline("vec:bnorm", "layout");
@@ -209,7 +213,8 @@ struct vec_bnorm_fwd_t : primitive_t {
             a[c] = (scale ? scale[c] : 1.f) / std::sqrt(var[c] + eps);
             b[c] = shift ? shift[c] : 0.f;
         }
-        const bool relu = pd->fuse_relu();
+        // A relu post-op with slope 0 is the fused relu.
+        const bool relu = pd->fuse_relu() || pd->relu_post_op();
         if (ncsp) {
             parallel_nd(N, C, [&](dim_t n, dim_t c) {
                 ops.affine_s(dst + (dmd.offset0 + n * dn + c * dc) * dsz, ddt,

@@ -38,7 +38,13 @@ status_t bnorm_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
 }
 
 status_t bnorm_fwd_pd_t::init_common() {
-    if (!attr_.has_default_values()) return status::unimplemented;
+    if (!attr_.has_default_values(attr_t::skip_post_ops)) return status::unimplemented;
+    const auto &po = attr_.post_ops.entries;
+    if (po.size() > 1) return status::unimplemented;
+    if (po.size() == 1
+            && (po[0].kind != dnnl_eltwise || po[0].eltwise.alg != dnnl_eltwise_relu
+                    || (is_training() && po[0].eltwise.alpha != 0.f)))
+        return status::unimplemented;
     if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type)) return status::unimplemented;
     if (!mdw_t(src_md_).is_blocked() || mdw_t(src_md_).has_runtime_dims_or_strides())
         return status::unimplemented;

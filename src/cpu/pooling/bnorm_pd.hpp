@@ -40,6 +40,11 @@ struct bnorm_fwd_pd_t : pd_t {
     bool fuse_add() const { return desc_.flags & dnnl_fuse_norm_add_relu; }
     bool fuse_relu() const { return desc_.flags & (dnnl_fuse_norm_relu | dnnl_fuse_norm_add_relu); }
     bool with_ws() const { return is_training() && fuse_relu(); }
+    // The one post-op batch normalization takes: eltwise relu (negative
+    // slope alpha; 0 in training, where the flag is the way to get a
+    // workspace). No workspace comes from the post-op.
+    bool relu_post_op() const { return !attr_.post_ops.entries.empty(); }
+    float relu_alpha() const { return relu_post_op() ? attr_.post_ops.entries[0].eltwise.alpha : 0.f; }
     dim_t C() const { return src_md_.dims[1]; }
 
     const memory_desc_t *src_md(int idx = 0) const override {

@@ -10,6 +10,7 @@
 #include "core/primitive.hpp"
 #include "cpu/pooling/pooling_pd.hpp"
 #include "cpu/isa.hpp"
+#include "cpu/post_ops.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
@@ -163,6 +164,7 @@ struct ref_pooling_fwd_t : primitive_t {
         const mdw_t s(pd->src_md()), d(pd->dst_md()), w(pd->workspace_md());
         const data_type_t sdt = s.data_type(), ddt = d.data_type(), wdt = w.data_type();
         const int nd = c.ndims;
+        const post_ops::applier_t ap(pd->attr()->post_ops, *pd->dst_md(), ctx);
         parallel_nd(c.MB, c.C, c.OD * c.OH * c.OW, [&](dim_t n, dim_t ch, dim_t osp) {
             const dim_t od = osp / (c.OH * c.OW), oh = osp / c.OW % c.OH, ow = osp % c.OW;
             dim_t pos[max_ndims];
@@ -193,6 +195,7 @@ struct ref_pooling_fwd_t : primitive_t {
                 acc = div ? acc / (float)div : 0.f;
             }
             make_pos(pos, nd, n, ch, od, oh, ow);
+            if (!ap.empty()) acc = ap.apply(acc, 0.f, pos);
             store_f32(ddt, dst, d.off_v(pos), acc);
             if (ws) store_idx(ws, wdt, w.off_v(pos), idx);
         });
@@ -218,7 +221,8 @@ struct vec_pooling_fwd_t : primitive_t {
             run_ = l == pool::layout_t::nspc ? conf_.C : (l == pool::layout_t::blocked8 ? 8 : 16);
             nblk_ = run_ ? div_up(conf_.C, run_) : 0; // C = 0: nothing to run
             name_ = l == pool::layout_t::nspc ? "vec:nspc" : "vec:blocked";
-            fast_max_ = conf_.is_max && src_md_.data_type == dst_md_.data_type && isa::has(isa::avx512);
+            fast_max_ = conf_.is_max && src_md_.data_type == dst_md_.data_type && isa::has(isa::avx512)
+                    && attr_.post_ops.entries.empty();
             if (fast_max_) return status::success; // all in registers: no scratchpad
             scratchpad_registry().book_per_thread(key_acc, sizeof(float) * run_);
             if (conf_.is_max) scratchpad_registry().book_per_thread(key_idx, sizeof(int32_t) * run_);
@@ -261,6 +265,7 @@ struct vec_pooling_fwd_t : primitive_t {
         // No more chunks than per-thread regions were booked for at creation
         // (the caller's arena may be wider now).
         const int nthr_run = std::min(nthr_for(work, 4), ctx.scratchpad().nthr());
+        const post_ops::applier_t ap(pd->attr()->post_ops, dmd, ctx);
         parallel(nthr_run, [&](int ithr, int nthr) {
             float *acc = ctx.scratchpad().get<float>(key_acc, ithr);
             int32_t *idx = ctx.scratchpad().get<int32_t>(key_idx, ithr);
@@ -306,6 +311,18 @@ struct vec_pooling_fwd_t : primitive_t {
                 if (!c.is_max) {
                     const dim_t div = c.exclude_padding ? count : c.KD * c.KH * c.KW;
                     scale = div ? 1.f / (float)div : 0.f;
+                }
+                if (!ap.empty()) {
+                    // Real channels only: a binary src1 has none past C.
+                    dim_t pos[max_ndims];
+                    make_pos(pos, c.ndims, n, 0, od, oh, ow);
+                    const dim_t c0 = cb * L, nc = std::min(L, c.C - c0);
+                    for (dim_t i = 0; i < nc; ++i) {
+                        pos[1] = c0 + i;
+                        acc[i] = ap.apply(acc[i] * scale, 0.f, pos);
+                    }
+                    for (dim_t i = nc; i < L; ++i) acc[i] *= scale;
+                    scale = 1.f;
                 }
                 ops.store_scaled(dst + doff * dsz, ddt, acc, scale, L);
                 if (ws) {

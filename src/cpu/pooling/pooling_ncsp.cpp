@@ -11,6 +11,7 @@
 
 #include "core/primitive.hpp"
 #include "cpu/pooling/pooling_pd.hpp"
+#include "cpu/post_ops.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
@@ -79,6 +80,7 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
     const auto &kws = pd->kw_;
     const dim_t work = c.MB * c.C * c.OD * c.OH;
     const int nthr = std::max(1, std::min(spad.nthr(), nthr_for(work, 2)));
+    const post_ops::applier_t ap(pd->attr()->post_ops, dmd, ctx);
     parallel(nthr, [&](int ithr, int nt) {
         float *acc = spad.get<float>(key_acc, ithr);
         int32_t *aux = spad.get<int32_t>(key_idx, ithr); // indices (max) or counts (avg)
@@ -138,6 +140,13 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
                     const dim_t div = c.exclude_padding ? aux[ow] : kvol;
                     acc[ow] = div ? acc[ow] / (float)div : 0.f;
                 }
+            }
+            if (!ap.empty()) {
+                dim_t pos[max_ndims] = {n, ch};
+                if (nd == 5) pos[2] = od;
+                if (nd >= 4) pos[nd - 2] = oh;
+                pos[nd - 1] = 0;
+                ap.apply_row(acc, nullptr, c.OW, pos);
             }
             ops.store_scaled(dst + doff * dsz, ddt, acc, 1.f, c.OW);
             if (ws) {

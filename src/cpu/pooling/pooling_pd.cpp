@@ -2,6 +2,8 @@
 
 #include <cfloat>
 
+#include "cpu/post_ops.hpp"
+
 namespace kestrel {
 
 status_t pooling_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
@@ -17,7 +19,8 @@ status_t pooling_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const
 }
 
 status_t pooling_fwd_pd_t::init_common() {
-    if (!attr_.has_default_values()) return status::unimplemented;
+    if (!attr_.has_default_values(attr_t::skip_post_ops)) return status::unimplemented;
+    if (!attr_.post_ops.has_only({dnnl_eltwise, dnnl_binary})) return status::unimplemented;
     if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type))
         return status::unimplemented;
     if (!mdw_t(src_md_).is_blocked()) return status::unimplemented;
@@ -25,6 +28,9 @@ status_t pooling_fwd_pd_t::init_common() {
     if (!mdw_t(dst_md_).is_blocked()) return status::unimplemented;
     if (mdw_t(src_md_).has_runtime_dims_or_strides() || mdw_t(dst_md_).has_runtime_dims_or_strides())
         return status::unimplemented;
+
+    KESTREL_CHECK(post_ops::resolve_any(attr_.post_ops));
+    KESTREL_CHECK(post_ops::check(attr_.post_ops, dst_md_));
 
     const int nd = src_md_.ndims, ns = nd - 2;
     auto sp = [&](const dim_t *v, int i, dim_t dflt) { // i: 0 = d, 1 = h, 2 = w
