@@ -22,6 +22,7 @@ dnnl_status_t create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine
     const bool select = alg == dnnl_binary_select;
     if (any_null(primitive_desc, engine, src0, src1, dst) || (select && !src2))
         return dnnl_invalid_arguments;
+    if (any_runtime(src0, src1, src2, dst)) return dnnl_unimplemented;
     if (!select && !math::binary_supported(alg)) return dnnl_invalid_arguments;
     if (!elt::md_usable(*src0) || !elt::md_usable(*src1) || !elt::md_usable(*dst)
             || (select && !elt::md_usable(*src2)))
