@@ -367,9 +367,9 @@ dnnl_status_t dnnl_primitive_attr_get_dropout(const_dnnl_primitive_attr_t attr,
 // api-coverage: partial: RNN quantization cannot be set, so this reports scale 1 and shift 0
 dnnl_status_t dnnl_primitive_attr_get_rnn_data_qparams(const_dnnl_primitive_attr_t attr,
         float *scale, float *shift) {
-    if (!attr) return dnnl_invalid_arguments;
-    if (scale) *scale = 1.f;
-    if (shift) *shift = 0.f;
+    if (any_null(attr, scale, shift)) return dnnl_invalid_arguments;
+    *scale = 1.f;
+    *shift = 0.f;
     return dnnl_success;
 }
 
@@ -377,10 +377,10 @@ namespace {
 
 dnnl_status_t default_weights_qparams(const_dnnl_primitive_attr_t attr, dnnl_dim_t *count,
         int *mask, const float **scales) {
-    if (!attr) return dnnl_invalid_arguments;
-    if (count) *count = 1;
-    if (mask) *mask = 0;
-    if (scales) *scales = &unit_scale;
+    if (any_null(attr, count, mask, scales)) return dnnl_invalid_arguments;
+    *count = 1;
+    *mask = 0;
+    *scales = &unit_scale;
     return dnnl_success;
 }
 

@@ -86,6 +86,10 @@ void item6(const engine &eng) {
     check(status_of([&] { binary::primitive_desc(eng, algorithm::binary_add, fixed, s1_bad, fixed); })
                     == dnnl_invalid_arguments,
             "hpp binary bad broadcast: invalid_arguments");
+    memory::desc any0({2, 3}, dt::f32, tag::any);
+    check(status_of([&] { binary::primitive_desc(eng, algorithm::binary_add, any0, fixed, fixed); })
+                    == dnnl_invalid_arguments,
+            "hpp binary src0 any: invalid_arguments");
 
     memory::desc m({2, 17, 3}, dt::f32, tag::aBc16b);
     const auto blob = m.get_blob();
