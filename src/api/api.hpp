@@ -7,6 +7,7 @@
 
 #include "dnnl.h"
 #include "core/common.hpp"
+#include "core/memory_desc.hpp"
 
 namespace kestrel {
 
@@ -36,6 +37,22 @@ int raw_enum(const E &e) noexcept {
 inline bool valid_dt(const dnnl_data_type_t &dt) noexcept {
     const int v = raw_enum(dt);
     return v > dnnl_data_type_undef && v <= dnnl_f4_e3m0;
+}
+
+// True when any given (non-null) descriptor has a runtime dim or stride.
+// Only matmul supports those; every other kind answers unimplemented, as
+// oneDNN does, before any other check of the descriptors.
+inline bool any_runtime() noexcept { return false; }
+template <typename... R>
+bool any_runtime(const dnnl_memory_desc *md, R... rest) noexcept {
+    if (md && md->ndims > 0 && md->ndims <= max_ndims && mdw_t(*md).has_runtime_dims_or_strides())
+        return true;
+    return any_runtime(rest...);
+}
+inline bool any_runtime_of(int n, const dnnl_memory_desc *const *mds) noexcept {
+    for (int i = 0; i < n; ++i)
+        if (any_runtime(mds[i])) return true;
+    return false;
 }
 
 // Heap copy for a handle; nullptr on allocation failure.

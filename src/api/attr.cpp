@@ -45,6 +45,10 @@ const post_op_t *entry(const_dnnl_post_ops_t po, int index, dnnl_primitive_kind_
 
 } // namespace
 
+// oneDNN keeps at most this many post-ops and answers out_of_memory to one
+// more append; a program may rely on that status.
+constexpr size_t max_post_ops = 32;
+
 extern "C" {
 
 dnnl_status_t dnnl_primitive_attr_create(dnnl_primitive_attr_t *attr) {
@@ -246,6 +250,7 @@ dnnl_status_t dnnl_post_ops_append_sum(dnnl_post_ops_t post_ops, float scale, in
         dnnl_data_type_t data_type) {
     if (!post_ops) return dnnl_invalid_arguments;
     if (raw_enum(data_type) != dnnl_data_type_undef && !valid_dt(data_type)) return dnnl_invalid_arguments;
+    if (post_ops->entries.size() >= max_post_ops) return dnnl_out_of_memory;
     return guard([&] {
         post_op_t e;
         e.kind = dnnl_sum;
@@ -270,6 +275,7 @@ dnnl_status_t dnnl_post_ops_get_params_sum(const_dnnl_post_ops_t post_ops, int i
 dnnl_status_t dnnl_post_ops_append_eltwise(dnnl_post_ops_t post_ops, dnnl_alg_kind_t alg_kind,
         float alpha, float beta) {
     if (!post_ops || !valid_eltwise_alg(alg_kind)) return dnnl_invalid_arguments;
+    if (post_ops->entries.size() >= max_post_ops) return dnnl_out_of_memory;
     return guard([&] {
         post_op_t e;
         e.kind = dnnl_eltwise;
@@ -296,6 +302,7 @@ dnnl_status_t dnnl_post_ops_append_binary(dnnl_post_ops_t post_ops, dnnl_alg_kin
     if (any_null(post_ops, src1_desc) || !valid_binary_alg(alg_kind)) return dnnl_invalid_arguments;
     if (src1_desc->format_kind == dnnl_format_kind_undef || src1_desc->ndims == 0)
         return dnnl_invalid_arguments;
+    if (post_ops->entries.size() >= max_post_ops) return dnnl_out_of_memory;
     return guard([&] {
         post_op_t e;
         e.kind = dnnl_binary;
@@ -317,6 +324,7 @@ dnnl_status_t dnnl_post_ops_get_params_binary(const_dnnl_post_ops_t post_ops, in
 
 dnnl_status_t dnnl_post_ops_append_prelu(dnnl_post_ops_t post_ops, int mask) {
     if (!post_ops || mask < 0) return dnnl_invalid_arguments;
+    if (post_ops->entries.size() >= max_post_ops) return dnnl_out_of_memory;
     return guard([&] {
         post_op_t e;
         e.kind = dnnl_prelu;
@@ -331,6 +339,86 @@ dnnl_status_t dnnl_post_ops_get_params_prelu(const_dnnl_post_ops_t post_ops, int
     if (!e || !mask) return dnnl_invalid_arguments;
     *mask = e->prelu.mask;
     return dnnl_success;
+}
+
+} // extern "C"
+
+// Getters whose setters Kestrel does not implement (dropout, RNN
+// quantization, depthwise and select post-ops): an attribute can never hold
+// those, so each getter reports the default oneDNN reports for an attribute
+// where they were never set, and writes its outputs.
+namespace {
+
+const memory_desc_t no_md = zero_md();
+const float unit_scale = 1.f;
+
+} // namespace
+
+extern "C" {
+
+// api-coverage: partial: dropout cannot be set, so this reports no dropout (a zero descriptor)
+dnnl_status_t dnnl_primitive_attr_get_dropout(const_dnnl_primitive_attr_t attr,
+        const_dnnl_memory_desc_t *dropout_desc) {
+    if (any_null(attr, dropout_desc)) return dnnl_invalid_arguments;
+    *dropout_desc = &no_md;
+    return dnnl_success;
+}
+
+// api-coverage: partial: RNN quantization cannot be set, so this reports scale 1 and shift 0
+dnnl_status_t dnnl_primitive_attr_get_rnn_data_qparams(const_dnnl_primitive_attr_t attr,
+        float *scale, float *shift) {
+    if (any_null(attr, scale, shift)) return dnnl_invalid_arguments;
+    *scale = 1.f;
+    *shift = 0.f;
+    return dnnl_success;
+}
+
+namespace {
+
+dnnl_status_t default_weights_qparams(const_dnnl_primitive_attr_t attr, dnnl_dim_t *count,
+        int *mask, const float **scales) {
+    if (any_null(attr, count, mask, scales)) return dnnl_invalid_arguments;
+    *count = 1;
+    *mask = 0;
+    *scales = &unit_scale;
+    return dnnl_success;
+}
+
+} // namespace
+
+// api-coverage: partial: RNN quantization cannot be set, so this reports one scale of 1 (mask 0)
+dnnl_status_t dnnl_primitive_attr_get_rnn_weights_qparams(const_dnnl_primitive_attr_t attr,
+        dnnl_dim_t *count, int *mask, const float **scales) {
+    return default_weights_qparams(attr, count, mask, scales);
+}
+
+// api-coverage: partial: RNN quantization cannot be set, so this reports one scale of 1 (mask 0)
+dnnl_status_t dnnl_primitive_attr_get_rnn_weights_projection_qparams(
+        const_dnnl_primitive_attr_t attr, dnnl_dim_t *count, int *mask, const float **scales) {
+    return default_weights_qparams(attr, count, mask, scales);
+}
+
+// api-coverage: partial: binary post-ops have no second source here, so src2 is a zero descriptor
+dnnl_status_t dnnl_post_ops_get_params_binary_v2(const_dnnl_post_ops_t post_ops, int index,
+        dnnl_alg_kind_t *alg_kind, const_dnnl_memory_desc_t *src1_desc,
+        const_dnnl_memory_desc_t *src2_desc) {
+    const post_op_t *e = entry(post_ops, index, dnnl_binary);
+    if (!e) return dnnl_invalid_arguments;
+    if (alg_kind) *alg_kind = e->binary.alg;
+    if (src1_desc) *src1_desc = &e->binary.src1_desc;
+    if (src2_desc) *src2_desc = &no_md;
+    return dnnl_success;
+}
+
+// api-coverage: partial: a depthwise post-op cannot be appended, so every index is not one (invalid_arguments)
+dnnl_status_t dnnl_post_ops_get_params_dw(const_dnnl_post_ops_t post_ops, int index,
+        dnnl_data_type_t *weights_data_type, dnnl_data_type_t *bias_data_type,
+        dnnl_data_type_t *dst_data_type, dnnl_dim_t *kernel_size, dnnl_dim_t *stride_size,
+        dnnl_dim_t *padding_l_size) {
+    (void)weights_data_type, (void)bias_data_type, (void)dst_data_type;
+    (void)kernel_size, (void)stride_size, (void)padding_l_size;
+    const post_op_t *e = entry(post_ops, index, dnnl_convolution);
+    return e ? dnnl_unimplemented : dnnl_invalid_arguments;
 }
 
 } // extern "C"

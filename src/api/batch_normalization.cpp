@@ -11,6 +11,7 @@ dnnl_status_t dnnl_batch_normalization_forward_primitive_desc_create(
         const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc, float epsilon,
         unsigned flags, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
     if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
     const unsigned known = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift
             | dnnl_fuse_norm_relu | dnnl_fuse_norm_add_relu;

@@ -7,11 +7,18 @@ using namespace kestrel;
 
 namespace {
 
-// src1 (and src2) match src0 dim by dim or are 1 there; dst has src0's dims.
-bool broadcast_ok(const memory_desc_t &src0, const memory_desc_t &srcx) {
-    if (srcx.ndims != src0.ndims) return false;
-    for (int d = 0; d < src0.ndims; ++d)
-        if (srcx.dims[d] != src0.dims[d] && srcx.dims[d] != 1) return false;
+// oneDNN's shape rule: every source dim is 1 or dst's, and where src0 is
+// broadcast src1 is not.
+bool broadcast_ok(const memory_desc_t &dst, const memory_desc_t &src0, const memory_desc_t &src1,
+        const memory_desc_t *src2) {
+    const int nd = dst.ndims;
+    if (src0.ndims != nd || src1.ndims != nd || (src2 && src2->ndims != nd)) return false;
+    for (int d = 0; d < nd; ++d) {
+        const dim_t n = dst.dims[d];
+        if (!one_of(src0.dims[d], (dim_t)1, n) || !one_of(src1.dims[d], (dim_t)1, n)) return false;
+        if (src0.dims[d] != n && src1.dims[d] != n) return false;
+        if (src2 && !one_of(src2->dims[d], (dim_t)1, n)) return false;
+    }
     return true;
 }
 
@@ -23,12 +30,15 @@ dnnl_status_t create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine
     if (any_null(primitive_desc, engine, src0, src1, dst) || (select && !src2))
         return dnnl_invalid_arguments;
     if (!select && !math::binary_supported(alg)) return dnnl_invalid_arguments;
+    if (src0->format_kind == dnnl_format_kind_any) return dnnl_invalid_arguments;
+    if (any_runtime(src0, src1, select ? src2 : nullptr, dst)) return dnnl_unimplemented;
     if (!elt::md_usable(*src0) || !elt::md_usable(*src1) || !elt::md_usable(*dst)
             || (select && !elt::md_usable(*src2)))
         return dnnl_invalid_arguments;
-    if (!broadcast_ok(*src0, *src1) || !elt::same_dims(*src0, *dst)
-            || (select && !broadcast_ok(*src0, *src2)))
-        return dnnl_invalid_arguments;
+    if (!broadcast_ok(*dst, *src0, *src1, select ? src2 : nullptr)) return dnnl_invalid_arguments;
+    if (select && src2->data_type != dnnl_s8) return dnnl_invalid_arguments;
+    // A valid problem Kestrel does not implement: src0 broadcast into dst.
+    if (!elt::same_dims(*src0, *dst)) return dnnl_unimplemented;
     return guard([&] {
         binary_desc_t d;
         d.alg = alg;

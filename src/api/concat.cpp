@@ -25,6 +25,7 @@ dnnl_status_t dnnl_concat_primitive_desc_create(dnnl_primitive_desc_t *concat_pr
     if (any_null(concat_primitive_desc, engine, src_descs) || n <= 0) return dnnl_invalid_arguments;
     for (int i = 0; i < n; ++i)
         if (!src_descs[i]) return dnnl_invalid_arguments;
+    if (any_runtime_of(n, src_descs) || any_runtime(dst_desc)) return dnnl_unimplemented;
     return guard([&]() -> dnnl_status_t {
         if (!concat_attr_supported(attr, n)) return dnnl_unimplemented;
         const memory_desc_t &s0 = *src_descs[0];

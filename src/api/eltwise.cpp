@@ -12,6 +12,7 @@ dnnl_status_t dnnl_eltwise_forward_primitive_desc_create(dnnl_primitive_desc_t *
         const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc, float alpha,
         float beta, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
     if (!elt::is_fwd(prop_kind) || !math::eltwise_supported(alg_kind))
         return dnnl_invalid_arguments;
     if (!elt::md_usable(*src_desc) || !elt::md_usable(*dst_desc)

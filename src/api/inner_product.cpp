@@ -13,11 +13,14 @@ dnnl_status_t dnnl_inner_product_forward_primitive_desc_create(
         const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc))
         return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, weights_desc, bias_desc, dst_desc)) return dnnl_unimplemented;
     if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference))
         return dnnl_invalid_arguments;
     const memory_desc_t &s = *src_desc, &w = *weights_desc, &d = *dst_desc;
     if (s.ndims < 2 || s.ndims > 5 || w.ndims != s.ndims || d.ndims != 2) return dnnl_invalid_arguments;
     if (d.dims[0] != s.dims[0] || d.dims[1] != w.dims[0]) return dnnl_invalid_arguments;
+    // Empty weights (IC or OC of 0) are refused, as oneDNN refuses them.
+    if (mdw_t(w).nelems() == 0) return dnnl_invalid_arguments;
     for (int i = 1; i < s.ndims; ++i)
         if (w.dims[i] != s.dims[i]) return dnnl_invalid_arguments;
     for (int i = 0; i < s.ndims; ++i)

@@ -12,6 +12,7 @@ dnnl_status_t dnnl_layer_normalization_forward_primitive_desc_create_v2(
         const_dnnl_memory_desc_t stat_desc, dnnl_data_type_t scale_shift_data_type, float epsilon,
         unsigned flags, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, dst_desc, stat_desc)) return dnnl_unimplemented;
     if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
     const unsigned known = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift | dnnl_rms_norm;
     if (flags & ~known) return dnnl_invalid_arguments;

@@ -11,6 +11,7 @@ dnnl_status_t dnnl_lrn_forward_primitive_desc_create(dnnl_primitive_desc_t *prim
         const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc, dnnl_dim_t local_size,
         float alpha, float beta, float k, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
     if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
     if (!one_of(alg_kind, dnnl_lrn_across_channels, dnnl_lrn_within_channel)) return dnnl_invalid_arguments;
     if (local_size < 0) return dnnl_invalid_arguments;

@@ -13,6 +13,7 @@ dnnl_status_t dnnl_pooling_forward_primitive_desc_create(dnnl_primitive_desc_t *
         const dnnl_dims_t padding_l, const dnnl_dims_t padding_r, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, src_desc, dst_desc, strides, kernel, padding_l))
         return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
     if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
     if (!one_of(alg_kind, dnnl_pooling_max, dnnl_pooling_avg_include_padding,
                 dnnl_pooling_avg_exclude_padding))

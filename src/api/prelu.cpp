@@ -12,6 +12,7 @@ dnnl_status_t dnnl_prelu_forward_primitive_desc_create(dnnl_primitive_desc_t *pr
         const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc))
         return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, weights_desc, dst_desc)) return dnnl_unimplemented;
     if (!elt::is_fwd(prop_kind)) return dnnl_invalid_arguments;
     if (!elt::md_usable(*src_desc) || !elt::md_usable(*weights_desc) || !elt::md_usable(*dst_desc)
             || !elt::same_dims(*src_desc, *dst_desc) || weights_desc->ndims != src_desc->ndims)

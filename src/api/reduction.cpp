@@ -12,6 +12,7 @@ dnnl_status_t dnnl_reduction_primitive_desc_create(dnnl_primitive_desc_t *primit
         dnnl_engine_t engine, dnnl_alg_kind_t alg_kind, const_dnnl_memory_desc_t src_desc,
         const_dnnl_memory_desc_t dst_desc, float p, float eps, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
     const bool lp = one_of(alg_kind, dnnl_reduction_norm_lp_max, dnnl_reduction_norm_lp_sum,
             dnnl_reduction_norm_lp_power_p_max, dnnl_reduction_norm_lp_power_p_sum);
     if (!lp && !one_of(alg_kind, dnnl_reduction_max, dnnl_reduction_min, dnnl_reduction_sum,

@@ -24,6 +24,7 @@ dnnl_status_t dnnl_reorder_primitive_desc_create(dnnl_primitive_desc_t *reorder_
         const_dnnl_primitive_attr_t attr) {
     if (any_null(reorder_primitive_desc, src_desc, src_engine, dst_desc, dst_engine))
         return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
     return guard([&]() -> dnnl_status_t {
         const mdw_t s(src_desc), d(dst_desc);
         if (s.is_zero() || d.is_zero() || s.is_any() || d.is_any()) return dnnl_invalid_arguments;

@@ -13,6 +13,7 @@ dnnl_status_t dnnl_resampling_forward_primitive_desc_create(dnnl_primitive_desc_
         const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc,
         const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, src_desc)) return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
     // The output size comes from dst, or from the factors when dst is absent.
     if (!dst_desc && !factors) return dnnl_invalid_arguments;
     if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;

@@ -12,6 +12,7 @@ dnnl_status_t dnnl_sum_primitive_desc_create(dnnl_primitive_desc_t *sum_primitiv
         return dnnl_invalid_arguments;
     for (int i = 0; i < n; ++i)
         if (!src_descs[i]) return dnnl_invalid_arguments;
+    if (any_runtime_of(n, src_descs) || any_runtime(dst_desc)) return dnnl_unimplemented;
     return guard([&]() -> dnnl_status_t {
         if (attr && !attr->has_default_values()) return dnnl_unimplemented;
         KESTREL_CHECK(multi_src_check_srcs(n, src_descs, -1));

@@ -208,11 +208,18 @@ status_t md_init_submemory(memory_desc_t &md, const memory_desc_t &parent,
     return status::success;
 }
 
+// Reshape, walking the old and new dims from the innermost (last) one in
+// groups: a unit old dim that is not padded is dropped, a unit new dim is
+// inserted, a dim found on both sides is kept with its layout (blocks and
+// padding included), and otherwise the smallest groups of equal volume are
+// matched: the old group must be dense, in order and unblocked, and the new
+// group gets dense strides starting from the old group's innermost stride.
 status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
         const dim_t *dims) {
     KESTREL_CHECK(check_dims(ndims, dims));
     mdw_t s(src);
     if (s.is_zero() || s.has_runtime_dims_or_strides()) return status::invalid_arguments;
+    if (!s.is_any() && !s.is_blocked()) return status::invalid_arguments;
     for (int d = 0; d < ndims; ++d)
         if (is_runtime(dims[d])) return status::invalid_arguments;
     {
@@ -221,67 +228,102 @@ status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
         for (int d = 0; d < ndims; ++d) b *= dims[d];
         if (a != b) return status::invalid_arguments;
     }
+    if (s.is_any()) return md_init_by_tag(md, ndims, dims, src.data_type, dnnl_format_tag_any);
+
     memory_desc_t r = src;
     r.ndims = ndims;
-    for (int d = 0; d < ndims; ++d) r.dims[d] = r.padded_dims[d] = dims[d];
-    if (s.is_any()) {
-        md = r;
-        return status::success;
+    for (int d = 0; d < ndims; ++d) r.dims[d] = dims[d];
+    for (int d = ndims; d < max_ndims; ++d) {
+        r.dims[d] = r.padded_dims[d] = r.padded_offsets[d] = 0;
+        r.blocking.strides[d] = 0;
     }
-    if (s.has_padding()) return status::invalid_arguments;
-    // Walk old and new dims in groups of equal element count. Inside a group
-    // the old dims must be contiguous in memory; blocked dims may only map
-    // one-to-one onto a new dim of the same size.
-    int o = 0, n = 0;
-    int new_of_old[max_ndims];
-    for (int d = 0; d < max_ndims; ++d) new_of_old[d] = -1;
-    while (o < src.ndims || n < ndims) {
-        // Unit dims on either side are free.
-        if (o < src.ndims && src.dims[o] == 1 && s.block_of(o) == 1
-                && (n >= ndims || dims[n] != 1)) {
-            ++o;
-            continue;
-        }
-        if (n < ndims && dims[n] == 1 && (o >= src.ndims || src.dims[o] != 1)) {
-            r.blocking.strides[n] = 1;
-            ++n;
-            continue;
-        }
-        if (o >= src.ndims || n >= ndims) return status::invalid_arguments;
-        int o0 = o, n0 = n;
-        dim_t po = src.dims[o++], pn = dims[n++];
-        while (po != pn) {
-            if (po < pn) {
-                if (o >= src.ndims) return status::invalid_arguments;
-                po *= src.dims[o++];
+    const int ind = src.ndims;
+    const auto &ib = src.blocking;
+    auto &ob = r.blocking;
+    dim_t blocks[max_ndims];
+    for (int d = 0; d < max_ndims; ++d) blocks[d] = d < ind ? s.block_of(d) : 1;
+    // Inner blocks whose dim is not kept are an error; marked -1 until kept.
+    for (int i = 0; i < ib.inner_nblks; ++i) ob.inner_idxs[i] = -1;
+
+    int ie = ind, oe = ndims;
+    while (ie > 0 || oe > 0) {
+        int ibeg, obeg;
+        if (ie > 0 && src.dims[ie - 1] == 1) {
+            ibeg = ie - 1;
+            if (src.padded_dims[ie - 1] == 1) {
+                // Remove a unit dim (its unit blocks, if any, go with it).
+                for (int i = 0; i < ib.inner_nblks; ++i)
+                    if (ib.inner_idxs[i] == ibeg) ob.inner_idxs[i] = -2;
+                obeg = oe;
+            } else if (oe > 0 && dims[oe - 1] == 1) {
+                obeg = oe - 1;
+                goto keep;
             } else {
-                if (n >= ndims) return status::invalid_arguments;
-                pn *= dims[n++];
+                return status::invalid_arguments;
+            }
+        } else if (oe > 0 && dims[oe - 1] == 1) {
+            // Insert a unit dim; its stride continues the layout on its right.
+            ibeg = ie;
+            obeg = oe - 1;
+            dim_t st = 1;
+            if (ie == ind) {
+                for (int i = 0; i < ib.inner_nblks; ++i) st *= ib.inner_blks[i];
+            } else {
+                st = ib.strides[ie] * (src.padded_dims[ie] / blocks[ie]);
+            }
+            r.padded_dims[obeg] = 1;
+            r.padded_offsets[obeg] = 0;
+            ob.strides[obeg] = st;
+        } else {
+            if (ie == 0 || oe == 0) return status::invalid_arguments;
+            ibeg = ie - 1;
+            obeg = oe - 1;
+            dim_t iv = src.dims[ibeg], ov = dims[obeg];
+            while (iv != ov) {
+                if (iv < ov) {
+                    if (ibeg == 0) return status::invalid_arguments;
+                    iv *= src.dims[--ibeg];
+                } else {
+                    if (obeg == 0) return status::invalid_arguments;
+                    ov *= dims[--obeg];
+                }
+                // A zero-sized dim may only be matched on its own.
+                if (iv == 0 || ov == 0) return status::invalid_arguments;
+            }
+            if (ibeg + 1 == ie && obeg + 1 == oe) goto keep;
+            for (int d = ibeg; d < ie; ++d)
+                if (blocks[d] != 1) return status::invalid_arguments;
+            for (int d = ie - 1; d > ibeg; --d)
+                if (src.dims[d] * ib.strides[d] != ib.strides[d - 1]) return status::invalid_arguments;
+            for (int d = oe - 1; d >= obeg; --d) {
+                ob.strides[d] = d == oe - 1 ? ib.strides[ie - 1] : ob.strides[d + 1] * dims[d + 1];
+                r.padded_dims[d] = dims[d];
+                r.padded_offsets[d] = 0;
             }
         }
-        bool one_to_one = (o - o0 == 1) && (n - n0 == 1);
-        for (int k = o0; k < o; ++k) {
-            if (s.block_of(k) > 1 && !one_to_one) return status::invalid_arguments;
-            if (k + 1 < o && src.blocking.strides[k]
-                            != src.blocking.strides[k + 1] * (src.dims[k + 1] / s.block_of(k + 1)))
-                return status::invalid_arguments;
-        }
-        if (one_to_one) new_of_old[o0] = n0;
-        dim_t stride = src.blocking.strides[o - 1];
-        for (int k = n - 1; k >= n0; --k) {
-            r.blocking.strides[k] = stride;
-            stride *= dims[k];
-        }
+        ie = ibeg;
+        oe = obeg;
+        continue;
+    keep:
+        // The same dim on both sides: its layout moves to the new index.
+        r.padded_dims[obeg] = src.padded_dims[ibeg];
+        r.padded_offsets[obeg] = src.padded_offsets[ibeg];
+        ob.strides[obeg] = ib.strides[ibeg];
+        for (int i = 0; i < ib.inner_nblks; ++i)
+            if (ib.inner_idxs[i] == ibeg) ob.inner_idxs[i] = obeg;
+        ie = ibeg;
+        oe = obeg;
     }
-    for (int i = 0; i < r.blocking.inner_nblks; ++i) {
-        int nd = new_of_old[src.blocking.inner_idxs[i]];
-        if (nd < 0) return status::invalid_arguments;
-        r.blocking.inner_idxs[i] = nd;
+    // Drop the unit blocks of removed dims; any other orphan is an error.
+    int n = 0;
+    for (int i = 0; i < ib.inner_nblks; ++i) {
+        if (ob.inner_idxs[i] == -2 && ib.inner_blks[i] == 1) continue;
+        if (ob.inner_idxs[i] < 0) return status::invalid_arguments;
+        ob.inner_blks[n] = ib.inner_blks[i];
+        ob.inner_idxs[n++] = ob.inner_idxs[i];
     }
-    for (int d = 0; d < ndims; ++d) {
-        r.padded_offsets[d] = 0;
-        r.padded_dims[d] = dims[d];
-    }
+    for (int i = n; i < max_ndims; ++i) ob.inner_blks[i] = ob.inner_idxs[i] = 0;
+    ob.inner_nblks = n;
     md = r;
     return status::success;
 }

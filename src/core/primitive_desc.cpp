@@ -42,6 +42,10 @@ int pd_t::prelu_post_op(int arg) const {
 }
 
 const memory_desc_t *pd_t::arg_md(int arg) const {
+    // An argument the primitive does not take has no descriptor (oneDNN
+    // answers a zero one), even where an index maps onto a descriptor the
+    // kind holds for another role (e.g. WEIGHTS of a normalization).
+    if (arg != DNNL_ARG_SCRATCHPAD && arg_usage(arg) == arg_usage_t::unused) return &zero_md_;
     if (arg >= DNNL_ARG_MULTIPLE_SRC && arg < DNNL_ARG_MULTIPLE_DST) return src_md(arg - DNNL_ARG_MULTIPLE_SRC);
     if (arg >= DNNL_ARG_MULTIPLE_DST && arg < DNNL_ARG_MULTIPLE_DST + 1024) return dst_md(arg - DNNL_ARG_MULTIPLE_DST);
     int i = post_op_index(arg, DNNL_ARG_SRC_1);

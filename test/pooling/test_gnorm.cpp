@@ -283,7 +283,7 @@ int main() {
         t.check(pd.get_group_size() == 2 && pd.get_epsilon() == 1e-5f, "hpp gnorm queries");
         t.check(pd.get_flags() == (normalization_flags::use_scale | normalization_flags::use_shift), "hpp flags");
         memory src(md, eng), dst(md, eng), mean(stat, eng), var(stat, eng);
-        memory sc(pd.weights_desc(), eng), sh(pd.query_md(query::weights_md, 1), eng);
+        memory sc(pd.weights_desc(), eng), sh(pd.query_md(query::exec_arg_md, DNNL_ARG_SHIFT), eng);
         float *p = static_cast<float *>(src.get_data_handle());
         for (int i = 0; i < 48; ++i) p[i] = (float)(i % 2); // every group: half 0, half 1
         for (int c = 0; c < 4; ++c) {

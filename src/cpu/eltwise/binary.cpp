@@ -31,7 +31,8 @@ status_t init_common(const char *impl, attr_t &attr, memory_desc_t *src, int nsr
     if (!attr.has_default_values(attr_t::skip_scales | attr_t::skip_post_ops))
         return decline(impl, "attributes");
     for (const auto &q : attr.scales.items)
-        if (!one_of(q.arg, DNNL_ARG_SRC_0, DNNL_ARG_SRC_1) || q.e.mask != 0 || q.e.ndims != 0)
+        if (!one_of(q.arg, DNNL_ARG_SRC_0, DNNL_ARG_SRC_1) || q.e.mask != 0 || q.e.ndims != 0
+                || q.e.dt != dnnl_f32)
             return decline(impl, "scales");
     KESTREL_CHECK(post_ops::resolve_any(attr.post_ops));
     return post_ops::check(attr.post_ops, dst);

@@ -28,7 +28,8 @@ status_t init_common(const char *impl, attr_t &attr, const memory_desc_t &src,
     if (!attr.has_default_values(attr_t::skip_scales | attr_t::skip_post_ops))
         return decline(impl, "attributes");
     for (const auto &q : attr.scales.items)
-        if (!one_of(q.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || q.e.mask != 0 || q.e.ndims != 0)
+        if (!one_of(q.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || q.e.mask != 0 || q.e.ndims != 0
+                || q.e.dt != dnnl_f32)
             return decline(impl, "scales");
     if (!attr.post_ops.has_only({dnnl_eltwise, dnnl_binary})) return decline(impl, "post-ops");
     KESTREL_CHECK(post_ops::resolve_any(attr.post_ops));

@@ -58,7 +58,8 @@ struct bnorm_fwd_pd_t : pd_t {
         return &zero_md_;
     }
     const memory_desc_t *weights_md(int idx = 0) const override {
-        if ((idx == 0 && use_scale()) || (idx == 1 && use_shift())) return &scale_md_;
+        // One descriptor serves scale and shift, as oneDNN reports it.
+        if (idx == 0 && (use_scale() || use_shift())) return &scale_md_;
         return &zero_md_;
     }
     const memory_desc_t *workspace_md(int idx = 0) const override {

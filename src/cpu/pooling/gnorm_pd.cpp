@@ -22,8 +22,8 @@ const memory_desc_t *gnorm_fwd_pd_t::arg_md(int arg) const {
     switch (arg) {
         case DNNL_ARG_MEAN:
         case DNNL_ARG_VARIANCE: return global_stats() || stats_out() ? &stat_md_ : &zero_md_;
-        case DNNL_ARG_SCALE: return weights_md(0);
-        case DNNL_ARG_SHIFT: return weights_md(1);
+        case DNNL_ARG_SCALE:
+        case DNNL_ARG_SHIFT: return weights_md(0);
         default: return pd_t::arg_md(arg);
     }
 }

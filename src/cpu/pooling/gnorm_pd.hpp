@@ -62,7 +62,8 @@ struct gnorm_fwd_pd_t : pd_t {
         return &zero_md_;
     }
     const memory_desc_t *weights_md(int idx = 0) const override {
-        if ((idx == 0 && use_scale()) || (idx == 1 && use_shift())) return &ss_md_;
+        // One descriptor serves scale and shift, as oneDNN reports it.
+        if (idx == 0 && (use_scale() || use_shift())) return &ss_md_;
         return &zero_md_;
     }
     arg_usage_t arg_usage(int arg) const override;

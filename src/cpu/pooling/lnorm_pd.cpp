@@ -2,6 +2,9 @@
 
 #include "cpu/post_ops.hpp"
 
+#include <cstring>
+#include <utility>
+
 namespace kestrel {
 
 arg_usage_t lnorm_fwd_pd_t::arg_usage(int arg) const {
@@ -23,9 +26,10 @@ arg_usage_t lnorm_fwd_pd_t::arg_usage(int arg) const {
 const memory_desc_t *lnorm_fwd_pd_t::arg_md(int arg) const {
     switch (arg) {
         case DNNL_ARG_MEAN:
-        case DNNL_ARG_VARIANCE: return arg_usage(arg) != arg_usage_t::unused ? &stat_md_ : &zero_md_;
-        case DNNL_ARG_SCALE: return weights_md(0);
-        case DNNL_ARG_SHIFT: return weights_md(1);
+        // As mean_desc()/variance_desc() report them, with RMS too.
+        case DNNL_ARG_VARIANCE: return global_stats() || stats_out() ? &stat_md_ : &zero_md_;
+        case DNNL_ARG_SCALE:
+        case DNNL_ARG_SHIFT: return weights_md(0);
         default: return pd_t::arg_md(arg);
     }
 }
@@ -36,6 +40,53 @@ status_t lnorm_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
         case dnnl_query_flags: *(unsigned *)result = desc_.flags; return status::success;
         default: return pd_t::query(what, idx, result);
     }
+}
+
+// Statistics in `any`: the src layout without the normalized (last) dim,
+// the other dims kept in their physical order; plain row-major when the
+// last dim is blocked. Dims are ordered by src stride, larger first, ties
+// by larger dim, then by index (the order oneDNN derives).
+status_t lnorm_fwd_pd_t::stat_like_src() {
+    const int nd = stat_md_.ndims;
+    const auto &sb = src_md_.blocking;
+    for (int i = 0; i < sb.inner_nblks; ++i)
+        if (sb.inner_idxs[i] == nd) return md_set_tag(stat_md_, pool::plain_tag(nd));
+    int perm[DNNL_MAX_NDIMS];
+    for (int d = 0; d < nd; ++d) perm[d] = d;
+    auto before = [&](int a, int b) {
+        if (sb.strides[a] != sb.strides[b]) return sb.strides[a] > sb.strides[b];
+        if (src_md_.padded_dims[a] != src_md_.padded_dims[b])
+            return src_md_.padded_dims[a] > src_md_.padded_dims[b];
+        return a < b;
+    };
+    for (int i = 1; i < nd; ++i)
+        for (int j = i; j > 0 && before(perm[j], perm[j - 1]); --j) std::swap(perm[j], perm[j - 1]);
+    memory_desc_t md = stat_md_;
+    md.format_kind = dnnl_blocked;
+    md.offset0 = 0;
+    auto &b = md.blocking;
+    std::memset(&b, 0, sizeof(b));
+    dim_t blk[DNNL_MAX_NDIMS];
+    for (int d = 0; d < nd; ++d) blk[d] = 1;
+    dim_t inner = 1;
+    for (int i = 0; i < sb.inner_nblks; ++i) {
+        b.inner_blks[b.inner_nblks] = sb.inner_blks[i];
+        b.inner_idxs[b.inner_nblks++] = sb.inner_idxs[i];
+        blk[sb.inner_idxs[i]] *= sb.inner_blks[i];
+        inner *= sb.inner_blks[i];
+    }
+    for (int d = 0; d < nd; ++d) {
+        md.padded_dims[d] = (md.dims[d] + blk[d] - 1) / blk[d] * blk[d];
+        md.padded_offsets[d] = 0;
+    }
+    dim_t stride = inner;
+    for (int i = nd - 1; i >= 0; --i) {
+        const int d = perm[i];
+        b.strides[d] = stride;
+        if (md.padded_dims[d] != 0) stride *= md.padded_dims[d] / blk[d];
+    }
+    stat_md_ = md;
+    return status::success;
 }
 
 status_t lnorm_fwd_pd_t::init_common() {
@@ -56,7 +107,7 @@ status_t lnorm_fwd_pd_t::init_common() {
             KESTREL_CHECK(md_set_tag(dst_md_, pool::plain_tag(dst_md_.ndims)));
         }
     }
-    if (mdw_t(stat_md_).is_any()) KESTREL_CHECK(md_set_tag(stat_md_, pool::plain_tag(stat_md_.ndims)));
+    if (mdw_t(stat_md_).is_any()) KESTREL_CHECK(stat_like_src());
     if (!mdw_t(stat_md_).is_blocked() || stat_md_.data_type != dnnl_f32) return status::unimplemented;
     if (!mdw_t(dst_md_).is_blocked() || mdw_t(dst_md_).has_runtime_dims_or_strides()
             || mdw_t(stat_md_).has_runtime_dims_or_strides())

@@ -60,7 +60,8 @@ struct lnorm_fwd_pd_t : pd_t {
         return &zero_md_;
     }
     const memory_desc_t *weights_md(int idx = 0) const override {
-        if ((idx == 0 && use_scale()) || (idx == 1 && use_shift())) return &ss_md_;
+        // One descriptor serves scale and shift, as oneDNN reports it.
+        if (idx == 0 && (use_scale() || use_shift())) return &ss_md_;
         return &zero_md_;
     }
     arg_usage_t arg_usage(int arg) const override;
@@ -71,6 +72,7 @@ struct lnorm_fwd_pd_t : pd_t {
 
 protected:
     status_t init_common();
+    status_t stat_like_src();
 
     desc_t desc_;
     memory_desc_t src_md_, dst_md_, stat_md_, ss_md_ = zero_md();
