@@ -19,8 +19,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <functional>
 #include <new>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,7 @@
 #include <tbb/parallel_for.h>
 
 #include "dnnl.h"
+#include "dnnl.hpp"
 #include "core/primitive.hpp"
 #include "kt_test.hpp"
 
@@ -739,6 +742,41 @@ void check_sgemm() {
     }
 }
 
+// The C++ wrapper adds nothing: primitive::execute with a map the caller
+// built once, and reorder::execute(stream, src, dst).
+void check_cpp_api() {
+    using namespace dnnl;
+    engine e(engine::kind::cpu, 0);
+    stream s(e);
+    memory::desc md({2, 17, 5, 4}, memory::data_type::f32, memory::format_tag::nchw);
+    memory::desc blocked({2, 17, 5, 4}, memory::data_type::f32, memory::format_tag::nChw16c);
+    memory src(md, e), dst(md, e), bdst(blocked, e);
+    std::fill_n(static_cast<float *>(src.get_data_handle()), 2 * 17 * 5 * 4, 0.5f);
+    eltwise_forward elt(eltwise_forward::primitive_desc(
+            e, prop_kind::forward_inference, algorithm::eltwise_relu, md, md, 0.f, 0.f));
+    const std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
+    reorder ro(src, bdst);
+    for (int nthr : {1, 2}) {
+        kt::with_threads(nthr, [&] {
+            elt.execute(s, args);
+            ro.execute(s, src, bdst);
+            s.wait();
+            window_t w = count([&] {
+                for (int i = 0; i < steady_runs; ++i) {
+                    elt.execute(s, args);
+                    ro.execute(s, src, bdst);
+                    s.wait();
+                }
+            });
+            n_checked += 2;
+            std::string label = "C++ API eltwise and reorder, " + std::to_string(nthr) + " thread(s)";
+            if (w.total() != 0)
+                std::fprintf(stderr, "%s: %ld operator new, %ld C allocations\n", label.c_str(), w.news, w.cs);
+            t.check(w.total() == 0, label.c_str());
+        });
+    }
+}
+
 // The counting itself: an allocation made inside the window is seen.
 void check_the_counter() {
     // Through volatile pointers, so the compiler cannot elide the pairs.
@@ -787,6 +825,7 @@ int main() {
             for (const auto &c : list) check_case(c, mode);
     });
     check_sgemm();
+    check_cpp_api();
     std::printf("%zu problems x 3 scratchpad modes, every implementation, 1 and 2 threads, plus sgemm: "
                 "%ld combinations checked, %d executions each\n",
             list.size(), n_checked, steady_runs);
