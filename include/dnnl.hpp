@@ -2282,7 +2282,11 @@ struct reorder : public primitive {
     using primitive::execute;
 
     void execute(const stream &astream, memory &src, memory &dst) const {
-        primitive::execute(astream, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
+        // Straight to the C call: a map built here would allocate.
+        const dnnl_exec_arg_t c_args[2] = {
+                {DNNL_ARG_FROM, src.get(true)}, {DNNL_ARG_TO, dst.get(true)}};
+        detail::check(dnnl_primitive_execute(get(), astream.get(), 2, c_args),
+                "execute a reorder");
     }
 };
 
@@ -4797,6 +4801,18 @@ inline primitive::primitive(
 
 inline void primitive::execute(const stream &astream,
         const std::unordered_map<int, memory> &args) const {
+    // Executing allocates nothing: the C arguments of a map that fits (any
+    // primitive's arguments do) are laid out on the stack.
+    constexpr size_t on_stack = 64;
+    if (args.size() <= on_stack) {
+        dnnl_exec_arg_t c_args[on_stack];
+        int n = 0;
+        for (const auto &a : args)
+            c_args[n++] = {a.first, a.second.get(true)};
+        detail::check(dnnl_primitive_execute(get(), astream.get(), n, c_args),
+                "execute a primitive");
+        return;
+    }
     const std::vector<dnnl_exec_arg_t> c_args = detail::to_c_args(args);
     detail::check(dnnl_primitive_execute(get(), astream.get(),
                           (int)c_args.size(), c_args.data()),

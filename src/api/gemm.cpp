@@ -1,7 +1,8 @@
 // dnnl_sgemm: row-major C = alpha * op(A) * op(B) + beta * C on the GEMM
-// engine. It has no primitive descriptor, so each call plans, books and
-// leases its packing buffers from the global scratchpad arena (skinny
-// shapes need none).
+// engine. It has no primitive descriptor, so each call plans (on the stack),
+// books (into a registry kept per thread) and leases its packing buffers
+// from the global scratchpad arena (skinny shapes need none); after a
+// thread's first call none of this allocates.
 #include "api/api.hpp"
 #include "cpu/gemm/gemm.hpp"
 #include "scratchpad/arena.hpp"
@@ -42,6 +43,45 @@ void hold_arena_for_this_thread() {
     (void)user;
 }
 
+// The booking of the current call. It lives per thread (calls on other
+// threads book their own) and keeps its storage between calls, so that
+// only a thread's first call allocates for it. A call can start on a thread
+// while another is under way there (a TBB thread waiting for its share of
+// a parallel loop may run a task of the caller's that calls dnnl_sgemm):
+// that inner call books into a registry of its own.
+class registry_lease_t {
+public:
+    registry_lease_t() : slot_(this_thread_slot()), mine_(!slot_.busy) {
+        if (mine_) {
+            slot_.busy = true;
+            // Copy-assigning an empty registry forgets the last booking but
+            // keeps the entries' storage (a vector copy-assigned from a
+            // shorter one reuses its capacity); moving would free it.
+            const scratchpad::registry_t empty;
+            slot_.reg = empty;
+        }
+    }
+    ~registry_lease_t() {
+        if (mine_) slot_.busy = false;
+    }
+    registry_lease_t(const registry_lease_t &) = delete;
+    registry_lease_t &operator=(const registry_lease_t &) = delete;
+    scratchpad::registry_t &get() { return mine_ ? slot_.reg : own_; }
+
+private:
+    struct slot_t {
+        scratchpad::registry_t reg;
+        bool busy = false;
+    };
+    static slot_t &this_thread_slot() {
+        thread_local slot_t slot;
+        return slot;
+    }
+    slot_t &slot_;
+    bool mine_;
+    scratchpad::registry_t own_;
+};
+
 } // namespace
 
 extern "C" {
@@ -59,7 +99,8 @@ dnnl_status_t dnnl_sgemm(char transa, char transb, dnnl_dim_t M, dnnl_dim_t N, d
     return guard([&]() -> dnnl_status_t {
         gemm::plan_t plan;
         KESTREL_CHECK(plan.init(M, N, K, ta, tb));
-        scratchpad::registry_t reg;
+        registry_lease_t booking;
+        scratchpad::registry_t &reg = booking.get();
         plan.book(reg, 0);
         hold_arena_for_this_thread();
         scratchpad::exec_lease_t lease;

@@ -54,3 +54,13 @@ TESTS += test/zpad/test_pool_bnorm_ops
 test_zpad_test_pool_bnorm_ops_SOURCES = test/zpad/test_pool_bnorm_ops.cpp test/zpad/zp_util.hpp
 test_zpad_test_pool_bnorm_ops_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_zpad_test_pool_bnorm_ops_LDADD = $(TEST_LIBS)
+# Execution allocates nothing: real primitives, every implementation, every
+# scratchpad mode, 1 and 2 threads, and dnnl_sgemm. operator new is replaced;
+# the library's C allocation calls are wrapped at the link.
+check_PROGRAMS += test/robust/test_exec_noalloc
+TESTS += test/robust/test_exec_noalloc
+test_robust_test_exec_noalloc_SOURCES = test/robust/test_exec_noalloc.cpp
+test_robust_test_exec_noalloc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_robust_test_exec_noalloc_LDADD = $(TEST_LIBS)
+test_robust_test_exec_noalloc_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc \
+	-Wl,--wrap=aligned_alloc -Wl,--wrap=memalign -Wl,--wrap=posix_memalign

@@ -7,8 +7,12 @@
 
 namespace kestrel {
 
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 
 namespace {
 
@@ -32,7 +36,11 @@ void direct_conv_8c_kernels(direct_kernels_t &k) {
     fill_noc<3, 4>(k);
 }
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 int direct_conv_8c_max_urw(int noc) {
     static const int m[] = {0, 12, 6, 4};

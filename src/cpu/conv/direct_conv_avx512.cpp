@@ -7,8 +7,12 @@
 
 namespace kestrel {
 
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq")
+#endif
 
 namespace {
 
@@ -33,7 +37,11 @@ void direct_conv_16c_kernels(direct_kernels_t &k) {
     fill_noc<4, 6>(k);
 }
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 int direct_conv_16c_max_urw(int noc) {
     static const int m[] = {0, 24, 14, 8, 6};

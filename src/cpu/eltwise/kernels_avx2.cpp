@@ -14,7 +14,11 @@ namespace {
 
 // The exact kernels must round like the scalar reference (no FMA on the
 // baseline target), so a*b+c stays two operations here.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#else
 #pragma GCC optimize("fp-contract=off")
+#endif
 
 #define KT_T __attribute__((target("avx2,fma")))
 #include "cpu/eltwise/simd/avx2.inc"

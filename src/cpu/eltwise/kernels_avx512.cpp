@@ -1,7 +1,5 @@
 // The AVX-512 table of kernels.hpp. Every function that uses AVX-512 carries
 // KT_T; the library itself is built for baseline x86-64.
-// GCC 12 reports its own _mm512_undefined_ps() as maybe-uninitialized.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
 #include <cmath>
@@ -16,7 +14,11 @@ namespace {
 
 // The exact kernels must round like the scalar reference (no FMA on the
 // baseline target), so a*b+c stays two operations here.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#else
 #pragma GCC optimize("fp-contract=off")
+#endif
 
 #define KT_T __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 #include "cpu/eltwise/simd/avx512.inc"

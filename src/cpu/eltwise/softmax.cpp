@@ -147,8 +147,6 @@ struct softmax_vec_t : primitive_t {
 // are a spatial plane apart), then across the lanes. Walking the positions
 // in order keeps every block plane a sequential stream.
 namespace blk16 {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #define KT_T __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 #include "cpu/eltwise/simd/avx512.inc"
 #include "cpu/eltwise/simd/common.inc"
@@ -192,7 +190,6 @@ static KT_T void positions(bool log, const T *src, T *dst, dim_t nb, dim_t bs, i
     }
 }
 #undef KT_T
-#pragma GCC diagnostic pop
 } // namespace blk16
 
 struct softmax_blk16_t : primitive_t {

@@ -4,10 +4,6 @@
 #include "cpu/gemm/kernels.hpp"
 
 #if defined(__x86_64__)
-// GCC 12's avx512fintrin.h builds _mm512_undefined_ps from a self-initialised
-// variable, which -Werror=(maybe-)uninitialized rejects once inlined here.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #define KESTREL_HAVE_AVX512_KERNEL 1
 #endif

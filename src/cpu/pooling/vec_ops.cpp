@@ -1,14 +1,14 @@
 // The vec_ops_t tables: one body (vec_ops_body.inc) instantiated for
 // AVX-512, AVX2+FMA and plain scalar code; the ISA regions are compiled with
 // target attributes (via push_options) so the library stays baseline x86-64.
-// GCC 12 warns falsely about the deliberately undefined vectors inside its
-// own AVX-512 intrinsic headers.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
 // No contraction of a separate multiply and add into an FMA: acc_sq and
 // lrn_out promise the bits of the scalar formula (FMA is asked for
 // explicitly through V::fmadd where it is wanted).
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#else
 #pragma GCC optimize("fp-contract=off")
+#endif
 #include <immintrin.h>
 
 #include "cpu/isa.hpp"
@@ -48,8 +48,12 @@ static const char *const isa_name = "scalar";
 #include "cpu/pooling/vec_ops_body.inc"
 } // namespace scalar_impl
 
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 namespace avx2_impl {
 struct V {
     static constexpr int W = 8;
@@ -113,10 +117,18 @@ struct V {
 static const char *const isa_name = "avx2";
 #include "cpu/pooling/vec_ops_body.inc"
 } // namespace avx2_impl
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq")
+#endif
 namespace avx512_impl {
 struct V {
     static constexpr int W = 16;
@@ -182,7 +194,11 @@ struct V {
 static const char *const isa_name = "avx512";
 #include "cpu/pooling/vec_ops_body.inc"
 } // namespace avx512_impl
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 const vec_ops_t &vec_ops() {
     if (isa::has(isa::avx512)) return avx512_impl::table;
