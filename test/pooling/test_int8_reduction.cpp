@@ -4,7 +4,8 @@
 // Sums, maxima and minima of integers are exact (oneDNN accumulates them in
 // s32), so integer dst is compared exactly; the mean is one f32 division of
 // an exact sum by R <= 570 elements: its value lies at least 1/(2R) from
-// any midpoint it does not hit, far more than the division's error
+// any midpoint it does not hit (1/(4R) for the f32 src in quarters), far
+// more than the division's error
 // (|mean| * 2^-24 with |mean| <= 255), so integer dst is exact there too.
 // Products of values in [-2, 2] over at most 5 elements are exact in f32.
 #include "common/int8_ref.hpp"

@@ -46,8 +46,9 @@ const arg_t candidates[] = {{DNNL_ARG_SRC, false}, {DNNL_ARG_SRC_1, false}, {DNN
         {DNNL_ARG_DST, true}, {DNNL_ARG_WORKSPACE, true}, {DNNL_ARG_MEAN, true}, {DNNL_ARG_VARIANCE, true}};
 
 // Runs `pd` serially, then concurrently, and compares.
-void check(const char *name, const primitive_desc &pd, engine &eng, stream &s0, bool user_scratchpad) {
-    primitive prim(pd);
+// (primitive_desc_base: a reorder's primitive_desc is not a primitive_desc.)
+void check(const char *name, const primitive_desc_base &pd, engine &eng, stream &s0, bool user_scratchpad) {
+    primitive prim(pd.get());
     std::vector<memory> inputs;
     std::unordered_map<int, memory> in_args;
     std::vector<arg_t> outs;

@@ -3,14 +3,19 @@
 // channels contiguous in src, dst and workspace. Sums and maxima are kept
 // in s32, exactly (as oneDNN's s32 accumulator); the average is one f32
 // division of the exact sum, rounded to nearest even and saturated, so the
-// result equals the reference implementation's bit for bit. The loops over
-// a run are plain element loops over fixed types, which the compiler
-// vectorises; there are no intrinsics here.
+// result equals the reference implementation's bit for bit. Accumulation
+// over a run is AVX2 (8 channels a step) when the CPU has it, else plain
+// loops; the final division and stores are plain loops the compiler
+// vectorises.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
+
+#include <immintrin.h>
 
 #include "core/primitive.hpp"
+#include "cpu/isa.hpp"
 #include "cpu/pooling/pooling_pd.hpp"
 #include "cpu/threading.hpp"
 
@@ -19,12 +24,12 @@ namespace kestrel {
 namespace {
 
 template <typename S>
-void run_max(int32_t *acc, const S *x, dim_t n) {
+void run_max(int32_t *__restrict acc, const S *__restrict x, dim_t n) {
     for (dim_t i = 0; i < n; ++i) acc[i] = std::max(acc[i], (int32_t)x[i]);
 }
 
 template <typename S>
-void run_max_idx(int32_t *acc, int32_t *idx, const S *x, dim_t n, int32_t k) {
+void run_max_idx(int32_t *__restrict acc, int32_t *__restrict idx, const S *__restrict x, dim_t n, int32_t k) {
     for (dim_t i = 0; i < n; ++i) {
         const int32_t v = x[i];
         const bool gt = v > acc[i];
@@ -34,14 +39,58 @@ void run_max_idx(int32_t *acc, int32_t *idx, const S *x, dim_t n, int32_t k) {
 }
 
 template <typename S>
-void run_add(int32_t *acc, const S *x, dim_t n) {
+void run_add(int32_t *__restrict acc, const S *__restrict x, dim_t n) {
     for (dim_t i = 0; i < n; ++i) acc[i] += x[i];
 }
+
+// AVX2 versions of the three runs, 8 channels per step (widened to s32
+// with vpmovsxbd / vpmovzxbd), the tail through the plain loops above.
+#define KESTREL_AVX2 __attribute__((target("avx2")))
+template <typename S>
+KESTREL_AVX2 inline __m256i widen8(const S *x) {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(x));
+    return std::is_signed<S>::value ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+}
+
+template <typename S>
+KESTREL_AVX2 void run_max_avx2(int32_t *acc, const S *x, dim_t n) {
+    dim_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i *a = reinterpret_cast<__m256i *>(acc + i);
+        _mm256_storeu_si256(a, _mm256_max_epi32(_mm256_loadu_si256(a), widen8(x + i)));
+    }
+    run_max(acc + i, x + i, n - i);
+}
+
+template <typename S>
+KESTREL_AVX2 void run_max_idx_avx2(int32_t *acc, int32_t *idx, const S *x, dim_t n, int32_t k) {
+    const __m256i kv = _mm256_set1_epi32(k);
+    dim_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i *a = reinterpret_cast<__m256i *>(acc + i), *p = reinterpret_cast<__m256i *>(idx + i);
+        const __m256i v = widen8(x + i), old = _mm256_loadu_si256(a);
+        const __m256i gt = _mm256_cmpgt_epi32(v, old); // strictly greater: the first max wins
+        _mm256_storeu_si256(a, _mm256_blendv_epi8(old, v, gt));
+        _mm256_storeu_si256(p, _mm256_blendv_epi8(_mm256_loadu_si256(p), kv, gt));
+    }
+    run_max_idx(acc + i, idx + i, x + i, n - i, k);
+}
+
+template <typename S>
+KESTREL_AVX2 void run_add_avx2(int32_t *acc, const S *x, dim_t n) {
+    dim_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i *a = reinterpret_cast<__m256i *>(acc + i);
+        _mm256_storeu_si256(a, _mm256_add_epi32(_mm256_loadu_si256(a), widen8(x + i)));
+    }
+    run_add(acc + i, x + i, n - i);
+}
+#undef KESTREL_AVX2
 
 // dst[i] from acc[i]: the value itself (max) or acc / div (average), then
 // the conversion to D: nearest even and saturation for integers.
 template <typename D>
-void run_store(D *dst, const int32_t *acc, dim_t n, bool avg, float div, float lo, float hi) {
+void run_store(D *__restrict dst, const int32_t *__restrict acc, dim_t n, bool avg, float div, float lo, float hi) {
     if (!avg) {
         const int32_t l = (int32_t)lo, h = (int32_t)hi;
         for (dim_t i = 0; i < n; ++i) dst[i] = (D)std::min(std::max(acc[i], l), h);
@@ -53,7 +102,7 @@ void run_store(D *dst, const int32_t *acc, dim_t n, bool avg, float div, float l
     }
 }
 
-void run_store_f32(float *dst, const int32_t *acc, dim_t n, bool avg, float div) {
+void run_store_f32(float *__restrict dst, const int32_t *__restrict acc, dim_t n, bool avg, float div) {
     for (dim_t i = 0; i < n; ++i) dst[i] = avg ? (div != 0.f ? (float)acc[i] / div : 0.f) : (float)acc[i];
 }
 
@@ -122,6 +171,7 @@ struct int8_pooling_fwd_t : primitive_t {
         const dim_t work = c.MB * NB * c.OD * c.OH * c.OW;
         const int nthr_run = std::min(nthr_for(work, 4), ctx.scratchpad().nthr());
         bool oom = false;
+        const bool avx2 = isa::has(isa::avx2);
         parallel(nthr_run, [&](int ithr, int nthr) {
             int32_t *acc = ctx.scratchpad().get<int32_t>(key_acc, ithr);
             int32_t *idx = ws ? ctx.scratchpad().get<int32_t>(key_idx, ithr) : nullptr;
@@ -153,12 +203,16 @@ struct int8_pooling_fwd_t : primitive_t {
                             const dim_t iw = ow * c.SW - c.padL + kw * (c.DW + 1);
                             if (iw < 0 || iw >= c.IW) continue;
                             const S *x = sb + id * ss[2] + ih * ss[3] + iw * ss[4];
-                            if (avg)
-                                run_add(acc, x, nc);
-                            else if (idx)
-                                run_max_idx(acc, idx, x, nc, (int32_t)((kd * c.KH + kh) * c.KW + kw));
-                            else
-                                run_max(acc, x, nc);
+                            const int32_t k = (int32_t)((kd * c.KH + kh) * c.KW + kw);
+                            if (avx2) {
+                                if (avg) run_add_avx2(acc, x, nc);
+                                else if (idx) run_max_idx_avx2(acc, idx, x, nc, k);
+                                else run_max_avx2(acc, x, nc);
+                            } else {
+                                if (avg) run_add(acc, x, nc);
+                                else if (idx) run_max_idx(acc, idx, x, nc, k);
+                                else run_max(acc, x, nc);
+                            }
                             ++count;
                         }
                     }
