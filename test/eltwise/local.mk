@@ -20,3 +20,10 @@ check_PROGRAMS += test/eltwise/test_attr
 TESTS += test/eltwise/test_attr
 test_eltwise_test_attr_SOURCES = test/eltwise/test_attr.cpp
 test_eltwise_test_attr_LDADD = $(TEST_LIBS)
+# Softmax and PReLU with 8-bit integers against naive references written in
+# the test (test/common/int8_ref.hpp shares nothing with src/).
+check_PROGRAMS += test/eltwise/test_int8_softmax_prelu
+TESTS += test/eltwise/test_int8_softmax_prelu
+test_eltwise_test_int8_softmax_prelu_SOURCES = test/eltwise/test_int8_softmax_prelu.cpp
+test_eltwise_test_int8_softmax_prelu_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_eltwise_test_int8_softmax_prelu_LDADD = $(TEST_LIBS)

@@ -43,3 +43,20 @@ check_PROGRAMS += test/pooling/test_cache_keys
 TESTS += test/pooling/test_cache_keys
 test_pooling_test_cache_keys_SOURCES = test/pooling/test_cache_keys.cpp
 test_pooling_test_cache_keys_LDADD = $(TEST_LIBS)
+
+# 8-bit integer forward against naive references written in the tests
+# (test/common/int8_ref.hpp shares nothing with src/).
+EXTRA_DIST += test/common/int8_ref.hpp
+check_PROGRAMS += test/pooling/test_int8_pooling test/pooling/test_int8_norm \
+	test/pooling/test_int8_reduction
+TESTS += test/pooling/test_int8_pooling test/pooling/test_int8_norm \
+	test/pooling/test_int8_reduction
+test_pooling_test_int8_pooling_SOURCES = test/pooling/test_int8_pooling.cpp
+test_pooling_test_int8_pooling_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_pooling_test_int8_pooling_LDADD = $(TEST_LIBS)
+test_pooling_test_int8_norm_SOURCES = test/pooling/test_int8_norm.cpp
+test_pooling_test_int8_norm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_pooling_test_int8_norm_LDADD = $(TEST_LIBS)
+test_pooling_test_int8_reduction_SOURCES = test/pooling/test_int8_reduction.cpp
+test_pooling_test_int8_reduction_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_pooling_test_int8_reduction_LDADD = $(TEST_LIBS)

@@ -276,7 +276,8 @@ int main() {
         t.check(mk(&pd, dnnl_reduction_norm_lp_sum, smd, dmd, 0.5f) == dnnl_invalid_arguments, "p < 1");
         t.check(mk(&pd, dnnl_reduction_norm_lp_sum, smd, dmd, INFINITY) == dnnl_invalid_arguments, "p inf");
         t.check(mk(&pd, dnnl_reduction_norm_lp_sum, s8, s8d, 2) == dnnl_invalid_arguments, "lp on s8");
-        t.check(mk(&pd, dnnl_reduction_sum, s8, s8d, 0) == dnnl_unimplemented, "s8 sum unimplemented");
+        kt::md_t s32(kt::make_md({2, 3, 4}, dnnl_s32, dnnl_abc)); // src types: f32, bf16, f16, int8
+        t.check(mk(&pd, dnnl_reduction_sum, s32, s8d, 0) == dnnl_unimplemented, "s32 src sum unimplemented");
         t.check(mk(&pd, dnnl_reduction_sum, sany, dmd, 0) == dnnl_invalid_arguments, "src any");
         // Wrong dst memory at execution.
         KT_OK(mk(&pd, dnnl_reduction_sum, smd, dmd, 0));

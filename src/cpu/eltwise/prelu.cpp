@@ -12,8 +12,12 @@ enum : scratchpad::key_t { key_w_f32 = 1 };
 } // namespace
 
 status_t prelu_fwd_pd_t::init_common(const char *me) {
+    // oneDNN's table: f32, s32, bf16, f16, s8, u8 for each tensor; the
+    // integer ones go through f32 and are stored rounded to nearest even
+    // and saturated.
     for (auto *md : {&src_md_, &weights_md_, &dst_md_})
-        if (!elt::is_float_dt(md->data_type)) return decline(me, "data type");
+        if (!elt::is_float_dt(md->data_type) && !one_of(md->data_type, dnnl_s32, dnnl_s8, dnnl_u8))
+            return decline(me, "data type");
     if (!mdw_t(src_md_).is_blocked()) return decline(me, "src layout");
     if (mdw_t(weights_md_).is_any()) {
         if (elt::same_dims(weights_md_, src_md_)) {

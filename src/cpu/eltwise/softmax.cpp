@@ -22,8 +22,10 @@ namespace {
 
 status_t init_common(const char *impl, attr_t &attr, const memory_desc_t &src,
         const memory_desc_t &dst) {
-    if (!elt::is_float_dt(src.data_type) || !elt::is_float_dt(dst.data_type))
-        return decline(impl, "data type");
+    // f32, bf16, f16, s8 and u8 in any mix (oneDNN's forward table); the
+    // integer ones through f32, stored rounded to nearest even, saturated.
+    auto ok_dt = [](data_type_t dt) { return elt::is_float_dt(dt) || one_of(dt, dnnl_s8, dnnl_u8); };
+    if (!ok_dt(src.data_type) || !ok_dt(dst.data_type)) return decline(impl, "data type");
     // As oneDNN: one scale for src and for dst, eltwise and binary post-ops.
     if (!attr.has_default_values(attr_t::skip_scales | attr_t::skip_post_ops))
         return decline(impl, "attributes");

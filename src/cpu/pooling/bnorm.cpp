@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/primitive.hpp"
+#include "cpu/eltwise/common.hpp"
 #include "cpu/pooling/bnorm_pd.hpp"
 #include "cpu/threading.hpp"
 
@@ -89,6 +90,7 @@ struct ref_bnorm_fwd_t : primitive_t {
                     store_f32(ddt, dst, d.off_v(pos), v);
                 }
         });
+        elt::zero_padding(d.md(), dst);
         return status::success;
     }
 };
@@ -106,6 +108,8 @@ struct vec_bnorm_fwd_t : primitive_t {
             KESTREL_CHECK(init_common());
             if (fuse_add() || with_ws()) return decline("vec:bnorm", "fused add or workspace");
             if (relu_alpha() != 0.f) return decline("vec:bnorm", "leaky relu post-op");
+            if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type))
+                return decline("vec:bnorm", "not f32/bf16");
             layout_ = pool::classify(src_md_);
             if (layout_ == pool::layout_t::other || pool::classify(dst_md_) != layout_)
                 return decline("vec:bnorm", "layout");

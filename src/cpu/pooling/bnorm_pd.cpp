@@ -45,7 +45,13 @@ status_t bnorm_fwd_pd_t::init_common() {
             && (po[0].kind != dnnl_eltwise || po[0].eltwise.alg != dnnl_eltwise_relu
                     || (is_training() && po[0].eltwise.alpha != 0.f)))
         return status::unimplemented;
-    if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type)) return status::unimplemented;
+    // f32/bf16, or s8 in and out for inference with given statistics
+    // (oneDNN's forward-only s8 row), stored rounded to nearest even and
+    // saturated; the relu post-op runs on the f32/bf16 paths only.
+    const data_type_t sdt = src_md_.data_type, ddt = dst_md_.data_type;
+    const bool s8 = sdt == dnnl_s8 && ddt == dnnl_s8 && !is_training() && global_stats() && !fuse_add()
+            && po.empty();
+    if (!s8 && (!pool::is_fp(sdt) || !pool::is_fp(ddt))) return status::unimplemented;
     if (!mdw_t(src_md_).is_blocked() || mdw_t(src_md_).has_runtime_dims_or_strides())
         return status::unimplemented;
     if (mdw_t(dst_md_).is_any()) KESTREL_CHECK(pool::set_like(dst_md_, src_md_));

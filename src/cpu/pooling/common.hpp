@@ -31,6 +31,9 @@ format_tag_t plain_tag(int ndims);
 
 // True for the storage types these kinds compute on (f32 and bf16).
 inline bool is_fp(data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_bf16; }
+// The 8-bit integer types (computed on through f32, rounded to nearest even
+// and saturated when stored).
+inline bool is_int8(data_type_t dt) { return dt == dnnl_s8 || dt == dnnl_u8; }
 
 // What a reduction accumulates: the element itself (sum, max, min, mul) or
 // an Lp term |x|^p, with p = 1 and p = 2 told apart so they vectorise.

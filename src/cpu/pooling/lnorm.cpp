@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/primitive.hpp"
+#include "cpu/eltwise/common.hpp"
 #include "cpu/pooling/lnorm_pd.hpp"
 #include "cpu/post_ops.hpp"
 #include "cpu/threading.hpp"
@@ -48,6 +49,13 @@ struct ref_lnorm_fwd_t : primitive_t {
         const float *mean_in = gs && !rms ? ctx.input<float>(DNNL_ARG_MEAN) : nullptr;
         const float *var_in = gs ? ctx.input<float>(DNNL_ARG_VARIANCE) : nullptr;
         const post_ops::applier_t ap(pd->attr()->post_ops, d.md(), ctx);
+        // y = post_ops(normalized * src_scale) / dst_scale.
+        float src_scale = 1.f, dst_scale = 1.f;
+        if (const auto *e = pd->attr()->scales.get(DNNL_ARG_SRC))
+            src_scale = load_f32(e->dt, ctx.input(DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC), 0);
+        if (const auto *e = pd->attr()->scales.get(DNNL_ARG_DST))
+            dst_scale = load_f32(e->dt, ctx.input(DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST), 0);
+        const bool scaled = !pd->attr()->scales.empty();
         const int nd = s.ndims();
         const dim_t C = pd->C(), rows = C ? s.nelems() / C : 0;
         const float eps = pd->desc()->epsilon;
@@ -84,10 +92,13 @@ struct ref_lnorm_fwd_t : primitive_t {
                 const float a = sc ? load_f32(ssdt, sc, c) * rstd : rstd;
                 float v = (x(c) - mean) * a + (sh ? load_f32(ssdt, sh, c) : 0.f);
                 const dim_t off = d.off_v(pos);
+                if (scaled) v *= src_scale;
                 if (!ap.empty()) v = ap.apply(v, load_f32(ddt, dst, off), pos);
+                if (scaled) v /= dst_scale;
                 store_f32(ddt, dst, off, v);
             }
         });
+        elt::zero_padding(d.md(), dst);
         return status::success;
     }
 };
@@ -101,6 +112,8 @@ struct vec_lnorm_fwd_t : primitive_t {
         const char *name() const override { return "vec:rows"; }
         status_t init(dnnl_engine *) override {
             KESTREL_CHECK(init_common());
+            if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type))
+                return decline("vec:rows", "not f32/bf16");
             const mdw_t s(src_md_), d(dst_md_);
             const int nd = s.ndims();
             if (!s.is_plain() || !d.is_plain() || s.blk().strides[nd - 1] != 1 || d.blk().strides[nd - 1] != 1)

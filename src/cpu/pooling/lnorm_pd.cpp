@@ -90,8 +90,18 @@ status_t lnorm_fwd_pd_t::stat_like_src() {
 }
 
 status_t lnorm_fwd_pd_t::init_common() {
-    if (!attr_.has_default_values(attr_t::skip_post_ops)) return status::unimplemented;
-    if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type)) return status::unimplemented;
+    // f32/bf16/s8/u8 src and dst in any mix; integer results rounded to
+    // nearest even and saturated.
+    const data_type_t sdt = src_md_.data_type, ddt = dst_md_.data_type;
+    if (!pool::is_fp(sdt) && !pool::is_int8(sdt)) return status::unimplemented;
+    if (!pool::is_fp(ddt) && !pool::is_int8(ddt)) return status::unimplemented;
+    // As oneDNN: src and dst scales, one value each, for int8 only.
+    if (!attr_.has_default_values(attr_t::skip_post_ops | attr_t::skip_scales)) return status::unimplemented;
+    const bool int8 = pool::is_int8(sdt) || pool::is_int8(ddt);
+    for (const auto &q : attr_.scales.items)
+        if (!int8 || !one_of(q.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || q.e.mask != 0 || q.e.ndims != 0
+                || !one_of(q.e.dt, dnnl_f32, dnnl_bf16, dnnl_f16))
+            return decline("lnorm", "scales");
     if (!one_of(desc_.ss_dt, dnnl_f32, dnnl_bf16, dnnl_f16)) return status::unimplemented;
     const mdw_t s(src_md_);
     if (!s.is_blocked() || s.has_runtime_dims_or_strides()) return status::unimplemented;

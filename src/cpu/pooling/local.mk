@@ -5,6 +5,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/pooling/vec_ops.cpp src/cpu/pooling/vec_ops_body.inc \
 	src/cpu/pooling/pooling_pd.hpp src/cpu/pooling/pooling_pd.cpp \
 	src/cpu/pooling/pooling.cpp src/cpu/pooling/pooling_ncsp.cpp \
+	src/cpu/pooling/pooling_int8.cpp \
 	src/api/pooling.cpp
 libkestrel_la_SOURCES += \
 	src/cpu/pooling/bnorm_pd.hpp src/cpu/pooling/bnorm_pd.cpp \

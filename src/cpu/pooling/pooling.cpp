@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include "core/primitive.hpp"
+#include "cpu/eltwise/common.hpp"
 #include "cpu/pooling/pooling_pd.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/post_ops.hpp"
@@ -199,6 +200,8 @@ struct ref_pooling_fwd_t : primitive_t {
             store_f32(ddt, dst, d.off_v(pos), acc);
             if (ws) store_idx(ws, wdt, w.off_v(pos), idx);
         });
+        // A blocked dst's channel tail stays zero, as oneDNN keeps it.
+        elt::zero_padding(*pd->dst_md(), dst);
         return status::success;
     }
 };
@@ -214,6 +217,8 @@ struct vec_pooling_fwd_t : primitive_t {
         const char *name() const override { return name_; }
         status_t init(dnnl_engine *) override {
             KESTREL_CHECK(init_common());
+            if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type))
+                return decline("vec:pooling", "not f32/bf16");
             const pool::layout_t l = pool::classify(src_md_);
             if (!one_of(l, pool::layout_t::nspc, pool::layout_t::blocked8, pool::layout_t::blocked16))
                 return decline("vec:pooling", "src layout is not nhwc or nChw8c/16c");
@@ -396,6 +401,7 @@ struct vec_pooling_fwd_t : primitive_t {
 
 const impl_entry_t pooling_impl_list[] = {
         {"vec", make_pd<vec_pooling_fwd_t::pd_t>},
+        {"int8", create_int8_pooling_pd},
         {"vec_ncsp", create_ncsp_pooling_pd},
         {"ref", make_pd<ref_pooling_fwd_t::pd_t>},
         {nullptr, nullptr},

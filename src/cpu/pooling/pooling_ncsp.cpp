@@ -26,6 +26,8 @@ struct ncsp_pooling_fwd_t : primitive_t {
         const char *name() const override { return "vec:ncsp"; }
         status_t init(dnnl_engine *) override {
             KESTREL_CHECK(init_common());
+            if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type))
+                return decline("vec:ncsp", "not f32/bf16");
             if (pool::classify(src_md_) != pool::layout_t::ncsp || pool::classify(dst_md_) != pool::layout_t::ncsp)
                 return decline("vec:ncsp", "src or dst is not plain channel-first");
             if (mdw_t(src_md_).has_zero_dim() || mdw_t(dst_md_).has_zero_dim())

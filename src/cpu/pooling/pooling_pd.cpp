@@ -18,10 +18,27 @@ status_t pooling_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const
     }
 }
 
+// As oneDNN documents for CPU forward: f32/bf16 in and out (any mix of the
+// two, as before), s8 and u8 to themselves, and for inference only s8/u8
+// to one another, to f32 or f16, and f32/f16 to s8/u8. Max pooling's
+// workspace (training) therefore always has src type == dst type for int8.
+status_t pooling_fwd_pd_t::check_data_types() const {
+    const data_type_t s = src_md_.data_type, d = dst_md_.data_type;
+    if (pool::is_fp(s) && pool::is_fp(d)) return status::success;
+    if (pool::is_int8(s) && s == d) return status::success;
+    if (desc_.prop_kind != dnnl_forward_inference) return decline("pooling", "mixed int8 types need inference");
+    if (pool::is_int8(s) && one_of(d, dnnl_s8, dnnl_u8, dnnl_f32, dnnl_f16)) return status::success;
+    if (pool::is_int8(d) && one_of(s, dnnl_f32, dnnl_f16)) return status::success;
+    return decline("pooling", "data types");
+}
+
 status_t pooling_fwd_pd_t::init_common() {
     if (!attr_.has_default_values(attr_t::skip_post_ops)) return status::unimplemented;
     if (!attr_.post_ops.has_only({dnnl_eltwise, dnnl_binary})) return status::unimplemented;
-    if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type))
+    KESTREL_CHECK(check_data_types());
+    // Post-ops run on the f32 paths only.
+    if (!attr_.post_ops.entries.empty()
+            && (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type)))
         return status::unimplemented;
     if (!mdw_t(src_md_).is_blocked()) return status::unimplemented;
     if (mdw_t(dst_md_).is_any()) KESTREL_CHECK(pool::set_like(dst_md_, src_md_));
@@ -55,6 +72,9 @@ status_t pooling_fwd_pd_t::init_common() {
     // The lowest finite value of the dst type, so an all-padding window
     // stores a finite number (bf16's lowest is 0xff7f).
     c.max_init = dst_md_.data_type == dnnl_bf16 ? bf16_to_f32(0xff7f) : -FLT_MAX;
+    // An 8-bit src starts from its own lowest value (stored saturated).
+    if (src_md_.data_type == dnnl_s8) c.max_init = -128.f;
+    if (src_md_.data_type == dnnl_u8) c.max_init = 0.f;
     if (c.with_ws) {
         ws_md_ = dst_md_;
         // Indices of the max inside the window: u8 while they fit.

@@ -67,6 +67,7 @@ protected:
     // Checks what every implementation needs, resolves dst format `any`
     // to the src layout and sets up the workspace.
     status_t init_common();
+    status_t check_data_types() const;
 
     desc_t desc_;
     memory_desc_t src_md_, dst_md_, ws_md_ = zero_md();
@@ -74,6 +75,10 @@ protected:
 };
 
 extern const impl_entry_t pooling_impl_list[];
+
+// 8-bit integer src on channel-innermost layouts (pooling_int8.cpp).
+status_t create_int8_pooling_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr, dnnl_engine *engine,
+        const pd_t *hint);
 
 // The plain channel-first implementation (pooling_ncsp.cpp).
 status_t create_ncsp_pooling_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr, dnnl_engine *engine,

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "core/primitive.hpp"
+#include "cpu/eltwise/common.hpp"
 #include "cpu/pooling/reduction_pd.hpp"
 #include "cpu/post_ops.hpp"
 #include "cpu/threading.hpp"
@@ -52,6 +53,8 @@ struct ref_reduction_t : primitive_t {
         const red_op_t op = pd->op();
         const float p = pd->desc()->p;
         const data_type_t sdt = s.data_type(), ddt = d.data_type();
+        const bool exact = pool::is_int8(sdt) && one_of(op, red_op_t::sum, red_op_t::max, red_op_t::min);
+        const bool int_dst = exact && ddt == dnnl_s32 && ap.empty() && pd->desc()->alg != dnnl_reduction_mean;
         parallel_nd(d.nelems(), [&](dim_t l) {
             dim_t pos[max_ndims], spos[max_ndims], ridx[max_ndims] = {};
             for (int i = nd - 1; i >= 0; --i) {
@@ -60,7 +63,25 @@ struct ref_reduction_t : primitive_t {
             }
             std::copy(pos, pos + nd, spos);
             float acc = pool::red_identity(op);
-            if (R > 0) do {
+            if (exact) {
+                // Integer sums, maxima and minima exactly (f32 would round a
+                // sum past 2^24), as oneDNN's s32 accumulator; the result is
+                // rounded to f32 once.
+                int64_t iacc = op == red_op_t::max ? INT64_MIN : op == red_op_t::min ? INT64_MAX : 0;
+                if (R > 0) do {
+                        for (int j = 0; j < nr; ++j) spos[rd[j]] = ridx[j];
+                        const dim_t o = s.off_v(spos);
+                        const int64_t x = sdt == dnnl_s8 ? static_cast<const int8_t *>(src)[o]
+                                                        : static_cast<const uint8_t *>(src)[o];
+                        iacc = op == red_op_t::max ? std::max(iacc, x) : op == red_op_t::min ? std::min(iacc, x) : iacc + x;
+                    } while (nd_next(nr, rdims, ridx));
+                if (R > 0 && int_dst) { // s32 dst: the exact integer, saturated
+                    const int64_t v = iacc < INT32_MIN ? INT32_MIN : iacc > INT32_MAX ? INT32_MAX : iacc;
+                    static_cast<int32_t *>(dst)[d.off_v(pos)] = (int32_t)v;
+                    return;
+                }
+                if (R > 0) acc = (float)iacc;
+            } else if (R > 0) do {
                     for (int j = 0; j < nr; ++j) spos[rd[j]] = ridx[j];
                     acc = pool::red_combine(op, acc, pool::red_term(op, load_f32(sdt, src, s.off_v(spos)), p));
                 } while (nd_next(nr, rdims, ridx));
@@ -69,6 +90,7 @@ struct ref_reduction_t : primitive_t {
             if (!ap.empty()) v = ap.apply(v, load_f32(ddt, dst, off), pos);
             store_f32(ddt, dst, off, v);
         });
+        elt::zero_padding(d.md(), dst);
         return status::success;
     }
 };
@@ -107,6 +129,7 @@ struct vec_reduction_t : primitive_t {
 status_t vec_reduction_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(init_common());
     const char *me = "vec:reduction";
+    if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type)) return decline(me, "not f32/bf16");
     if (!attr_.post_ops.entries.empty()) return decline(me, "post-ops");
     const mdw_t s(src_md_), d(dst_md_);
     if (s.has_zero_dim()) return decline(me, "empty tensor");

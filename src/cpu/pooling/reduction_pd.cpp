@@ -32,7 +32,11 @@ float reduction_pd_t::finish(float acc, dim_t count) const {
 status_t reduction_pd_t::init_common() {
     using pool::red_op_t;
     if (!attr_.has_default_values(attr_t::skip_post_ops)) return status::unimplemented;
-    if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type)) return status::unimplemented;
+    // f32/bf16 and s8/u8 src; f32/bf16, s8/u8 and s32 dst. Integer results
+    // are rounded to nearest even and saturated.
+    const data_type_t sdt = src_md_.data_type, ddt = dst_md_.data_type;
+    if (!pool::is_fp(sdt) && !pool::is_int8(sdt)) return status::unimplemented;
+    if (!pool::is_fp(ddt) && !pool::is_int8(ddt) && ddt != dnnl_s32) return status::unimplemented;
     const mdw_t s(src_md_);
     if (!s.is_blocked() || s.has_runtime_dims_or_strides()) return status::unimplemented;
     if (mdw_t(dst_md_).is_any()) {
