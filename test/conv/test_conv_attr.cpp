@@ -65,26 +65,6 @@ prb_t base_1x1(layout_t l) {
     return p;
 }
 
-// A prelu post-op is not supported: the convolution must decline it, not
-// ignore it.
-void check_prelu_declined(ktc::env_t &env, kt::tally_t &t) {
-    dnnl_primitive_attr_t attr = nullptr;
-    dnnl_post_ops_t po = nullptr;
-    KT_OK(dnnl_primitive_attr_create(&attr));
-    KT_OK(dnnl_post_ops_create(&po));
-    KT_OK(dnnl_post_ops_append_prelu(po, 2));
-    KT_OK(dnnl_primitive_attr_set_post_ops(attr, po));
-    dnnl_post_ops_destroy(po);
-    kt::md_t s(md({1, 4, 5, 5}, dnnl_nchw)), w(md({8, 4, 3, 3}, dnnl_oihw)), d(md({1, 8, 3, 3}, dnnl_nchw));
-    const dim one[2] = {1, 1}, zero[2] = {0, 0};
-    dnnl_primitive_desc_t pd = nullptr;
-    const dnnl_status_t st = dnnl_convolution_forward_primitive_desc_create(&pd, env.eng, dnnl_forward_inference,
-            dnnl_convolution_direct, s, w, nullptr, d, one, zero, zero, zero, attr);
-    t.check(st == dnnl_unimplemented, "convolution with a prelu post-op -> unimplemented");
-    if (st == dnnl_success) dnnl_primitive_desc_destroy(pd);
-    dnnl_primitive_attr_destroy(attr);
-}
-
 } // namespace
 
 int main() {
@@ -168,7 +148,6 @@ int main() {
                 run(env, q, {}, t, "non-power-of-two scales");
             });
         }
-    check_prelu_declined(env, t);
     std::printf("%d implementation runs compared with the naive reference\n", n_runs);
     return t.finish();
 }
