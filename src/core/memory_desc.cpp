@@ -189,7 +189,9 @@ status_t md_init_submemory(memory_desc_t &md, const memory_desc_t &parent,
     if (p.is_zero() || !dims || !offsets) return status::invalid_arguments;
     if (p.has_runtime_dims_or_strides()) return status::unimplemented;
     for (int d = 0; d < p.ndims(); ++d)
-        if (dims[d] < 0 || offsets[d] < 0 || dims[d] + offsets[d] > parent.dims[d])
+        // Written so that no sum of two hostile values can overflow.
+        if (dims[d] < 0 || offsets[d] < 0 || dims[d] > parent.dims[d]
+                || offsets[d] > parent.dims[d] - dims[d])
             return status::invalid_arguments;
     if (!p.is_blocked()) return status::unimplemented;
     memory_desc_t r = parent;
@@ -217,8 +219,11 @@ status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
         if (is_runtime(dims[d])) return status::invalid_arguments;
     {
         dim_t a = 1, b = 1;
+        // The source's count fits (its size did when it was made); the
+        // new dims may be anything, so their product is checked.
         for (int d = 0; d < src.ndims; ++d) a *= src.dims[d];
-        for (int d = 0; d < ndims; ++d) b *= dims[d];
+        for (int d = 0; d < ndims; ++d)
+            if (__builtin_mul_overflow(b, dims[d], &b)) return status::invalid_arguments;
         if (a != b) return status::invalid_arguments;
     }
     memory_desc_t r = src;
@@ -251,12 +256,14 @@ status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
         int o0 = o, n0 = n;
         dim_t po = src.dims[o++], pn = dims[n++];
         while (po != pn) {
+            // With a zero dim among them the products no longer bound
+            // each other: a group can still overflow.
             if (po < pn) {
-                if (o >= src.ndims) return status::invalid_arguments;
-                po *= src.dims[o++];
+                if (o >= src.ndims || __builtin_mul_overflow(po, src.dims[o++], &po))
+                    return status::invalid_arguments;
             } else {
-                if (n >= ndims) return status::invalid_arguments;
-                pn *= dims[n++];
+                if (n >= ndims || __builtin_mul_overflow(pn, dims[n++], &pn))
+                    return status::invalid_arguments;
             }
         }
         bool one_to_one = (o - o0 == 1) && (n - n0 == 1);
@@ -270,7 +277,7 @@ status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
         dim_t stride = src.blocking.strides[o - 1];
         for (int k = n - 1; k >= n0; --k) {
             r.blocking.strides[k] = stride;
-            stride *= dims[k];
+            if (__builtin_mul_overflow(stride, dims[k], &stride)) return status::invalid_arguments;
         }
     }
     for (int i = 0; i < r.blocking.inner_nblks; ++i) {

@@ -4,7 +4,6 @@
 # Every build replays the committed corpus (test/fuzz/corpus/NAME/, the
 # seeds and every finding's reproducer) through each target: the
 # regression tests below, built by any compiler.
-FUZZ_NAMES = md conv matmul pooling reorder eltwise_binary
 EXTRA_DIST += test/fuzz/fuzz_common.hpp test/fuzz/smoke.sh test/fuzz/README.md \
 	test/fuzz/corpus test/fuzz/gen-seeds.py
 
@@ -39,25 +38,25 @@ test_fuzz_replay_eltwise_binary_LDADD = $(TEST_LIBS)
 if KESTREL_FUZZ
 noinst_PROGRAMS += test/fuzz/fuzz_md test/fuzz/fuzz_conv test/fuzz/fuzz_matmul \
 	test/fuzz/fuzz_pooling test/fuzz/fuzz_reorder test/fuzz/fuzz_eltwise_binary
-FUZZ_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+FUZZ_LINK_FLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 test_fuzz_fuzz_md_SOURCES = test/fuzz/fuzz_md.cpp
 test_fuzz_fuzz_md_LDADD = $(TEST_LIBS)
-test_fuzz_fuzz_md_LDFLAGS = $(FUZZ_LDFLAGS)
+test_fuzz_fuzz_md_LDFLAGS = $(FUZZ_LINK_FLAGS)
 test_fuzz_fuzz_conv_SOURCES = test/fuzz/fuzz_conv.cpp
 test_fuzz_fuzz_conv_LDADD = $(TEST_LIBS)
-test_fuzz_fuzz_conv_LDFLAGS = $(FUZZ_LDFLAGS)
+test_fuzz_fuzz_conv_LDFLAGS = $(FUZZ_LINK_FLAGS)
 test_fuzz_fuzz_matmul_SOURCES = test/fuzz/fuzz_matmul.cpp
 test_fuzz_fuzz_matmul_LDADD = $(TEST_LIBS)
-test_fuzz_fuzz_matmul_LDFLAGS = $(FUZZ_LDFLAGS)
+test_fuzz_fuzz_matmul_LDFLAGS = $(FUZZ_LINK_FLAGS)
 test_fuzz_fuzz_pooling_SOURCES = test/fuzz/fuzz_pooling.cpp
 test_fuzz_fuzz_pooling_LDADD = $(TEST_LIBS)
-test_fuzz_fuzz_pooling_LDFLAGS = $(FUZZ_LDFLAGS)
+test_fuzz_fuzz_pooling_LDFLAGS = $(FUZZ_LINK_FLAGS)
 test_fuzz_fuzz_reorder_SOURCES = test/fuzz/fuzz_reorder.cpp
 test_fuzz_fuzz_reorder_LDADD = $(TEST_LIBS)
-test_fuzz_fuzz_reorder_LDFLAGS = $(FUZZ_LDFLAGS)
+test_fuzz_fuzz_reorder_LDFLAGS = $(FUZZ_LINK_FLAGS)
 test_fuzz_fuzz_eltwise_binary_SOURCES = test/fuzz/fuzz_eltwise_binary.cpp
 test_fuzz_fuzz_eltwise_binary_LDADD = $(TEST_LIBS)
-test_fuzz_fuzz_eltwise_binary_LDFLAGS = $(FUZZ_LDFLAGS)
+test_fuzz_fuzz_eltwise_binary_LDFLAGS = $(FUZZ_LINK_FLAGS)
 endif
 
 # The bounded fuzz run of CI, part of the sanitizer runs of `make check`
