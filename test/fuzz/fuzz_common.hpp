@@ -205,7 +205,7 @@ inline void add_post_ops(reader_t &r, attr_t &a, mds_t &mds, int ndims, const dn
                         dnnl_eltwise_clip, dnnl_eltwise_clip_v2, dnnl_eltwise_pow, dnnl_eltwise_gelu_erf,
                         dnnl_eltwise_round, dnnl_eltwise_mish, dnnl_eltwise_hardswish,
                         dnnl_eltwise_relu_use_dst_for_bwd};
-                dnnl_alg_kind_t alg = hostile && r.chance(30) ? (dnnl_alg_kind_t)r.u32() : r.pick(algs);
+                dnnl_alg_kind_t alg = hostile && r.chance(30) ? (dnnl_alg_kind_t)(r.u32() & 0x3ffff) : r.pick(algs);
                 dnnl_post_ops_append_eltwise(a.po, alg, r.small_float(), r.small_float());
                 break;
             }

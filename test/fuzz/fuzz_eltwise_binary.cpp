@@ -31,7 +31,7 @@ void eltwise(reader_t &r, hostility_t &h, mds_t &mds, int nd, const dnnl_dims_t 
     attr_t a;
     add_post_ops(r, a, mds, nd, d, h.is(3), false);
     if (r.chance(20)) dnnl_primitive_attr_set_scratchpad_mode(a.attr, dnnl_scratchpad_mode_user);
-    dnnl_alg_kind_t alg = h.is(4) ? (dnnl_alg_kind_t)r.u32() : r.pick(eltwise_algs);
+    dnnl_alg_kind_t alg = h.is(4) ? (dnnl_alg_kind_t)(r.u32() & 0x3ffff) : r.pick(eltwise_algs);
     // Alpha and beta: small, sometimes not finite or extreme.
     float ab[2];
     for (float &x : ab) {
@@ -65,7 +65,7 @@ void binary(reader_t &r, hostility_t &h, mds_t &mds, int nd, const dnnl_dims_t d
     dnnl_memory_desc_t s0 = mds.tag(nd, d0, t0, pick_tag(r, nd, false));
     dnnl_memory_desc_t s1 = mds.tag(nd1, d1, t1, pick_tag(r, nd1, false));
     dnnl_memory_desc_t dst = mds.tag(nd, d, td, pick_tag(r, nd, true));
-    dnnl_alg_kind_t alg = h.is(5) ? (dnnl_alg_kind_t)r.u32() : r.pick(binary_algs);
+    dnnl_alg_kind_t alg = h.is(5) ? (dnnl_alg_kind_t)(r.u32() & 0x3ffff) : r.pick(binary_algs);
     dnnl_memory_desc_t s2 = nullptr;
     if (alg == dnnl_binary_select || r.chance(3)) s2 = mds.tag(nd, d2, r.chance(80) ? dnnl_s8 : r.pick(dts), pick_tag(r, nd, false));
     if ((!s0 || !s1 || !dst) && !h.on) return;

@@ -138,7 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     add_scales(r, a, qargs, 3, h.is(4));
     add_zero_points(r, a, qargs, 3);
     if (r.chance(20)) dnnl_primitive_attr_set_scratchpad_mode(a.attr, dnnl_scratchpad_mode_user);
-    if (r.chance(10)) dnnl_primitive_attr_set_fpmath_mode(a.attr, h.is(5) ? (dnnl_fpmath_mode_t)r.u8() : dnnl_fpmath_mode_bf16);
+    if (r.chance(10)) dnnl_primitive_attr_set_fpmath_mode(a.attr, h.is(5) ? (dnnl_fpmath_mode_t)(r.u8() % 8) : dnnl_fpmath_mode_bf16);
 
     dnnl_primitive_desc_t pd = nullptr;
     if (dnnl_matmul_primitive_desc_create(&pd, engine(), src, wei, bia, dst, a.attr) != dnnl_success) return 0;

@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     const dnnl_alg_kind_t algs[] = {dnnl_pooling_max, dnnl_pooling_avg_include_padding,
             dnnl_pooling_avg_exclude_padding};
-    dnnl_alg_kind_t alg = h.is(7) ? (dnnl_alg_kind_t)r.u32() : r.pick(algs);
+    dnnl_alg_kind_t alg = h.is(7) ? (dnnl_alg_kind_t)(r.u32() & 0x3ffff) : r.pick(algs);
     const dnnl_prop_kind_t props[] = {dnnl_forward_inference, dnnl_forward_training};
     dnnl_prop_kind_t prop = r.pick(props);
 
