@@ -27,16 +27,16 @@ void query_all(const_dnnl_memory_desc_t md) {
     dnnl_memory_desc_query(md, dnnl_query_inner_blks, &ib);
     dnnl_memory_desc_query(md, dnnl_query_inner_idxs, &iidx);
     // Read what the pointers claim, so a dangling one is an ASan report.
-    volatile dnnl_dim_t sink = 0;
+    volatile uint64_t sink = 0; // unsigned: hostile values wrap
     for (int i = 0; i < nd && i < DNNL_MAX_NDIMS; ++i) {
-        if (dims) sink = sink + (*dims)[i];
-        if (pdims) sink = sink + (*pdims)[i];
-        if (poff) sink = sink + (*poff)[i];
-        if (strides) sink = sink + (*strides)[i];
+        if (dims) sink = sink + (uint64_t)(*dims)[i];
+        if (pdims) sink = sink + (uint64_t)(*pdims)[i];
+        if (poff) sink = sink + (uint64_t)(*poff)[i];
+        if (strides) sink = sink + (uint64_t)(*strides)[i];
     }
     for (int i = 0; i < nib && i < DNNL_MAX_NDIMS; ++i) {
-        if (ib) sink = sink + (*ib)[i];
-        if (iidx) sink = sink + (*iidx)[i];
+        if (ib) sink = sink + (uint64_t)(*ib)[i];
+        if (iidx) sink = sink + (uint64_t)(*iidx)[i];
     }
     int junk = 0;
     dnnl_memory_desc_query(md, (dnnl_query_t)0x7fff, &junk);
