@@ -5,7 +5,7 @@
 # seeds and every finding's reproducer) through each target: the
 # regression tests below, built by any compiler.
 EXTRA_DIST += test/fuzz/fuzz_common.hpp test/fuzz/smoke.sh test/fuzz/README.md \
-	test/fuzz/corpus test/fuzz/gen-seeds.py
+	test/fuzz/corpus test/fuzz/open test/fuzz/gen-seeds.py
 
 check_PROGRAMS += test/fuzz/replay_md test/fuzz/replay_conv test/fuzz/replay_matmul \
 	test/fuzz/replay_pooling test/fuzz/replay_reorder test/fuzz/replay_eltwise_binary
