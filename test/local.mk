@@ -14,6 +14,7 @@ include test/conv/local.mk
 include test/robust/local.mk
 include test/conform/local.mk
 include test/sanitize/local.mk
+include test/fuzz/local.mk
 
 # The C++ wrapper: every class and method must compile; linked against the
 # shared library so every C function it names must be exported.

@@ -98,7 +98,11 @@ dnnl_status_t dnnl_primitive_attr_get_fpmath_mode(const_dnnl_primitive_attr_t at
 
 dnnl_status_t dnnl_primitive_attr_set_fpmath_mode(dnnl_primitive_attr_t attr,
         dnnl_fpmath_mode_t mode) {
-    if (!attr || !valid_fpmath_mode(mode)) return dnnl_invalid_arguments;
+    // Checked as a raw integer first: a C caller may pass any int, which a
+    // C++ enum load must not see (UBSan's enum check, found by fuzz_matmul).
+    const int v = raw_enum(mode);
+    if (!attr || v < dnnl_fpmath_mode_strict || v > dnnl_fpmath_mode_tf32 || !valid_fpmath_mode(mode))
+        return dnnl_invalid_arguments;
     attr->fpmath_mode = mode;
     attr->fpmath_apply_to_int = false;
     return dnnl_success;

@@ -39,8 +39,16 @@ dnnl_status_t dnnl_pooling_forward_primitive_desc_create(dnnl_primitive_desc_t *
                     || d.padding_r[i] < 0)
                 return dnnl_invalid_arguments;
             const dim_t src = src_desc->dims[2 + i], dst = dst_desc->dims[2 + i];
-            const dim_t range = (d.kernel[i] - 1) * (d.dilation[i] + 1) + 1;
-            const dim_t span = src - range + d.padding_l[i] + d.padding_r[i];
+            // Hostile kernel, dilation, padding or runtime dims must not
+            // overflow (found by fuzz_pooling).
+            dim_t dil1, range, span;
+            if (__builtin_add_overflow(d.dilation[i], (dim_t)1, &dil1)
+                    || __builtin_mul_overflow(d.kernel[i] - 1, dil1, &range)
+                    || __builtin_add_overflow(range, (dim_t)1, &range)
+                    || __builtin_sub_overflow(src, range, &span)
+                    || __builtin_add_overflow(span, d.padding_l[i], &span)
+                    || __builtin_add_overflow(span, d.padding_r[i], &span))
+                return dnnl_invalid_arguments;
             if (span < 0 || span / d.strides[i] + 1 != dst) return dnnl_invalid_arguments;
         }
         return create_pd_handle(primitive_desc, d, attr, engine, pooling_impl_list, nullptr);

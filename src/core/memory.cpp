@@ -27,6 +27,11 @@ status_t memory_create(dnnl_memory **out, const memory_desc_t &md,
     mem->md = md;
     if (handle == DNNL_MEMORY_ALLOCATE) {
         size_t sz = m.size();
+        // size() is the reach of the layout from offset0, as in oneDNN; a
+        // buffer the library allocates itself must hold offset0 too (a
+        // submemory descriptor starts there), or its own kernels run past
+        // the end (found by fuzz_reorder).
+        if (sz && md.offset0 > 0) sz += (size_t)md.offset0 * m.dt_size();
         if (sz) {
             mem->data = aligned_malloc(sz);
             if (!mem->data) {

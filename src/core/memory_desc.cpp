@@ -97,7 +97,9 @@ bool size_fits(const memory_desc_t &md) {
     return !__builtin_mul_overflow(far, (dim_t)data_type_size(md.data_type), &far);
 }
 
-void fill_blocked(memory_desc_t &md, const tag_layout_t &t) {
+// False when a padded dim or a stride would overflow (a hostile dim near
+// INT64_MAX rounded up to its block: found by fuzz_pooling).
+bool fill_blocked(memory_desc_t &md, const tag_layout_t &t) {
     auto &b = md.blocking;
     dim_t blk[max_ndims];
     for (int d = 0; d < max_ndims; ++d) blk[d] = 1;
@@ -111,8 +113,9 @@ void fill_blocked(memory_desc_t &md, const tag_layout_t &t) {
     }
     for (int d = 0; d < md.ndims; ++d) {
         md.padded_offsets[d] = 0;
-        md.padded_dims[d] = is_runtime(md.dims[d]) ? DNNL_RUNTIME_DIM_VAL
-                                                   : rnd_up(md.dims[d], blk[d]);
+        dim_t up = 0;
+        if (!is_runtime(md.dims[d]) && __builtin_add_overflow(md.dims[d], blk[d] - 1, &up)) return false;
+        md.padded_dims[d] = is_runtime(md.dims[d]) ? DNNL_RUNTIME_DIM_VAL : up / blk[d] * blk[d];
     }
     dim_t stride = inner;
     for (int i = t.ndims - 1; i >= 0; --i) {
@@ -120,11 +123,12 @@ void fill_blocked(memory_desc_t &md, const tag_layout_t &t) {
         b.strides[d] = stride;
         if (is_runtime(stride) || is_runtime(md.padded_dims[d]))
             stride = DNNL_RUNTIME_DIM_VAL;
-        else
-            stride *= std::max<dim_t>(md.padded_dims[d] / blk[d], 1);
+        else if (__builtin_mul_overflow(stride, std::max<dim_t>(md.padded_dims[d] / blk[d], 1), &stride))
+            return false;
     }
     md.format_kind = dnnl_blocked;
     md.offset0 = 0;
+    return true;
 }
 
 } // namespace
@@ -132,8 +136,7 @@ void fill_blocked(memory_desc_t &md, const tag_layout_t &t) {
 status_t md_set_tag(memory_desc_t &md, format_tag_t tag) {
     tag_layout_t t;
     if (!decode_tag(tag, t) || t.ndims != md.ndims) return status::invalid_arguments;
-    fill_blocked(md, t);
-    return status::success;
+    return fill_blocked(md, t) ? status::success : status::invalid_arguments;
 }
 
 status_t md_init_by_tag(memory_desc_t &md, int ndims, const dim_t *dims,
@@ -189,7 +192,9 @@ status_t md_init_submemory(memory_desc_t &md, const memory_desc_t &parent,
     if (p.is_zero() || !dims || !offsets) return status::invalid_arguments;
     if (p.has_runtime_dims_or_strides()) return status::unimplemented;
     for (int d = 0; d < p.ndims(); ++d)
-        if (dims[d] < 0 || offsets[d] < 0 || dims[d] + offsets[d] > parent.dims[d])
+        // Written so that no sum of two hostile values can overflow.
+        if (dims[d] < 0 || offsets[d] < 0 || dims[d] > parent.dims[d]
+                || offsets[d] > parent.dims[d] - dims[d])
             return status::invalid_arguments;
     if (!p.is_blocked()) return status::unimplemented;
     memory_desc_t r = parent;
@@ -224,8 +229,11 @@ status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
         if (is_runtime(dims[d])) return status::invalid_arguments;
     {
         dim_t a = 1, b = 1;
+        // The source's count fits (its size did when it was made); the
+        // new dims may be anything, so their product is checked.
         for (int d = 0; d < src.ndims; ++d) a *= src.dims[d];
-        for (int d = 0; d < ndims; ++d) b *= dims[d];
+        for (int d = 0; d < ndims; ++d)
+            if (__builtin_mul_overflow(b, dims[d], &b)) return status::invalid_arguments;
         if (a != b) return status::invalid_arguments;
     }
     if (s.is_any()) return md_init_by_tag(md, ndims, dims, src.data_type, dnnl_format_tag_any);
@@ -281,11 +289,13 @@ status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
             dim_t iv = src.dims[ibeg], ov = dims[obeg];
             while (iv != ov) {
                 if (iv < ov) {
-                    if (ibeg == 0) return status::invalid_arguments;
-                    iv *= src.dims[--ibeg];
+                    if (ibeg == 0 || __builtin_mul_overflow(iv, src.dims[ibeg - 1], &iv))
+                        return status::invalid_arguments;
+                    --ibeg;
                 } else {
-                    if (obeg == 0) return status::invalid_arguments;
-                    ov *= dims[--obeg];
+                    if (obeg == 0 || __builtin_mul_overflow(ov, dims[obeg - 1], &ov))
+                        return status::invalid_arguments;
+                    --obeg;
                 }
                 // A zero-sized dim may only be matched on its own.
                 if (iv == 0 || ov == 0) return status::invalid_arguments;

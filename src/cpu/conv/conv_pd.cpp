@@ -132,13 +132,21 @@ status_t conv_desc_init(conv_desc_t &d, dnnl_prop_kind_t prop, dnnl_alg_kind_t a
     for (int i = 0; i < sp; ++i) {
         const dim_t dil = dilates ? dilates[i] : 0;
         const dim_t str = strides[i];
-        const dim_t ker_range = 1 + (w[2 + i] - 1) * (dil + 1);
-        if (str <= 0 || dil < 0 || pad_l[i] < 0 || pad_r[i] + str <= 0)
-            return status::invalid_arguments;
+        if (str <= 0 || dil < 0 || pad_l[i] < 0 || pad_r[i] <= -str) return status::invalid_arguments;
         // For deconvolution the big side is dst; the relation is mirrored.
         const dim_t big = deconv ? dst->dims[2 + i] : src->dims[2 + i];
         const dim_t small = deconv ? src->dims[2 + i] : dst->dims[2 + i];
-        if ((big - ker_range + pad_l[i] + pad_r[i]) / str + 1 != small) return status::invalid_arguments;
+        // Hostile dims, dilation or padding must not overflow (found by
+        // fuzz_conv).
+        dim_t ker_range, span;
+        if (__builtin_add_overflow(dil, (dim_t)1, &ker_range)
+                || __builtin_mul_overflow(w[2 + i] - 1, ker_range, &ker_range)
+                || __builtin_add_overflow(ker_range, (dim_t)1, &ker_range)
+                || __builtin_sub_overflow(big, ker_range, &span)
+                || __builtin_add_overflow(span, pad_l[i], &span)
+                || __builtin_add_overflow(span, pad_r[i], &span))
+            return status::invalid_arguments;
+        if (span / str + 1 != small) return status::invalid_arguments;
     }
 
     d.prop_kind = prop;
