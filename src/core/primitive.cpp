@@ -61,28 +61,16 @@ bool fills_runtime_md(const memory_desc_t &have, const memory_desc_t &want) {
     return true;
 }
 
-// The weights of prelu post-op `idx`: f32, plain row-major, of dst's rank,
-// each dim dst's where the mask has its bit and 1 elsewhere.
-status_t check_prelu_weights(const pd_t *pd, int idx, const dnnl_memory *m) {
+// The weights of a prelu post-op: exactly the descriptor the pd reports.
+status_t check_prelu_weights(const pd_t *pd, int arg, const dnnl_memory *m) {
     if (!m || !m->data) return status::invalid_arguments;
-    const memory_desc_t &dst = *pd->dst_md();
-    const int mask = pd->attr()->post_ops.entries[idx].prelu.mask;
-    dim_t dims[max_ndims], strides[max_ndims];
-    dim_t s = 1;
-    for (int d = dst.ndims - 1; d >= 0; --d) {
-        dims[d] = (mask >> d) & 1 ? dst.dims[d] : 1;
-        strides[d] = s;
-        s *= dims[d];
-    }
-    memory_desc_t want;
-    KESTREL_CHECK(md_init_by_strides(want, dst.ndims, dims, dnnl_f32, strides));
-    return md_equal(m->md, want) ? status::success : status::invalid_arguments;
+    return md_equal(m->md, *pd->arg_md(arg)) ? status::success : status::invalid_arguments;
 }
 
 // Checks one argument the primitive uses (see pd_t::exec_args()).
 status_t check_arg(const pd_t *pd, const exec_ctx_t &ctx, int arg) {
     const int prelu = pd->prelu_post_op(arg);
-    if (prelu >= 0) return check_prelu_weights(pd, prelu, ctx.memory(arg));
+    if (prelu >= 0) return check_prelu_weights(pd, arg, ctx.memory(arg));
     const memory_desc_t *want = pd->arg_md(arg);
     dnnl_memory *m = ctx.memory(arg);
     if (mdw_t(want).has_runtime_dims_or_strides()) {

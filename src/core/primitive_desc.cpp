@@ -51,6 +51,8 @@ const memory_desc_t *pd_t::arg_md(int arg) const {
     int i = post_op_index(arg, DNNL_ARG_SRC_1);
     const auto &po = attr_.post_ops.entries;
     if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_binary) return &po[i].binary.src1_desc;
+    i = prelu_post_op(arg);
+    if (i >= 0 && i < (int)prelu_weights_mds_.size()) return &prelu_weights_mds_[i];
     switch (arg) {
         case DNNL_ARG_SRC_0: return src_md(0);
         case DNNL_ARG_SRC_1: return src_md(1);
@@ -143,6 +145,23 @@ status_t pd_t::finalize(dnnl_engine *engine) {
     for (int i = 0; i < (int)attr_.post_ops.entries.size(); ++i) {
         consider(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1);
         consider(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_WEIGHTS);
+    }
+    // A prelu post-op's weights: f32, plain row-major, of dst's rank, each
+    // dim dst's where the mask has its bit and 1 elsewhere. Answered by
+    // exec_arg_md and required at execution.
+    const auto &po = attr_.post_ops.entries;
+    prelu_weights_mds_.assign(po.size(), zero_md());
+    for (size_t i = 0; i < po.size(); ++i) {
+        if (po[i].kind != dnnl_prelu) continue;
+        const memory_desc_t &dst = *dst_md();
+        dim_t dims[max_ndims], strides[max_ndims];
+        dim_t s = 1;
+        for (int d = dst.ndims - 1; d >= 0; --d) {
+            dims[d] = (po[i].prelu.mask >> d) & 1 ? dst.dims[d] : 1;
+            strides[d] = s;
+            s *= dims[d];
+        }
+        KESTREL_CHECK(md_init_by_strides(prelu_weights_mds_[i], dst.ndims, dims, dnnl_f32, strides));
     }
     scratchpad_md_ = zero_md();
     size_t sz = scratchpad_size();

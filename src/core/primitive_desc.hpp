@@ -111,6 +111,7 @@ protected:
     scratchpad::registry_t registry_;
     memory_desc_t scratchpad_md_ = zero_md();
     std::vector<int> exec_args_;
+    std::vector<memory_desc_t> prelu_weights_mds_; // by post-op index
     static const memory_desc_t zero_md_;
 };
 

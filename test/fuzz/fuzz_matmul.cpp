@@ -118,12 +118,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (h.is(2)) rd[r.range(0, nd - 1)] = DNNL_RUNTIME_DIM_VAL;
         dnnl_format_tag_t t = (dnnl_format_tag_t)(dnnl_a + nd - 1);
         src = mds.tag(nd, rs, sdt, t);
-        wei = mds.tag(nd, rw, wdt, r.chance(50) ? t : pick_tag(r, nd, false));
+        const dnnl_format_tag_t wt = r.chance(50) ? t : pick_tag(r, nd, false);
+        wei = mds.tag(nd, rw, wdt, wt);
         dst = mds.tag(nd, rd, ddt, t);
         if (!src || !wei || !dst) return 0;
-        // The concrete ones must then be plain too.
+        // The concrete ones have the same layouts, with every dim known.
         c.src = mds.tag(nd, sd, sdt, t);
-        c.wei = mds.tag(nd, wd, wdt, t);
+        c.wei = mds.tag(nd, wd, wdt, wt);
         c.dst = mds.tag(nd, dd, ddt, t);
         if (!c.src || !c.wei || !c.dst) return 0;
     } else if (mode == 2) {
