@@ -3,5 +3,5 @@
 // points live in src/api/engine.cpp. This unit anchors the objects for
 // future per-engine state (ISA capabilities, NUMA topology).
 namespace kestrel {
-const dnnl_engine_kind_t cpu_engine_kind = dnnl_cpu;
+[[maybe_unused]] const dnnl_engine_kind_t cpu_engine_kind = dnnl_cpu;
 }

@@ -90,7 +90,7 @@ struct slot_t {
     float floats[64];
     int8_t i8[64];
     int32_t i32[64];
-    uint8_t u8[64];
+    uint8_t u8[64] {}; // a blob of zeros: not a blob
 };
 
 enum class kind_t { valid, null, hostile };
