@@ -281,7 +281,8 @@ inline void fill(void *p, size_t bytes, dnnl_data_type_t dt, uint32_t seed) {
             const uint16_t bf[] = {0xc000, 0xbf80, 0xbf00, 0x0000, 0x3f00, 0x3f80, 0x4000};
             const uint16_t hf[] = {0xc000, 0xbc00, 0xb800, 0x0000, 0x3800, 0x3c00, 0x4000};
             uint16_t *v = static_cast<uint16_t *>(p);
-            for (size_t i = 0; i < bytes / 2; ++i) v[i] = (dt == dnnl_bf16 ? bf : hf)[next() % 7];
+            const uint16_t *tab = dt == dnnl_bf16 ? bf : hf;
+            for (size_t i = 0; i < bytes / 2; ++i) v[i] = tab[next() % 7];
             break;
         }
         case dnnl_s8: {
@@ -320,6 +321,18 @@ inline std::vector<int> candidate_args() {
     return a;
 }
 
+// Bytes dnnl_memory_create allocates for md: its size plus the offset0
+// elements in front of it (a submemory's), which get_size leaves out.
+inline size_t alloc_bytes(const_dnnl_memory_desc_t md) {
+    dnnl_dim_t off = 0;
+    dnnl_data_type_t dt = dnnl_data_type_undef;
+    dnnl_memory_desc_query(md, dnnl_query_submemory_offset_s64, &off);
+    dnnl_memory_desc_query(md, dnnl_query_data_type, &dt);
+    const size_t size = dnnl_memory_desc_get_size(md), elt = dnnl_data_type_size(dt);
+    if (off < 0 || elt == 0 || (size_t)off > ((size_t)1 << 40) / elt) return SIZE_MAX;
+    return size + (size_t)off * elt;
+}
+
 inline bool has_runtime_dims(const_dnnl_memory_desc_t md) {
     int nd = md_ndims(md);
     const dnnl_dims_t *dims = nullptr;
@@ -340,8 +353,8 @@ struct exec_mems_t {
     // runtime dimensions (the caller then names concrete ones).
     bool add(int arg, const_dnnl_memory_desc_t md, uint32_t seed) {
         if (has_runtime_dims(md)) return false;
-        size_t bytes = dnnl_memory_desc_get_size(md);
-        if (bytes > ((size_t)64 << 20)) return false;
+        if (alloc_bytes(md) > ((size_t)64 << 20)) return false;
+        const size_t bytes = dnnl_memory_desc_get_size(md);
         dnnl_memory_t m = nullptr;
         dnnl_status_t st = dnnl_memory_create(&m, md, engine(), DNNL_MEMORY_ALLOCATE);
         if (st == dnnl_out_of_memory) return false;

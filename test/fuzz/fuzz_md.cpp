@@ -51,7 +51,7 @@ void query_all(const_dnnl_memory_desc_t md) {
 // to a dense copy (which walks every element the layout reaches).
 void touch(const_dnnl_memory_desc_t md, reader_t &r) {
     size_t bytes = dnnl_memory_desc_get_size(md);
-    if (bytes == 0 || bytes > ((size_t)16 << 20) || has_runtime_dims(md)) return;
+    if (bytes == 0 || has_runtime_dims(md) || alloc_bytes(md) > ((size_t)16 << 20)) return;
     dnnl_memory_t m = nullptr;
     if (dnnl_memory_create(&m, md, engine(), DNNL_MEMORY_ALLOCATE) != dnnl_success) return;
     void *p = nullptr;

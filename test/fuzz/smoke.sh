@@ -74,7 +74,7 @@ echo "fuzz: built in $((built - start)) s; $seconds s a target, $jobs at a time"
 
 # libFuzzer options: a bounded run, a memory cap, a time cap per input,
 # statistics at the end; reports of the sanitizers are fatal.
-ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:allocator_may_return_null=1:detect_stack_use_after_return=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export ASAN_OPTIONS UBSAN_OPTIONS
 
