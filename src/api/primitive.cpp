@@ -57,13 +57,16 @@ dnnl_status_t dnnl_primitive_desc_destroy(dnnl_primitive_desc_t primitive_desc) 
 dnnl_status_t dnnl_primitive_desc_query(const_dnnl_primitive_desc_t primitive_desc,
         dnnl_query_t what, int index, void *result) {
     if (any_null(primitive_desc, result) || index < 0) return dnnl_invalid_arguments;
-    return guard([&] { return primitive_desc->pd()->query(what, index, result); });
+    // Checked as a raw integer: a C caller may pass any int.
+    const int q = raw_enum(what);
+    if (q < 0 || q > (int)dnnl_query_max) return dnnl_invalid_arguments;
+    return guard([&] { return primitive_desc->pd()->query((dnnl_query_t)q, index, result); });
 }
 
 const_dnnl_memory_desc_t dnnl_primitive_desc_query_md(const_dnnl_primitive_desc_t primitive_desc,
         dnnl_query_t what, int index) {
-    bool md_query = (what >= dnnl_query_some_md && what <= dnnl_query_exec_arg_md)
-            || what == dnnl_query_exec_arg_md;
+    const int q = raw_enum(what);
+    bool md_query = (q >= dnnl_query_some_md && q <= dnnl_query_exec_arg_md) || q == dnnl_query_exec_arg_md;
     if (!primitive_desc || !md_query || index < 0) return nullptr;
     const_dnnl_memory_desc_t md = nullptr;
     if (dnnl_primitive_desc_query(primitive_desc, what, index, &md) != dnnl_success) return nullptr;
