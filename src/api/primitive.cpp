@@ -75,8 +75,13 @@ const_dnnl_memory_desc_t dnnl_primitive_desc_query_md(const_dnnl_primitive_desc_
 
 int dnnl_primitive_desc_query_s32(const_dnnl_primitive_desc_t primitive_desc, dnnl_query_t what,
         int index) {
+    // Only the int-valued queries: any other writes more than an int.
+    const int q = raw_enum(what);
+    if (!primitive_desc
+            || !(q == dnnl_query_num_of_inputs_s32 || q == dnnl_query_num_of_outputs_s32
+                    || q == dnnl_query_axis_s32))
+        return 0;
     int v = 0;
-    if (!primitive_desc) return 0;
     if (dnnl_primitive_desc_query(primitive_desc, what, index, &v) != dnnl_success) return 0;
     return v;
 }
