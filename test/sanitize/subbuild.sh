@@ -42,10 +42,10 @@ built=$(date +%s)
 # The sanitizer runs do not recurse; KESTREL_CI's strictness about skips is
 # for the top-level suite (a sanitized library cannot be loaded by python).
 if [ -n "${SUB_TESTS:-}" ]; then
-    env -u KESTREL_CI ${MAKE:-make} -j2 check SANITIZE_TESTS= TESTS="$SUB_TESTS" \
+    env -u KESTREL_CI -u MAKEFLAGS -u MAKELEVEL ${MAKE:-make} -j2 check SANITIZE_TESTS= TESTS="$SUB_TESTS" \
         check_PROGRAMS="${SUB_PROGRAMS:-}" >>"$log" 2>&1
 else
-    env -u KESTREL_CI ${MAKE:-make} -j2 check SANITIZE_TESTS= >>"$log" 2>&1
+    env -u KESTREL_CI -u MAKEFLAGS -u MAKELEVEL ${MAKE:-make} -j2 check SANITIZE_TESTS= >>"$log" 2>&1
 fi
 status=$?
 if [ -n "${SUB_TESTS:-}" ]; then
