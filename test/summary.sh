@@ -74,7 +74,12 @@ for log in $logs; do
             echo "summary: $name skipped: $(grep -m1 -i 'skip' "$log")" >&2
             p=0 f=0 s=1
             ;;
-        *) [ "$f" -gt 0 ] || f=1 ;;
+        *)
+            [ "$f" -gt 0 ] || f=1
+            # CI shows only this run's output, not the logs: say why here.
+            echo "summary: $name failed; the end of $log:" >&2
+            tail -n 30 "$log" | sed 's/^/    /' >&2
+            ;;
     esac
     [ "$s" -eq 0 ] || [ "$result" = SKIP ] || echo "summary: $name skipped $s case(s)" >&2
     passed=$((passed + p))

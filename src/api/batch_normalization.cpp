@@ -1,6 +1,6 @@
 #include "api/api.hpp"
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/bnorm_pd.hpp"
+#include "cpu/norm/bnorm_pd.hpp"
 
 using namespace kestrel;
 

@@ -1,6 +1,6 @@
 #include "api/api.hpp"
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/gnorm_pd.hpp"
+#include "cpu/norm/gnorm_pd.hpp"
 
 using namespace kestrel;
 

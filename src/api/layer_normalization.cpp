@@ -1,6 +1,6 @@
 #include "api/api.hpp"
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/lnorm_pd.hpp"
+#include "cpu/norm/lnorm_pd.hpp"
 
 using namespace kestrel;
 

@@ -1,6 +1,6 @@
 #include "api/api.hpp"
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/lrn_pd.hpp"
+#include "cpu/norm/lrn_pd.hpp"
 
 using namespace kestrel;
 

@@ -2,7 +2,7 @@
 
 #include "api/api.hpp"
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/reduction_pd.hpp"
+#include "cpu/reduction/reduction_pd.hpp"
 
 using namespace kestrel;
 

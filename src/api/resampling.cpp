@@ -2,7 +2,7 @@
 
 #include "api/api.hpp"
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/resampling_pd.hpp"
+#include "cpu/resampling/resampling_pd.hpp"
 
 using namespace kestrel;
 

@@ -7,6 +7,10 @@ libkestrel_la_SOURCES += \
 # One fragment per primitive kind.
 include src/cpu/reorder/local.mk
 include src/cpu/eltwise/local.mk
+include src/cpu/common/local.mk
 include src/cpu/pooling/local.mk
+include src/cpu/norm/local.mk
+include src/cpu/resampling/local.mk
+include src/cpu/reduction/local.mk
 include src/cpu/gemm/local.mk
 include src/cpu/conv/local.mk

@@ -8,7 +8,9 @@
 // does not hit exactly, which is far more than the f32 division error
 // (|q| * 2^-24 with |q| <= 270 and div <= 27), so rounding to nearest even
 // sees the exact quotient. Float dst: one f32 rounding of the quotient
-// (2^-24 relative), f16 dst one more (2^-11).
+// (2^-24 relative), f16 dst one more (2^-11). s32 -> s32 (training and
+// inference) over the whole s32 range: exact, maxima and averages alike (the
+// sums of at most 27 values stay below 2^53).
 #include "common/int8_ref.hpp"
 
 namespace {
@@ -87,7 +89,10 @@ bool run_case(i8::env_t &env, const shape_t &sh, dnnl_data_type_t sdt, dnnl_data
     for (int64_t l = 0; l < src.nelems(); ++l) {
         if (sdt == dnnl_f32) // quarters over and past both int8 ranges: ties and saturation
             src.set(l, (double)((int)(r.next() % 1641) - 560) / 4.0);
-        else
+        else if (sdt == dnnl_s32) { // the whole range (far past f32's 2^24), extremes planted
+            const uint32_t k = r.next() % 8;
+            src.set(l, k == 0 ? -2147483648.0 : k == 1 ? 2147483647.0 : (double)(int32_t)r.next());
+        } else
             src.set(l, i8::pick(r, sdt));
     }
     dst.junk();
@@ -98,7 +103,7 @@ bool run_case(i8::env_t &env, const shape_t &sh, dnnl_data_type_t sdt, dnnl_data
     }
     // s8/u8 src on channel-innermost layouts runs on the int8 implementation.
     const std::string impl = kt::impl_name(pd);
-    if (sdt != dnnl_f32 && lay != lay_t::plain && impl.rfind("int8:", 0) != 0) {
+    if ((sdt == dnnl_s8 || sdt == dnnl_u8) && lay != lay_t::plain && impl.rfind("int8:", 0) != 0) {
         std::fprintf(stderr, "  implementation %s\n", impl.c_str());
         dnnl_primitive_desc_destroy(pd);
         return false;
@@ -137,7 +142,7 @@ int main() {
     const dts_t dts[] = {{dnnl_s8, dnnl_s8, true}, {dnnl_u8, dnnl_u8, true}, {dnnl_s8, dnnl_u8, false},
             {dnnl_u8, dnnl_s8, false}, {dnnl_s8, dnnl_f32, false}, {dnnl_u8, dnnl_f32, false},
             {dnnl_f32, dnnl_s8, false}, {dnnl_f32, dnnl_u8, false}, {dnnl_s8, dnnl_f16, false},
-            {dnnl_u8, dnnl_f16, false}};
+            {dnnl_u8, dnnl_f16, false}, {dnnl_s32, dnnl_s32, true}};
     const dnnl_alg_kind_t algs[] = {dnnl_pooling_max, dnnl_pooling_avg_include_padding,
             dnnl_pooling_avg_exclude_padding};
     const lay_t lays[] = {lay_t::plain, lay_t::nspc, lay_t::blk8, lay_t::blk16};

@@ -4,6 +4,8 @@
 // max_row_avx512). Plain channel-first layouts have their own
 // (pooling_ncsp.cpp), vectorised along output rows.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include <immintrin.h>
 
@@ -156,20 +158,17 @@ struct ref_pooling_fwd_t : primitive_t {
     };
     using primitive_t::primitive_t;
 
-    status_t execute(const exec_ctx_t &ctx) const override {
-        const auto *pd = static_cast<const pd_t *>(pd_.get());
-        const pooling_conf_t &c = pd->conf();
-        const void *src = ctx.input(DNNL_ARG_SRC);
-        void *dst = ctx.output(DNNL_ARG_DST);
-        void *ws = c.with_ws ? ctx.output(DNNL_ARG_WORKSPACE) : nullptr;
-        const mdw_t s(pd->src_md()), d(pd->dst_md()), w(pd->workspace_md());
-        const data_type_t sdt = s.data_type(), ddt = d.data_type(), wdt = w.data_type();
+    // One output point at a time; A is the accumulator type, load(pos) reads
+    // the source point at pos.
+    template <typename A, typename L>
+    static void run(const pooling_conf_t &c, const mdw_t &d, const mdw_t &w, const post_ops::applier_t &ap, void *dst,
+            void *ws, L load) {
+        const data_type_t ddt = d.data_type(), wdt = w.data_type();
         const int nd = c.ndims;
-        const post_ops::applier_t ap(pd->attr()->post_ops, *pd->dst_md(), ctx);
         parallel_nd(c.MB, c.C, c.OD * c.OH * c.OW, [&](dim_t n, dim_t ch, dim_t osp) {
             const dim_t od = osp / (c.OH * c.OW), oh = osp / c.OW % c.OH, ow = osp % c.OW;
             dim_t pos[max_ndims];
-            float acc = c.is_max ? c.max_init : 0.f;
+            A acc = c.is_max ? (A)c.max_init : (A)0;
             int32_t idx = 0;
             dim_t count = 0;
             for (dim_t kd = 0; kd < c.KD; ++kd)
@@ -180,7 +179,7 @@ struct ref_pooling_fwd_t : primitive_t {
                 const dim_t iw = ow * c.SW - c.padL + kw * (c.DW + 1);
                 if (id < 0 || id >= c.ID || ih < 0 || ih >= c.IH || iw < 0 || iw >= c.IW) continue;
                 make_pos(pos, nd, n, ch, id, ih, iw);
-                const float v = load_f32(sdt, src, s.off_v(pos));
+                const A v = load(pos);
                 if (c.is_max) {
                     if (v > acc) {
                         acc = v;
@@ -193,13 +192,38 @@ struct ref_pooling_fwd_t : primitive_t {
             }
             if (!c.is_max) {
                 const dim_t div = c.exclude_padding ? count : c.KD * c.KH * c.KW;
-                acc = div ? acc / (float)div : 0.f;
+                acc = div ? acc / (A)div : (A)0;
             }
             make_pos(pos, nd, n, ch, od, oh, ow);
-            if (!ap.empty()) acc = ap.apply(acc, 0.f, pos);
-            store_f32(ddt, dst, d.off_v(pos), acc);
+            const dim_t off = d.off_v(pos);
+            if (ddt == dnnl_s32 && ap.empty()) {
+                const double r = std::nearbyint((double)acc);
+                ((int32_t *)dst)[off] = r >= 2147483647.0 ? INT32_MAX : (r <= -2147483648.0 ? INT32_MIN : (int32_t)r);
+            } else {
+                float v = (float)acc;
+                if (!ap.empty()) v = ap.apply(v, 0.f, pos);
+                store_f32(ddt, dst, off, v);
+            }
             if (ws) store_idx(ws, wdt, w.off_v(pos), idx);
         });
+    }
+
+    status_t execute(const exec_ctx_t &ctx) const override {
+        const auto *pd = static_cast<const pd_t *>(pd_.get());
+        const pooling_conf_t &c = pd->conf();
+        const void *src = ctx.input(DNNL_ARG_SRC);
+        void *dst = ctx.output(DNNL_ARG_DST);
+        void *ws = c.with_ws ? ctx.output(DNNL_ARG_WORKSPACE) : nullptr;
+        const mdw_t s(pd->src_md()), d(pd->dst_md()), w(pd->workspace_md());
+        const data_type_t sdt = s.data_type();
+        const post_ops::applier_t ap(pd->attr()->post_ops, *pd->dst_md(), ctx);
+        // s32 is accumulated in double (exact for every s32 maximum and for
+        // sums below 2^53) and rounded to nearest even and saturated once;
+        // the other types in f32, the order of accumulation fixed.
+        if (sdt == dnnl_s32)
+            run<double>(c, d, w, ap, dst, ws, [&](const dim_t *pos) { return (double)((const int32_t *)src)[s.off_v(pos)]; });
+        else
+            run<float>(c, d, w, ap, dst, ws, [&](const dim_t *pos) { return load_f32(sdt, src, s.off_v(pos)); });
         // A blocked dst's channel tail stays zero, as oneDNN keeps it.
         elt::zero_padding(*pd->dst_md(), dst);
         return status::success;
@@ -251,19 +275,9 @@ struct vec_pooling_fwd_t : primitive_t {
         const data_type_t wdt = pd->workspace_md()->data_type;
         const size_t ssz = data_type_size(sdt), dsz = data_type_size(ddt);
         const size_t wsz = ws ? data_type_size(wdt) : 0;
-        // Element strides of n, channel block and the 3 spatial dims.
-        auto strides = [&](const memory_desc_t &md, dim_t *st) {
-            const dim_t *b = md.blocking.strides;
-            const int nd = md.ndims;
-            st[0] = b[0];
-            st[1] = b[1];
-            st[2] = nd == 5 ? b[2] : 0;
-            st[3] = nd >= 4 ? b[nd - 2] : 0;
-            st[4] = b[nd - 1];
-        };
         dim_t ss[5], ds[5];
-        strides(smd, ss);
-        strides(dmd, ds);
+        pool_walk_strides(smd, ss);
+        pool_walk_strides(dmd, ds);
         const dim_t L = pd->run_, NB = pd->nblk_;
         if (pd->fast_max_) return execute_max(ctx, ss, ds);
         const dim_t work = c.MB * NB * c.OD * c.OH * c.OW;

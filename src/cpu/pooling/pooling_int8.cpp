@@ -150,19 +150,9 @@ struct int8_pooling_fwd_t : primitive_t {
         const memory_desc_t &smd = *pd->src_md(), &dmd = *pd->dst_md(), &wmd = *pd->workspace_md();
         const data_type_t ddt = dmd.data_type;
         const size_t dsz = data_type_size(ddt), wsz = ws ? data_type_size(wmd.data_type) : 0;
-        // Element strides of n, channel block and the 3 spatial dims.
-        auto strides = [](const memory_desc_t &md, dim_t *st) {
-            const dim_t *b = md.blocking.strides;
-            const int nd = md.ndims;
-            st[0] = b[0];
-            st[1] = b[1];
-            st[2] = nd == 5 ? b[2] : 0;
-            st[3] = nd >= 4 ? b[nd - 2] : 0;
-            st[4] = b[nd - 1];
-        };
         dim_t ss[5], ds[5];
-        strides(smd, ss);
-        strides(dmd, ds);
+        pool_walk_strides(smd, ss);
+        pool_walk_strides(dmd, ds);
         const dim_t L = pd->run_, NB = pd->nblk_;
         const bool blocked = NB > 1 || L != c.C;
         const bool avg = !c.is_max;

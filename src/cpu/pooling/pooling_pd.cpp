@@ -26,6 +26,7 @@ status_t pooling_fwd_pd_t::check_data_types() const {
     const data_type_t s = src_md_.data_type, d = dst_md_.data_type;
     if (pool::is_fp(s) && pool::is_fp(d)) return status::success;
     if (pool::is_int8(s) && s == d) return status::success;
+    if (s == dnnl_s32 && d == dnnl_s32) return status::success;
     if (desc_.prop_kind != dnnl_forward_inference) return decline("pooling", "mixed int8 types need inference");
     if (pool::is_int8(s) && one_of(d, dnnl_s8, dnnl_u8, dnnl_f32, dnnl_f16)) return status::success;
     if (pool::is_int8(d) && one_of(s, dnnl_f32, dnnl_f16)) return status::success;
@@ -75,6 +76,7 @@ status_t pooling_fwd_pd_t::init_common() {
     // An 8-bit src starts from its own lowest value (stored saturated).
     if (src_md_.data_type == dnnl_s8) c.max_init = -128.f;
     if (src_md_.data_type == dnnl_u8) c.max_init = 0.f;
+    if (src_md_.data_type == dnnl_s32) c.max_init = -2147483648.f; // exact in f32
     if (c.with_ws) {
         ws_md_ = dst_md_;
         // Indices of the max inside the window: u8 while they fit.

@@ -3,7 +3,7 @@
 #define KESTREL_CPU_POOLING_POOLING_PD_HPP
 
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/common.hpp"
+#include "cpu/common/common.hpp"
 
 namespace kestrel {
 
@@ -73,6 +73,19 @@ protected:
     memory_desc_t src_md_, dst_md_, ws_md_ = zero_md();
     pooling_conf_t conf_ = {};
 };
+
+// Element strides of a channel-innermost (or channel-blocked) 3D..5D md in
+// the order the kernels walk: n, channel block, d, h, w (0 for a missing
+// spatial dim).
+inline void pool_walk_strides(const memory_desc_t &md, dim_t st[5]) {
+    const dim_t *b = md.blocking.strides;
+    const int nd = md.ndims;
+    st[0] = b[0];
+    st[1] = b[1];
+    st[2] = nd == 5 ? b[2] : 0;
+    st[3] = nd >= 4 ? b[nd - 2] : 0;
+    st[4] = b[nd - 1];
+}
 
 extern const impl_entry_t pooling_impl_list[];
 

@@ -1,4 +1,4 @@
-#include "cpu/pooling/lnorm_pd.hpp"
+#include "cpu/norm/lnorm_pd.hpp"
 
 #include "cpu/post_ops.hpp"
 

@@ -1,4 +1,4 @@
-#include "cpu/pooling/gnorm_pd.hpp"
+#include "cpu/norm/gnorm_pd.hpp"
 
 #include "cpu/post_ops.hpp"
 

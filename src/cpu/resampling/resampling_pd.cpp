@@ -1,4 +1,4 @@
-#include "cpu/pooling/resampling_pd.hpp"
+#include "cpu/resampling/resampling_pd.hpp"
 
 #include "cpu/post_ops.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "core/primitive.hpp"
 #include "cpu/eltwise/common.hpp"
-#include "cpu/pooling/lnorm_pd.hpp"
+#include "cpu/norm/lnorm_pd.hpp"
 #include "cpu/post_ops.hpp"
 #include "cpu/threading.hpp"
 

@@ -16,7 +16,7 @@
 
 #include "core/primitive.hpp"
 #include "cpu/eltwise/common.hpp"
-#include "cpu/pooling/reduction_pd.hpp"
+#include "cpu/reduction/reduction_pd.hpp"
 #include "cpu/post_ops.hpp"
 #include "cpu/threading.hpp"
 

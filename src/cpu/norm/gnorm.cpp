@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/primitive.hpp"
-#include "cpu/pooling/gnorm_pd.hpp"
+#include "cpu/norm/gnorm_pd.hpp"
 #include "cpu/post_ops.hpp"
 #include "cpu/threading.hpp"
 

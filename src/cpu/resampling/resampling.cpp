@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "core/primitive.hpp"
-#include "cpu/pooling/resampling_pd.hpp"
+#include "cpu/resampling/resampling_pd.hpp"
 #include "cpu/post_ops.hpp"
 #include "cpu/threading.hpp"
 

@@ -14,7 +14,7 @@
 #define KESTREL_CPU_POOLING_LRN_PD_HPP
 
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/common.hpp"
+#include "cpu/common/common.hpp"
 
 namespace kestrel {
 

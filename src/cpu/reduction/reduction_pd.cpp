@@ -1,4 +1,4 @@
-#include "cpu/pooling/reduction_pd.hpp"
+#include "cpu/reduction/reduction_pd.hpp"
 
 #include <cmath>
 

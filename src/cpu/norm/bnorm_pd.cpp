@@ -1,4 +1,4 @@
-#include "cpu/pooling/bnorm_pd.hpp"
+#include "cpu/norm/bnorm_pd.hpp"
 
 namespace kestrel {
 

@@ -12,7 +12,7 @@
 #include <immintrin.h>
 
 #include "cpu/isa.hpp"
-#include "cpu/pooling/common.hpp"
+#include "cpu/common/common.hpp"
 
 namespace kestrel {
 namespace pool {
@@ -45,7 +45,7 @@ struct V {
     }
 };
 static const char *const isa_name = "scalar";
-#include "cpu/pooling/vec_ops_body.inc"
+#include "cpu/common/vec_ops_body.inc"
 } // namespace scalar_impl
 
 #if defined(__clang__)
@@ -115,7 +115,7 @@ struct V {
     }
 };
 static const char *const isa_name = "avx2";
-#include "cpu/pooling/vec_ops_body.inc"
+#include "cpu/common/vec_ops_body.inc"
 } // namespace avx2_impl
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -192,7 +192,7 @@ struct V {
     }
 };
 static const char *const isa_name = "avx512";
-#include "cpu/pooling/vec_ops_body.inc"
+#include "cpu/common/vec_ops_body.inc"
 } // namespace avx512_impl
 #if defined(__clang__)
 #pragma clang attribute pop

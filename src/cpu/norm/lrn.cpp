@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/primitive.hpp"
-#include "cpu/pooling/lrn_pd.hpp"
+#include "cpu/norm/lrn_pd.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {

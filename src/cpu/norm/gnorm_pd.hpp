@@ -1,40 +1,38 @@
-// Layer normalization: op descriptor and the base of forward implementations.
-// Statistics run over the last logical dim; one mean/variance per point of
-// the other dims.
-#ifndef KESTREL_CPU_POOLING_LNORM_PD_HPP
-#define KESTREL_CPU_POOLING_LNORM_PD_HPP
+// Group normalization: op descriptor and the base of forward implementations.
+// Channels split into G groups of C/G; one mean/variance per (n, group),
+// taken over the group's channels and every spatial point (if any: 2D
+// tensors are accepted, as by oneDNN).
+#ifndef KESTREL_CPU_POOLING_GNORM_PD_HPP
+#define KESTREL_CPU_POOLING_GNORM_PD_HPP
 
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/common.hpp"
+#include "cpu/common/common.hpp"
 
 namespace kestrel {
 
-struct lnorm_desc_t : op_desc_impl_t<lnorm_desc_t> {
-    lnorm_desc_t() : op_desc_impl_t(dnnl_layer_normalization) {}
+struct gnorm_desc_t : op_desc_impl_t<gnorm_desc_t> {
+    gnorm_desc_t() : op_desc_impl_t(dnnl_group_normalization) {}
     dnnl_prop_kind_t prop_kind = dnnl_forward_training;
-    memory_desc_t src_md = zero_md(), dst_md = zero_md(), stat_md = zero_md();
-    data_type_t ss_dt = dnnl_f32;
+    memory_desc_t src_md = zero_md(), dst_md = zero_md();
+    dim_t groups = 1;
     float epsilon = 0.f;
     unsigned flags = 0;
 
-    // Every field, for the primitive cache key.
     bool serialize(key_writer_t &k) const override {
         k.put(prop_kind);
         k.put(src_md);
         k.put(dst_md);
-        k.put(stat_md);
-        k.put(ss_dt);
+        k.put(groups);
         k.put(epsilon);
         k.put(flags);
         return true;
     }
 };
 
-struct lnorm_fwd_pd_t : pd_t {
-    using desc_t = lnorm_desc_t;
-    lnorm_fwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *)
-        : pd_t(a, dnnl_layer_normalization), desc_(*d), src_md_(d->src_md), dst_md_(d->dst_md),
-          stat_md_(d->stat_md) {}
+struct gnorm_fwd_pd_t : pd_t {
+    using desc_t = gnorm_desc_t;
+    gnorm_fwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *)
+        : pd_t(a, dnnl_group_normalization), desc_(*d), src_md_(d->src_md), dst_md_(d->dst_md) {}
 
     const desc_t *desc() const { return &desc_; }
     dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
@@ -43,10 +41,14 @@ struct lnorm_fwd_pd_t : pd_t {
     bool stats_out() const { return is_training() && !global_stats(); }
     bool use_scale() const { return desc_.flags & dnnl_use_scale; }
     bool use_shift() const { return desc_.flags & dnnl_use_shift; }
-    // RMS normalization: no mean (taken as 0), variance = mean of squares.
-    bool rms() const { return desc_.flags & dnnl_rms_norm; }
-    dim_t C() const { return src_md_.dims[src_md_.ndims - 1]; }
-    // The statistics layout, whether or not they are arguments.
+    dim_t MB() const { return src_md_.dims[0]; }
+    dim_t C() const { return src_md_.dims[1]; }
+    dim_t G() const { return desc_.groups; }
+    dim_t SP() const {
+        dim_t sp = 1;
+        for (int i = 2; i < src_md_.ndims; ++i) sp *= src_md_.dims[i];
+        return sp;
+    }
     const memory_desc_t *stat_md() const { return &stat_md_; }
 
     const memory_desc_t *src_md(int idx = 0) const override {
@@ -66,19 +68,18 @@ struct lnorm_fwd_pd_t : pd_t {
     }
     arg_usage_t arg_usage(int arg) const override;
     const memory_desc_t *arg_md(int arg) const override;
-    int n_inputs() const override { return 1 + (global_stats() ? (rms() ? 1 : 2) : 0) + use_scale() + use_shift(); }
-    int n_outputs() const override { return 1 + (stats_out() ? (rms() ? 1 : 2) : 0); }
+    int n_inputs() const override { return 1 + (global_stats() ? 2 : 0) + use_scale() + use_shift(); }
+    int n_outputs() const override { return 1 + (stats_out() ? 2 : 0); }
     status_t query(dnnl_query_t what, int idx, void *result) const override;
 
 protected:
     status_t init_common();
-    status_t stat_like_src();
 
     desc_t desc_;
-    memory_desc_t src_md_, dst_md_, stat_md_, ss_md_ = zero_md();
+    memory_desc_t src_md_, dst_md_, stat_md_ = zero_md(), ss_md_ = zero_md();
 };
 
-extern const impl_entry_t lnorm_impl_list[];
+extern const impl_entry_t gnorm_impl_list[];
 
 } // namespace kestrel
 

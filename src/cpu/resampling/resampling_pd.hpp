@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/primitive_desc.hpp"
-#include "cpu/pooling/common.hpp"
+#include "cpu/common/common.hpp"
 
 namespace kestrel {
 

@@ -1,4 +1,4 @@
-#include "cpu/pooling/lrn_pd.hpp"
+#include "cpu/norm/lrn_pd.hpp"
 
 namespace kestrel {
 

@@ -7,7 +7,7 @@
 
 #include "core/primitive.hpp"
 #include "cpu/eltwise/common.hpp"
-#include "cpu/pooling/bnorm_pd.hpp"
+#include "cpu/norm/bnorm_pd.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {

@@ -1,4 +1,4 @@
-#include "cpu/pooling/common.hpp"
+#include "cpu/common/common.hpp"
 
 #include <initializer_list>
 
