@@ -1,7 +1,8 @@
-// The conformance issue's items 3, 4, 6 and 7 through dnnl.hpp: the same
+// The conformance issue's items 3, 4, 6, 7 and 8 (s32 pooling) through dnnl.hpp: the same
 // expected values as test_items_c.cpp, seen as a C++ program sees them
 // (descriptors, next_impl() returning false, dnnl::error carrying the
 // status).
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -117,6 +118,28 @@ void item7(const engine &eng) {
             "hpp inner product IC=0: invalid_arguments");
 }
 
+// Item 8 through dnnl.hpp: s32 pooling, max and average, on values past
+// f32's 24-bit mantissa (so a float path would be caught), against values
+// worked out here: one 1x1x2x2 window, 2x2 kernel.
+void item8(const engine &eng) {
+    stream strm(eng);
+    memory::desc sd({1, 1, 2, 2}, dt::s32, tag::nchw), dd({1, 1, 1, 1}, dt::s32, tag::nchw);
+    const int32_t in[4] = {2147483647, 2147483645, -7, 16777217};
+    for (auto alg : {algorithm::pooling_max, algorithm::pooling_avg_include_padding}) {
+        pooling_forward::primitive_desc pd(eng, prop_kind::forward_inference, alg, sd, dd, {1, 1}, {2, 2}, {0, 0},
+                {0, 0}, {0, 0});
+        memory src(sd, eng), dst(dd, eng);
+        for (int i = 0; i < 4; ++i) static_cast<int32_t *>(src.get_data_handle())[i] = in[i];
+        pooling_forward(pd).execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+        strm.wait();
+        const int32_t got = *static_cast<int32_t *>(dst.get_data_handle());
+        // (2147483647 + 2147483645 - 7 + 16777217) / 4 = 1077936125.5, to
+        // nearest even: 1077936126.
+        const int32_t want = alg == algorithm::pooling_max ? 2147483647 : 1077936126;
+        check(got == want, std::string("hpp s32 pooling ") + (alg == algorithm::pooling_max ? "max" : "avg"));
+    }
+}
+
 } // namespace
 
 int main() {
@@ -125,6 +148,7 @@ int main() {
     item4();
     item6(eng);
     item7(eng);
+    item8(eng);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
