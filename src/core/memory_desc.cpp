@@ -174,9 +174,12 @@ status_t md_init_by_strides(memory_desc_t &md, int ndims, const dim_t *dims,
             r.blocking.strides[d] = strides[d];
         } else {
             r.blocking.strides[d] = running;
-            running = (is_runtime(running) || is_runtime(dims[d]))
-                    ? DNNL_RUNTIME_DIM_VAL
-                    : running * std::max<dim_t>(dims[d], 1);
+            // Dims whose dense strides overflow cannot fit either (found by
+            // fuzz_md).
+            if (is_runtime(running) || is_runtime(dims[d]))
+                running = DNNL_RUNTIME_DIM_VAL;
+            else if (__builtin_mul_overflow(running, std::max<dim_t>(dims[d], 1), &running))
+                return status::invalid_arguments;
         }
     }
     if (!size_fits(r)) return status::invalid_arguments;
@@ -405,15 +408,20 @@ dim_t mdw_t::inner_block_size() const {
 size_t mdw_t::size() const {
     if (is_zero() || !is_blocked() || has_zero_dim()) return 0;
     if (has_runtime_dims_or_strides()) return DNNL_RUNTIME_SIZE_VAL;
-    // The extent of each outer dim times its stride bounds the buffer; a dim
-    // of extent 1 contributes no stride.
-    dim_t span = inner_block_size();
+    // The extent of each outer dim times its stride bounds the buffer (a dim
+    // of extent 1 contributes no stride), as oneDNN computes it; and so does
+    // the farthest element plus one inner block, which is larger only when
+    // strides overlap (dims {174, 1, 2} with strides {9, 1, 9} reach element
+    // 1566 of a 1566-element product: found by fuzz_md).
+    const dim_t inner = inner_block_size();
+    dim_t span = inner, far = 0;
     for (int d = 0; d < ndims(); ++d) {
         dim_t extent = md_->padded_dims[d] / block_of(d);
         dim_t s = extent == 1 ? 1 : extent * blk().strides[d];
         span = std::max(span, s);
+        far += (extent - 1) * blk().strides[d];
     }
-    return (size_t)span * dt_size();
+    return (size_t)std::max(span, far + inner) * dt_size();
 }
 
 bool mdw_t::has_padding() const {

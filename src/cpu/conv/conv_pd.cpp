@@ -146,7 +146,8 @@ status_t conv_desc_init(conv_desc_t &d, dnnl_prop_kind_t prop, dnnl_alg_kind_t a
                 || __builtin_add_overflow(span, pad_l[i], &span)
                 || __builtin_add_overflow(span, pad_r[i], &span))
             return status::invalid_arguments;
-        if (span / str + 1 != small) return status::invalid_arguments;
+        const dim_t steps = span / str; // + 1 would overflow at INT64_MAX (fuzz_conv)
+        if (steps == INT64_MAX || steps + 1 != small) return status::invalid_arguments;
     }
 
     d.prop_kind = prop;
