@@ -102,7 +102,9 @@ status_t conv_desc_init(conv_desc_t &d, dnnl_prop_kind_t prop, dnnl_alg_kind_t a
         const memory_desc_t *dst, const dim_t *strides, const dim_t *dilates,
         const dim_t *pad_l, const dim_t *pad_r) {
     if (any_null(src, weights, dst, strides, pad_l)) return status::invalid_arguments;
-    if (!one_of(prop, dnnl_forward_training, dnnl_forward_inference)) return status::invalid_arguments;
+    if (!one_of(prop, dnnl_forward_training, dnnl_forward_inference, dnnl_backward_data,
+                dnnl_backward_weights))
+        return status::invalid_arguments;
     if (!pad_r) pad_r = pad_l;
     const bool with_bias = bias && bias->format_kind != dnnl_format_kind_undef;
 
