@@ -16,6 +16,7 @@ dnnl_status_t dnnl_deconvolution_forward_primitive_desc_create(dnnl_primitive_de
         const dnnl_dims_t padding_r, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine)) return dnnl_invalid_arguments;
     if (any_runtime(src_desc, weights_desc, bias_desc, dst_desc)) return dnnl_unimplemented;
+    if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
     if (!one_of(alg_kind, dnnl_deconvolution_direct, dnnl_deconvolution_winograd))
         return dnnl_invalid_arguments;
     return guard([&] {
