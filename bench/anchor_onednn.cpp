@@ -80,6 +80,21 @@ void onednn_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_shape_
     bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
 }
 
+memory zeroed(dnnl::engine &eng, const memory::desc &md) {
+    memory m(md, eng);
+    std::memset(m.get_data_handle(), 0, md.get_size());
+    return m;
+}
+
+void time_training(dnnl::stream &strm, dnnl::primitive &prim, std::unordered_map<int, memory> &args,
+        const char *id, double flop) {
+    const double sec = bench::median_seconds([&] {
+        prim.execute(strm, args);
+        strm.wait();
+    });
+    bench::machine_line("onednn", id, flop / sec * 1e-9);
+}
+
 // Backward data / weights of a convolution, weights `any`, hint the forward.
 void onednn_conv_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_bwd_shape_t &b) {
     using tag = memory::format_tag;
@@ -97,11 +112,7 @@ void onednn_conv_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_bw
     dnnl::convolution_forward::primitive_desc fpd(fd, eng);
     std::unordered_map<int, memory> args;
     dnnl::primitive prim;
-    auto mem = [&](int arg, const memory::desc &md) {
-        memory m(md, eng);
-        std::memset(m.get_data_handle(), 0, md.get_size());
-        args[arg] = m;
-    };
+    auto mem = [&](int arg, const memory::desc &md) { args[arg] = zeroed(eng, md); };
     if (b.what == 'd') {
         dnnl::convolution_backward_data::desc bd(dnnl::algorithm::convolution_direct, sd, wd, dd, st, pad, pad);
         dnnl::convolution_backward_data::primitive_desc pd(bd, eng, fpd);
@@ -117,12 +128,8 @@ void onednn_conv_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_bw
         mem(DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc());
         prim = dnnl::convolution_backward_weights(pd);
     }
-    const double sec = bench::median_seconds([&] {
-        prim.execute(strm, args);
-        strm.wait();
-    });
     char id[128];
-    bench::machine_line("onednn", b.id(id, sizeof(id)), b.flop() / sec * 1e-9);
+    time_training(strm, prim, args, b.id(id, sizeof(id)), b.flop());
 }
 
 void onednn_ip_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::ip_bwd_shape_t &b) {
@@ -134,11 +141,7 @@ void onednn_ip_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::ip_bwd_sh
     dnnl::inner_product_forward::primitive_desc fpd(fd, eng);
     std::unordered_map<int, memory> args;
     dnnl::primitive prim;
-    auto mem = [&](int arg, const memory::desc &md) {
-        memory m(md, eng);
-        std::memset(m.get_data_handle(), 0, md.get_size());
-        args[arg] = m;
-    };
+    auto mem = [&](int arg, const memory::desc &md) { args[arg] = zeroed(eng, md); };
     if (b.what == 'd') {
         dnnl::inner_product_backward_data::desc bd(sd, wd, dd);
         dnnl::inner_product_backward_data::primitive_desc pd(bd, eng, fpd);
@@ -154,12 +157,8 @@ void onednn_ip_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::ip_bwd_sh
         mem(DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc());
         prim = dnnl::inner_product_backward_weights(pd);
     }
-    const double sec = bench::median_seconds([&] {
-        prim.execute(strm, args);
-        strm.wait();
-    });
     char id[128];
-    bench::machine_line("onednn", b.id(id, sizeof(id)), b.flop() / sec * 1e-9);
+    time_training(strm, prim, args, b.id(id, sizeof(id)), b.flop());
 }
 #endif
 

@@ -150,35 +150,6 @@ void conv_data_view_t::init(const memory_desc_t &md) {
     sw = b.strides[nd - 1];
 }
 
-arg_usage_t conv_bwd_pd_t::arg_usage(int arg) const {
-    if (is_bwd_d()) {
-        switch (arg) {
-            case DNNL_ARG_DIFF_DST:
-            case DNNL_ARG_WEIGHTS: return arg_usage_t::input;
-            case DNNL_ARG_DIFF_SRC: return arg_usage_t::output;
-            default: return pd_t::arg_usage(arg);
-        }
-    }
-    switch (arg) {
-        case DNNL_ARG_SRC:
-        case DNNL_ARG_DIFF_DST: return arg_usage_t::input;
-        case DNNL_ARG_DIFF_WEIGHTS: return arg_usage_t::output;
-        case DNNL_ARG_DIFF_BIAS: return geom_.with_bias ? arg_usage_t::output : arg_usage_t::unused;
-        default: return pd_t::arg_usage(arg);
-    }
-}
-
-status_t conv_bwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
-    switch (what) {
-        case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = desc_.alg_kind; return status::success;
-        case dnnl_query_strides: *(const dims_t **)result = &desc_.strides; return status::success;
-        case dnnl_query_dilations: *(const dims_t **)result = &desc_.dilates; return status::success;
-        case dnnl_query_padding_l: *(const dims_t **)result = &desc_.pad_l; return status::success;
-        case dnnl_query_padding_r: *(const dims_t **)result = &desc_.pad_r; return status::success;
-        default: return pd_t::query(what, idx, result);
-    }
-}
-
 status_t conv_bwd_pd_t::init_common(const char *me) {
     const conv_geom_t &g = geom_;
     if (!attr_.has_default_values()) return decline(me, "attributes");

@@ -16,60 +16,36 @@
 #define KESTREL_CPU_CONV_CONV_BWD_HPP
 
 #include "core/primitive.hpp"
+#include "cpu/common/bwd_pd.hpp"
 #include "cpu/conv/conv_pd.hpp"
 #include "cpu/gemm/gemm.hpp"
 
 namespace kestrel {
 
-// Base of every backward implementation. The descriptor stores, as oneDNN's:
-// backward data: src = diff_src, weights, dst = diff_dst;
-// backward weights: src, weights = diff_weights, bias = diff_bias, dst = diff_dst.
-struct conv_bwd_pd_t : pd_t {
+// Base of every backward implementation (tensor roles: bwd_pd.hpp).
+struct conv_bwd_pd_t : bwd_pd_t {
     using desc_t = conv_desc_t;
     conv_bwd_pd_t(const conv_desc_t *d, const attr_t *a, const pd_t *hint)
-        : pd_t(a, d->kind), desc_(*d), src_md_(d->src), wei_md_(d->weights), bias_md_(d->bias),
-          dst_md_(d->dst) {
+        : bwd_pd_t(a, d->kind, d->prop_kind, d->src, d->weights, d->bias, d->dst), desc_(*d) {
         (void)hint;
         geom_.init(desc_);
     }
 
     const conv_desc_t *desc() const { return &desc_; }
     const conv_geom_t &geom() const { return geom_; }
-    dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
-    bool is_bwd_d() const { return desc_.prop_kind == dnnl_backward_data; }
-
-    const memory_desc_t *src_md(int idx = 0) const override {
-        return idx == 0 && !is_bwd_d() ? &src_md_ : &zero_md_;
+    status_t query(dnnl_query_t what, int idx, void *result) const override {
+        return conv_query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
     }
-    const memory_desc_t *diff_src_md(int idx = 0) const override {
-        return idx == 0 && is_bwd_d() ? &src_md_ : &zero_md_;
-    }
-    const memory_desc_t *weights_md(int idx = 0) const override {
-        return idx == 0 && is_bwd_d() ? &wei_md_ : &zero_md_;
-    }
-    const memory_desc_t *diff_weights_md(int idx = 0) const override {
-        if (is_bwd_d()) return &zero_md_;
-        return idx == 0 ? &wei_md_ : idx == 1 ? &bias_md_ : &zero_md_;
-    }
-    const memory_desc_t *diff_dst_md(int idx = 0) const override {
-        return idx == 0 ? &dst_md_ : &zero_md_;
-    }
-
-    arg_usage_t arg_usage(int arg) const override;
-    int n_inputs() const override { return 2; }
-    int n_outputs() const override { return 1 + (geom_.with_bias ? 1 : 0); }
-    status_t query(dnnl_query_t what, int idx, void *result) const override;
 
 protected:
     // Checks what every implementation needs (default attributes, data
-    // types f32 or bf16, the algorithm) and resolves `any`: data tensors
-    // channels-last if the user fixed one so, else ncx; weights [g]oix;
-    // bias a.
+    // types f32, bf16 or f16, the algorithm) and resolves `any`: data
+    // tensors channels-last if the user fixed one so, else ncx; weights
+    // [g]oix; bias a.
     status_t init_common(const char *me);
 
     conv_desc_t desc_;
     conv_geom_t geom_;
-    memory_desc_t src_md_, wei_md_, bias_md_, dst_md_;
 };
 
 // Sizes of the big/small formulation above, derived from conv_geom_t.

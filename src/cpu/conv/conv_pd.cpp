@@ -42,15 +42,19 @@ arg_usage_t conv_fwd_pd_t::arg_usage(int arg) const {
     }
 }
 
-status_t conv_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
+bool conv_query(const conv_desc_t &d, dnnl_query_t what, void *result) {
     switch (what) {
-        case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = desc_.alg_kind; return status::success;
-        case dnnl_query_strides: *(const dims_t **)result = &desc_.strides; return status::success;
-        case dnnl_query_dilations: *(const dims_t **)result = &desc_.dilates; return status::success;
-        case dnnl_query_padding_l: *(const dims_t **)result = &desc_.pad_l; return status::success;
-        case dnnl_query_padding_r: *(const dims_t **)result = &desc_.pad_r; return status::success;
-        default: return pd_t::query(what, idx, result);
+        case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = d.alg_kind; return true;
+        case dnnl_query_strides: *(const dims_t **)result = &d.strides; return true;
+        case dnnl_query_dilations: *(const dims_t **)result = &d.dilates; return true;
+        case dnnl_query_padding_l: *(const dims_t **)result = &d.pad_l; return true;
+        case dnnl_query_padding_r: *(const dims_t **)result = &d.pad_r; return true;
+        default: return false;
     }
+}
+
+status_t conv_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
+    return conv_query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
 }
 
 bool conv_fwd_pd_t::types_are(data_type_t dt) const {

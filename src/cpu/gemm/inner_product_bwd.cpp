@@ -12,18 +12,6 @@
 
 namespace kestrel {
 
-arg_usage_t ip_bwd_pd_t::arg_usage(int arg) const {
-    if (is_bwd_d()) {
-        if (arg == DNNL_ARG_DIFF_DST || arg == DNNL_ARG_WEIGHTS) return arg_usage_t::input;
-        if (arg == DNNL_ARG_DIFF_SRC) return arg_usage_t::output;
-        return pd_t::arg_usage(arg);
-    }
-    if (arg == DNNL_ARG_SRC || arg == DNNL_ARG_DIFF_DST) return arg_usage_t::input;
-    if (arg == DNNL_ARG_DIFF_WEIGHTS) return arg_usage_t::output;
-    if (arg == DNNL_ARG_DIFF_BIAS) return with_bias() ? arg_usage_t::output : arg_usage_t::unused;
-    return pd_t::arg_usage(arg);
-}
-
 status_t gemm_ip_bwd_t::pd_t::init(dnnl_engine *) {
     const char *me = name();
     if (!attr_.has_default_values()) return decline(me, "attributes");
