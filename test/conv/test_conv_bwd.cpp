@@ -5,7 +5,7 @@
 // against central differences of the library's forward primitive. Shapes
 // cover 1D/2D/3D, stride 2, dilation, asymmetric padding, groups,
 // depthwise, odd channels, plain (ncx, nxc) and channel-blocked (nCx16c,
-// nCx8c) data, bias or not, f32 and bf16, 1 and 2 threads, scratchpad modes
+// nCx8c) data, plain or OIhw16i16o weights, bias or not, f32 and bf16, 1 and 2 threads, scratchpad modes
 // library and user, several threads at once, and the arena holding the
 // largest scratchpad of a chain of primitives.
 #include <algorithm>
@@ -33,6 +33,7 @@ struct prb_t {
     layout_t lay;
     dnnl_data_type_t dt;
     bool bias;
+    bool wblk = false; // weights OIhw16i16o (2D, no groups), else plain
     dim out[3] = {1, 1, 1};
 
     dim ic() const { return g * icg; }
@@ -46,6 +47,15 @@ struct prb_t {
     dim isp() const { dim r = 1; for (int i = 0; i < sp; ++i) r *= in[i]; return r; }
     dim osp() const { dim r = 1; for (int i = 0; i < sp; ++i) r *= out[i]; return r; }
     dim ks() const { dim r = 1; for (int i = 0; i < sp; ++i) r *= k[i]; return r; }
+    // Stored weights: elements, and the offset of logical element
+    // i = ((g * ocg + oc) * icg + ic) * ks + k.
+    static dim up16(dim x) { return (x + 15) / 16 * 16; }
+    size_t wei_elems() const { return (size_t)(wblk ? up16(ocg) * up16(icg) * ks() : g * ocg * icg * ks()); }
+    dim wei_off(dim i) const {
+        if (!wblk) return i;
+        const dim kk = i % ks(), ic = i / ks() % icg, oc = i / ks() / icg;
+        return (((oc / 16 * (up16(icg) / 16) + ic / 16) * ks() + kk) * 16 + ic % 16) * 16 + oc % 16;
+    }
 };
 
 // ------------------------------------------------------------ test layouts
@@ -207,7 +217,7 @@ struct descs_t {
         KT_OK(dnnl_memory_desc_create_with_tag(&src.h, 2 + p.sp, sd, p.dt, data_tag(p.sp, p.lay)));
         KT_OK(dnnl_memory_desc_create_with_tag(&dst.h, 2 + p.sp, dd, p.dt, data_tag(p.sp, p.lay)));
         KT_OK(dnnl_memory_desc_create_with_tag(&wei.h, wn, wd, p.dt,
-                any_wei ? dnnl_format_tag_any : wei_tag(p.sp, p.g > 1)));
+                any_wei ? dnnl_format_tag_any : p.wblk ? dnnl_OIhw16i16o : wei_tag(p.sp, p.g > 1)));
         const dnnl_dims_t bd = {p.oc()};
         KT_OK(dnnl_memory_desc_create_with_tag(&bias.h, 1, bd, p.dt, dnnl_a));
     }
@@ -285,8 +295,9 @@ bool run_bwd(const lib_t &L, const prb_t &p, const std::vector<double> &src, con
     store_data(b_src, ls, src);
     store_data(b_ddst, ld, ddst);
     const size_t wn = (size_t)(p.g * p.ocg * p.icg * p.ks());
-    buf_t b_wei(p.dt, wn), b_dwei(p.dt, wn), b_dbias(p.dt, (size_t)p.oc());
-    for (size_t i = 0; i < wn; ++i) b_wei.set(i, (float)wei[i]);
+    buf_t b_wei(p.dt, p.wei_elems()), b_dwei(p.dt, p.wei_elems()), b_dbias(p.dt, (size_t)p.oc());
+    b_wei.fill(0.f);
+    for (size_t i = 0; i < wn; ++i) b_wei.set(p.wei_off((dim)i), (float)wei[i]);
     b_dsrc.fill(-77.f), b_dwei.fill(-77.f), b_dbias.fill(-77.f);
 
     for (int which = 0; which < 2 && ok; ++which) {
@@ -316,7 +327,7 @@ bool run_bwd(const lib_t &L, const prb_t &p, const std::vector<double> &src, con
         for (dim c = 0; c < p.ic(); ++c)
             for (dim q = 0; q < p.isp(); ++q) r.diff_src[(n * p.ic() + c) * p.isp() + q] = b_dsrc.get(ls.off(n, c, q));
     r.diff_wei.resize(wn);
-    for (size_t i = 0; i < wn; ++i) r.diff_wei[i] = b_dwei.get(i);
+    for (size_t i = 0; i < wn; ++i) r.diff_wei[i] = b_dwei.get(p.wei_off((dim)i));
     r.diff_bias.resize((size_t)p.oc());
     for (dim c = 0; c < p.oc(); ++c) r.diff_bias[c] = b_dbias.get(c);
     // Blocked padding of diff_src stays zero.
@@ -416,9 +427,10 @@ void check_gradients(const lib_t &L, kt::tally_t &t, prb_t p, const char *name) 
     for (size_t i = 0; i < nd; ++i) A += std::fabs(R[i]) * (fref.absum[i] + 0.25), m = std::max(m, fref.nterms[i] + 1);
 
     auto loss = [&]() {
-        buf_t bs(p.dt, ls.elems()), bd(p.dt, ld.elems()), bw(p.dt, nw), bb(p.dt, (size_t)p.oc());
+        buf_t bs(p.dt, ls.elems()), bd(p.dt, ld.elems()), bw(p.dt, p.wei_elems()), bb(p.dt, (size_t)p.oc());
+        bw.fill(0.f);
         store_data(bs, ls, src);
-        for (size_t i = 0; i < nw; ++i) bw.set(i, (float)wei[i]);
+        for (size_t i = 0; i < nw; ++i) bw.set(p.wei_off((dim)i), (float)wei[i]);
         for (dim c = 0; c < p.oc(); ++c) bb.set(c, (float)bias[c]);
         run_t run;
         run.add(L, DNNL_ARG_SRC, d.src, bs.ptr());
@@ -725,6 +737,9 @@ int main() {
             {false, 2, 2, 1, 3, 4, {6, 6}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true}, // 1x1
             {false, 2, 2, 1, 6, 5, {7, 6}, {3, 3}, {2, 1}, {1, 0}, {1, 2}, {2, 0}, ncx, dnnl_bf16, true},
             {false, 2, 1, 3, 3, 2, {5, 5}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, blk16, dnnl_bf16, false},
+            // blocked weights, as a forward with `any` weights hands them out
+            {false, 2, 2, 1, 19, 20, {5, 6}, {3, 3}, {2, 1}, {0, 0}, {1, 1}, {0, 1}, blk16, dnnl_f32, true, true},
+            {true, 2, 2, 1, 5, 18, {3, 4}, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, ncx, dnnl_f32, false, true},
             {true, 1, 2, 1, 3, 4, {6}, {3}, {2}, {0}, {1}, {0}, ncx, dnnl_f32, true},
             {true, 2, 2, 1, 5, 3, {4, 5}, {3, 2}, {2, 1}, {1, 0}, {1, 0}, {0, 1}, nxc, dnnl_f32, true},
             {true, 2, 2, 4, 1, 1, {5, 4}, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {1, 1}, ncx, dnnl_f32, false}, // depthwise
@@ -744,6 +759,7 @@ int main() {
             {false, 1, 2, 2, 2, 1, {7}, {3}, {1}, {1}, {2}, {1}, nxc, dnnl_f32, true},
             {false, 3, 1, 1, 2, 2, {3, 4, 3}, {2, 2, 2}, {1, 2, 1}, {0, 0, 0}, {1, 1, 0}, {0, 0, 1}, blk8, dnnl_f32, true},
             {true, 2, 1, 1, 2, 3, {3, 4}, {3, 2}, {2, 1}, {0, 1}, {1, 0}, {0, 1}, ncx, dnnl_f32, true},
+            {false, 2, 1, 1, 3, 2, {4, 4}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, ncx, dnnl_f32, false, true},
             {true, 1, 2, 3, 1, 1, {5}, {3}, {2}, {0}, {1}, {1}, nxc, dnnl_f32, true},
     };
     i = 0;
