@@ -4,10 +4,11 @@
 // (bench/anchor_timing.hpp). Built only when configure finds the anchors,
 // never against Kestrel's headers; prints "BENCH <lib> <shape> <GFLOP/s>"
 // lines for bench/compare.sh.
-//   anchor_onednn [--gemm] [--conv]   (both when neither is given)
+//   anchor_onednn [--gemm] [--conv] [--train]   (all when none is given)
 #include <cstdio>
 #include <cstring>
 #include <vector>
+#include <unordered_map>
 
 #include "anchor_shapes.hpp"
 #include "anchor_timing.hpp"
@@ -78,6 +79,87 @@ void onednn_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_shape_
     char id[96];
     bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
 }
+
+memory zeroed(dnnl::engine &eng, const memory::desc &md) {
+    memory m(md, eng);
+    std::memset(m.get_data_handle(), 0, md.get_size());
+    return m;
+}
+
+void time_training(dnnl::stream &strm, dnnl::primitive &prim, std::unordered_map<int, memory> &args,
+        const char *id, double flop) {
+    const double sec = bench::median_seconds([&] {
+        prim.execute(strm, args);
+        strm.wait();
+    });
+    bench::machine_line("onednn", id, flop / sec * 1e-9);
+}
+
+// Backward data / weights of a convolution, weights `any`, hint the forward.
+void onednn_conv_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_bwd_shape_t &b) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    const bench::conv_shape_t &s = b.c;
+    const tag data = s.layout == bench::layout_t::nchw ? tag::nchw
+            : s.layout == bench::layout_t::nhwc        ? tag::nhwc
+                                                       : tag::nChw16c;
+    const long oh = s.oh();
+    memory::desc sd({s.mb, s.ic, s.ih, s.ih}, dt::f32, data),
+            wd({s.oc, s.ic, s.k, s.k}, dt::f32, tag::any), dd({s.mb, s.oc, oh, oh}, dt::f32, data);
+    const memory::dims st = {s.stride, s.stride}, pad = {s.pad, s.pad};
+    dnnl::convolution_forward::desc fd(dnnl::prop_kind::forward_training,
+            dnnl::algorithm::convolution_direct, sd, wd, dd, st, pad, pad);
+    dnnl::convolution_forward::primitive_desc fpd(fd, eng);
+    std::unordered_map<int, memory> args;
+    dnnl::primitive prim;
+    auto mem = [&](int arg, const memory::desc &md) { args[arg] = zeroed(eng, md); };
+    if (b.what == 'd') {
+        dnnl::convolution_backward_data::desc bd(dnnl::algorithm::convolution_direct, sd, wd, dd, st, pad, pad);
+        dnnl::convolution_backward_data::primitive_desc pd(bd, eng, fpd);
+        mem(DNNL_ARG_DIFF_DST, pd.diff_dst_desc());
+        mem(DNNL_ARG_WEIGHTS, pd.weights_desc());
+        mem(DNNL_ARG_DIFF_SRC, pd.diff_src_desc());
+        prim = dnnl::convolution_backward_data(pd);
+    } else {
+        dnnl::convolution_backward_weights::desc bw(dnnl::algorithm::convolution_direct, sd, wd, dd, st, pad, pad);
+        dnnl::convolution_backward_weights::primitive_desc pd(bw, eng, fpd);
+        mem(DNNL_ARG_SRC, pd.src_desc());
+        mem(DNNL_ARG_DIFF_DST, pd.diff_dst_desc());
+        mem(DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc());
+        prim = dnnl::convolution_backward_weights(pd);
+    }
+    char id[128];
+    time_training(strm, prim, args, b.id(id, sizeof(id)), b.flop());
+}
+
+void onednn_ip_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::ip_bwd_shape_t &b) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    memory::desc sd({b.mb, b.ic}, dt::f32, tag::nc), wd({b.oc, b.ic}, dt::f32, tag::any),
+            dd({b.mb, b.oc}, dt::f32, tag::nc);
+    dnnl::inner_product_forward::desc fd(dnnl::prop_kind::forward_training, sd, wd, dd);
+    dnnl::inner_product_forward::primitive_desc fpd(fd, eng);
+    std::unordered_map<int, memory> args;
+    dnnl::primitive prim;
+    auto mem = [&](int arg, const memory::desc &md) { args[arg] = zeroed(eng, md); };
+    if (b.what == 'd') {
+        dnnl::inner_product_backward_data::desc bd(sd, wd, dd);
+        dnnl::inner_product_backward_data::primitive_desc pd(bd, eng, fpd);
+        mem(DNNL_ARG_DIFF_DST, pd.diff_dst_desc());
+        mem(DNNL_ARG_WEIGHTS, pd.weights_desc());
+        mem(DNNL_ARG_DIFF_SRC, pd.diff_src_desc());
+        prim = dnnl::inner_product_backward_data(pd);
+    } else {
+        dnnl::inner_product_backward_weights::desc bw(sd, wd, dd);
+        dnnl::inner_product_backward_weights::primitive_desc pd(bw, eng, fpd);
+        mem(DNNL_ARG_SRC, pd.src_desc());
+        mem(DNNL_ARG_DIFF_DST, pd.diff_dst_desc());
+        mem(DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc());
+        prim = dnnl::inner_product_backward_weights(pd);
+    }
+    char id[128];
+    time_training(strm, prim, args, b.id(id, sizeof(id)), b.flop());
+}
 #endif
 
 #ifdef ANCHOR_HAVE_OPENBLAS
@@ -97,12 +179,13 @@ void openblas_sgemm(long batch, long M, long N, long K, char ta, char tb, const 
 } // namespace
 
 int main(int argc, char **argv) {
-    bool gemm = false, conv = false;
+    bool gemm = false, conv = false, train = false;
     for (int i = 1; i < argc; ++i) {
         gemm = gemm || !std::strcmp(argv[i], "--gemm");
         conv = conv || !std::strcmp(argv[i], "--conv");
+        train = train || !std::strcmp(argv[i], "--train");
     }
-    if (!gemm && !conv) gemm = conv = true;
+    if (!gemm && !conv && !train) gemm = conv = train = true;
     char id[96];
 #ifdef ANCHOR_HAVE_ONEDNN
     try {
@@ -114,6 +197,10 @@ int main(int argc, char **argv) {
         }
         if (conv)
             for (const auto &s : bench::conv_shapes) onednn_conv(eng, strm, s);
+        if (train) {
+            for (const auto &s : bench::conv_bwd_shapes) onednn_conv_bwd(eng, strm, s);
+            for (const auto &s : bench::ip_bwd_shapes) onednn_ip_bwd(eng, strm, s);
+        }
     } catch (const dnnl::error &e) {
         std::fprintf(stderr, "anchor_onednn: oneDNN error %d: %s\n", (int)e.status, e.what());
         return 1;
@@ -128,5 +215,6 @@ int main(int argc, char **argv) {
     }
 #endif
     (void)id;
+    (void)train;
     return 0;
 }

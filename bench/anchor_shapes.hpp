@@ -1,5 +1,5 @@
 // The one list of problems that Kestrel's benchmarks (bench_gemm,
-// bench_conv) and the anchor program (anchor_onednn: oneDNN 2.x and
+// bench_conv, bench_train) and the anchor program (anchor_onednn: oneDNN 2.x and
 // OpenBLAS) run, so bench/compare.sh can put their numbers side by side.
 // Plain data, no library header.
 #ifndef KESTREL_BENCH_ANCHOR_SHAPES_HPP
@@ -67,6 +67,44 @@ const conv_shape_t conv_shapes[] = {
         {layout_t::nchw, 2, 64, 64, 56, 3, 1, 1},
         {layout_t::nChw16c, 2, 256, 64, 56, 1, 1, 0},
         {layout_t::nChw16c, 2, 128, 256, 28, 3, 2, 1},
+};
+
+// Training: 2D convolution backward data ('d') or backward weights ('w',
+// no bias), same geometry fields as conv_shape_t, weights `any`.
+struct conv_bwd_shape_t {
+    char what;
+    conv_shape_t c;
+    const char *id(char *buf, size_t n) const {
+        char fwd[80];
+        std::snprintf(buf, n, "bwd_%c_%s", what, c.id(fwd, sizeof(fwd)));
+        return buf;
+    }
+    double flop() const { return c.flop(); }
+};
+
+const conv_bwd_shape_t conv_bwd_shapes[] = {
+        {'d', {layout_t::nchw, 16, 64, 64, 56, 3, 1, 1}},
+        {'w', {layout_t::nchw, 16, 64, 64, 56, 3, 1, 1}},
+        {'d', {layout_t::nchw, 16, 256, 64, 56, 1, 1, 0}},
+        {'w', {layout_t::nchw, 16, 256, 64, 56, 1, 1, 0}},
+};
+
+// Inner product backward data ('d') / weights ('w'), 2D src, no bias.
+struct ip_bwd_shape_t {
+    char what;
+    long mb, ic, oc;
+    const char *id(char *buf, size_t n) const {
+        std::snprintf(buf, n, "ip_bwd_%c_mb%ld_%ld-%ld", what, mb, ic, oc);
+        return buf;
+    }
+    double flop() const { return 2.0 * mb * ic * oc; }
+};
+
+const ip_bwd_shape_t ip_bwd_shapes[] = {
+        {'d', 64, 2048, 1000},
+        {'w', 64, 2048, 1000},
+        {'d', 256, 1024, 1024},
+        {'w', 256, 1024, 1024},
 };
 
 } // namespace bench

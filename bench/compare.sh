@@ -10,8 +10,9 @@ rounds=${2:-5}
 [ "$rounds" -ge 1 ] 2>/dev/null || { echo "compare.sh: ROUNDS must be a positive number" >&2; exit 2; }
 kg=$dir/bench/bench_gemm
 kc=$dir/bench/bench_conv
+kt=$dir/bench/bench_train
 an=$dir/bench/anchor_onednn
-for p in "$kg" "$kc" "$an"; do
+for p in "$kg" "$kc" "$kt" "$an"; do
     [ -x "$p" ] || { echo "compare.sh: $p not built" >&2; exit 2; }
 done
 raw=$(mktemp)
@@ -23,9 +24,11 @@ while [ "$r" -le "$rounds" ]; do
     if [ $((r % 2)) -eq 1 ]; then
         "$kg" --machine >>"$raw"; "$an" --gemm >>"$raw"
         "$kc" --machine >>"$raw"; "$an" --conv >>"$raw"
+        "$kt" --machine >>"$raw"; "$an" --train >>"$raw"
     else
         "$an" --gemm >>"$raw"; "$kg" --machine >>"$raw"
         "$an" --conv >>"$raw"; "$kc" --machine >>"$raw"
+        "$an" --train >>"$raw"; "$kt" --machine >>"$raw"
     fi
     r=$((r + 1))
 done

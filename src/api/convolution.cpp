@@ -1,6 +1,7 @@
-// C entry point of convolution forward.
+// C entry points of convolution forward and backward.
 #include "api/api.hpp"
 #include "core/engine.hpp"
+#include "cpu/conv/conv_bwd.hpp"
 #include "cpu/conv/conv_pd.hpp"
 
 using namespace kestrel;
@@ -15,6 +16,7 @@ dnnl_status_t dnnl_convolution_forward_primitive_desc_create(dnnl_primitive_desc
         const dnnl_dims_t padding_r, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine)) return dnnl_invalid_arguments;
     if (any_runtime(src_desc, weights_desc, bias_desc, dst_desc)) return dnnl_unimplemented;
+    if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
     if (!one_of(alg_kind, dnnl_convolution_direct, dnnl_convolution_auto, dnnl_convolution_winograd))
         return dnnl_invalid_arguments;
     return guard([&] {
@@ -22,6 +24,39 @@ dnnl_status_t dnnl_convolution_forward_primitive_desc_create(dnnl_primitive_desc
         KESTREL_CHECK(conv_desc_init(d, prop_kind, alg_kind, src_desc, weights_desc, bias_desc,
                 dst_desc, strides, dilates, padding_l, padding_r));
         return create_pd_handle(primitive_desc, d, attr, engine, conv_fwd_impl_list, nullptr);
+    });
+}
+
+dnnl_status_t dnnl_convolution_backward_data_primitive_desc_create(
+        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_alg_kind_t alg_kind,
+        const_dnnl_memory_desc_t diff_src_desc, const_dnnl_memory_desc_t weights_desc,
+        const_dnnl_memory_desc_t diff_dst_desc, const dnnl_dims_t strides, const dnnl_dims_t dilates,
+        const dnnl_dims_t padding_l, const dnnl_dims_t padding_r,
+        const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine)) return dnnl_invalid_arguments;
+    if (any_runtime(diff_src_desc, weights_desc, diff_dst_desc)) return dnnl_unimplemented;
+    if (!one_of(alg_kind, dnnl_convolution_direct, dnnl_convolution_auto, dnnl_convolution_winograd)) return dnnl_invalid_arguments;
+    return guard([&] {
+        return conv_bwd_pd_create(primitive_desc, engine, dnnl_convolution, dnnl_backward_data, alg_kind,
+                diff_src_desc, weights_desc, nullptr, diff_dst_desc, strides, dilates, padding_l,
+                padding_r, hint_fwd_pd, attr);
+    });
+}
+
+dnnl_status_t dnnl_convolution_backward_weights_primitive_desc_create(
+        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_alg_kind_t alg_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t diff_weights_desc,
+        const_dnnl_memory_desc_t diff_bias_desc, const_dnnl_memory_desc_t diff_dst_desc,
+        const dnnl_dims_t strides, const dnnl_dims_t dilates, const dnnl_dims_t padding_l,
+        const dnnl_dims_t padding_r, const_dnnl_primitive_desc_t hint_fwd_pd,
+        const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine)) return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, diff_weights_desc, diff_bias_desc, diff_dst_desc)) return dnnl_unimplemented;
+    if (!one_of(alg_kind, dnnl_convolution_direct, dnnl_convolution_auto, dnnl_convolution_winograd)) return dnnl_invalid_arguments;
+    return guard([&] {
+        return conv_bwd_pd_create(primitive_desc, engine, dnnl_convolution, dnnl_backward_weights, alg_kind,
+                src_desc, diff_weights_desc, diff_bias_desc, diff_dst_desc, strides, dilates,
+                padding_l, padding_r, hint_fwd_pd, attr);
     });
 }
 

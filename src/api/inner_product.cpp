@@ -1,21 +1,23 @@
-// Inner product forward C entry point.
+// Inner product C entry points: forward, backward data, backward weights.
 #include "api/api.hpp"
+#include "cpu/gemm/inner_product_bwd.hpp"
 #include "cpu/gemm/inner_product_pd.hpp"
 
 using namespace kestrel;
 
-extern "C" {
+namespace {
 
-dnnl_status_t dnnl_inner_product_forward_primitive_desc_create(
-        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_prop_kind_t prop_kind,
-        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t weights_desc,
-        const_dnnl_memory_desc_t bias_desc, const_dnnl_memory_desc_t dst_desc,
-        const_dnnl_primitive_attr_t attr) {
+// Checks the shapes shared by every propagation kind (src_desc is diff_src
+// for backward data, weights_desc diff_weights for backward weights, and so
+// on) and creates the handle from `list`.
+dnnl_status_t ip_create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine,
+        dnnl_prop_kind_t prop_kind, const_dnnl_memory_desc_t src_desc,
+        const_dnnl_memory_desc_t weights_desc, const_dnnl_memory_desc_t bias_desc,
+        const_dnnl_memory_desc_t dst_desc, const_dnnl_primitive_desc_t hint,
+        const_dnnl_primitive_attr_t attr, impl_list_t list) {
     if (any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc))
         return dnnl_invalid_arguments;
     if (any_runtime(src_desc, weights_desc, bias_desc, dst_desc)) return dnnl_unimplemented;
-    if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference))
-        return dnnl_invalid_arguments;
     const memory_desc_t &s = *src_desc, &w = *weights_desc, &d = *dst_desc;
     if (s.ndims < 2 || s.ndims > 5 || w.ndims != s.ndims || d.ndims != 2) return dnnl_invalid_arguments;
     if (d.dims[0] != s.dims[0] || d.dims[1] != w.dims[0]) return dnnl_invalid_arguments;
@@ -29,6 +31,10 @@ dnnl_status_t dnnl_inner_product_forward_primitive_desc_create(
     const bool with_bias = bias_desc && bias_desc->ndims != 0;
     if (with_bias && (bias_desc->ndims != 1 || bias_desc->dims[0] != d.dims[1]))
         return dnnl_invalid_arguments;
+    // A hint must be an inner product forward descriptor.
+    if (hint && (!hint->pd() || hint->pd()->kind() != dnnl_inner_product
+                        || !one_of(hint->pd()->prop_kind(), dnnl_forward_training, dnnl_forward_inference)))
+        return dnnl_invalid_arguments;
     return guard([&]() -> dnnl_status_t {
         ip_fwd_desc_t desc;
         desc.prop_kind = prop_kind;
@@ -36,8 +42,44 @@ dnnl_status_t dnnl_inner_product_forward_primitive_desc_create(
         desc.weights_md = w;
         desc.bias_md = with_bias ? *bias_desc : zero_md();
         desc.dst_md = d;
-        return create_pd_handle(primitive_desc, desc, attr, engine, ip_fwd_impl_list, nullptr);
+        return create_pd_handle(primitive_desc, desc, attr, engine, list, hint);
     });
+}
+
+} // namespace
+
+extern "C" {
+
+dnnl_status_t dnnl_inner_product_forward_primitive_desc_create(
+        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_prop_kind_t prop_kind,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t weights_desc,
+        const_dnnl_memory_desc_t bias_desc, const_dnnl_memory_desc_t dst_desc,
+        const_dnnl_primitive_attr_t attr) {
+    if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) {
+        if (any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc)) return dnnl_invalid_arguments;
+        if (any_runtime(src_desc, weights_desc, bias_desc, dst_desc)) return dnnl_unimplemented;
+        return dnnl_invalid_arguments;
+    }
+    return ip_create(primitive_desc, engine, prop_kind, src_desc, weights_desc, bias_desc, dst_desc,
+            nullptr, attr, ip_fwd_impl_list);
+}
+
+dnnl_status_t dnnl_inner_product_backward_data_primitive_desc_create(
+        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine,
+        const_dnnl_memory_desc_t diff_src_desc, const_dnnl_memory_desc_t weights_desc,
+        const_dnnl_memory_desc_t diff_dst_desc, const_dnnl_primitive_desc_t hint_fwd_pd,
+        const_dnnl_primitive_attr_t attr) {
+    return ip_create(primitive_desc, engine, dnnl_backward_data, diff_src_desc, weights_desc,
+            nullptr, diff_dst_desc, hint_fwd_pd, attr, ip_bwd_impl_list);
+}
+
+dnnl_status_t dnnl_inner_product_backward_weights_primitive_desc_create(
+        dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine,
+        const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t diff_weights_desc,
+        const_dnnl_memory_desc_t diff_bias_desc, const_dnnl_memory_desc_t diff_dst_desc,
+        const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
+    return ip_create(primitive_desc, engine, dnnl_backward_weights, src_desc, diff_weights_desc,
+            diff_bias_desc, diff_dst_desc, hint_fwd_pd, attr, ip_bwd_impl_list);
 }
 
 } // extern "C"

@@ -42,15 +42,19 @@ arg_usage_t conv_fwd_pd_t::arg_usage(int arg) const {
     }
 }
 
-status_t conv_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
+bool conv_query(const conv_desc_t &d, dnnl_query_t what, void *result) {
     switch (what) {
-        case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = desc_.alg_kind; return status::success;
-        case dnnl_query_strides: *(const dims_t **)result = &desc_.strides; return status::success;
-        case dnnl_query_dilations: *(const dims_t **)result = &desc_.dilates; return status::success;
-        case dnnl_query_padding_l: *(const dims_t **)result = &desc_.pad_l; return status::success;
-        case dnnl_query_padding_r: *(const dims_t **)result = &desc_.pad_r; return status::success;
-        default: return pd_t::query(what, idx, result);
+        case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = d.alg_kind; return true;
+        case dnnl_query_strides: *(const dims_t **)result = &d.strides; return true;
+        case dnnl_query_dilations: *(const dims_t **)result = &d.dilates; return true;
+        case dnnl_query_padding_l: *(const dims_t **)result = &d.pad_l; return true;
+        case dnnl_query_padding_r: *(const dims_t **)result = &d.pad_r; return true;
+        default: return false;
     }
+}
+
+status_t conv_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
+    return conv_query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
 }
 
 bool conv_fwd_pd_t::types_are(data_type_t dt) const {
@@ -102,7 +106,9 @@ status_t conv_desc_init(conv_desc_t &d, dnnl_prop_kind_t prop, dnnl_alg_kind_t a
         const memory_desc_t *dst, const dim_t *strides, const dim_t *dilates,
         const dim_t *pad_l, const dim_t *pad_r) {
     if (any_null(src, weights, dst, strides, pad_l)) return status::invalid_arguments;
-    if (!one_of(prop, dnnl_forward_training, dnnl_forward_inference)) return status::invalid_arguments;
+    if (!one_of(prop, dnnl_forward_training, dnnl_forward_inference, dnnl_backward_data,
+                dnnl_backward_weights))
+        return status::invalid_arguments;
     if (!pad_r) pad_r = pad_l;
     const bool with_bias = bias && bias->format_kind != dnnl_format_kind_undef;
 

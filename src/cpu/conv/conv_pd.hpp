@@ -83,6 +83,11 @@ struct conv_geom_t {
     void init(const conv_desc_t &d);
 };
 
+// Answers the queries of the op descriptor's own fields (alg kind,
+// strides, dilations, paddings) for forward and backward pds; false for
+// any other query.
+bool conv_query(const conv_desc_t &d, dnnl_query_t what, void *result);
+
 // Base of every convolution/deconvolution forward implementation.
 struct conv_fwd_pd_t : pd_t {
     using desc_t = conv_desc_t;

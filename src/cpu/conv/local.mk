@@ -1,4 +1,4 @@
-# Convolution and deconvolution forward.
+# Convolution and deconvolution, forward and backward.
 libkestrel_la_SOURCES += \
 	src/cpu/conv/conv_pd.hpp src/cpu/conv/conv_pd.cpp \
 	src/cpu/conv/conv_epilogue.hpp src/cpu/conv/conv_epilogue.cpp \
@@ -10,4 +10,5 @@ libkestrel_la_SOURCES += \
 	src/cpu/conv/gemm_conv.cpp \
 	src/cpu/conv/gemm_deconv.cpp \
 	src/cpu/conv/conv_list.cpp \
+	src/cpu/conv/conv_bwd.hpp src/cpu/conv/conv_bwd.cpp \
 	src/api/convolution.cpp src/api/deconvolution.cpp

@@ -15,6 +15,29 @@ const format_tag_t cl_tags[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_acb
 
 } // namespace
 
+status_t ip_set_formats(memory_desc_t &src, memory_desc_t &wei, memory_desc_t &dst, memory_desc_t &bias) {
+    const int nd = src.ndims;
+    if (mdw_t(src).is_any()) KESTREL_CHECK(md_set_tag(src, gemm::plain_tag(nd)));
+    if (mdw_t(wei).is_any()) {
+        // Same layout as src so the GEMM sees both as rows of IC * spatial.
+        const format_tag_t t = mdw_t(src).matches_tag(cl_tags[nd]) ? cl_tags[nd] : gemm::plain_tag(nd);
+        KESTREL_CHECK(md_set_tag(wei, t));
+    }
+    if (mdw_t(dst).is_any()) KESTREL_CHECK(md_set_tag(dst, dnnl_ab));
+    if (!mdw_t(bias).is_zero() && mdw_t(bias).is_any()) KESTREL_CHECK(md_set_tag(bias, dnnl_a));
+    return status::success;
+}
+
+bool ip_rows_layout(const mdw_t &s, const mdw_t &w, bool &w_ko) {
+    const int nd = s.ndims();
+    const format_tag_t plain = gemm::plain_tag(nd);
+    w_ko = false;
+    if ((s.matches_tag(plain) && w.matches_tag(plain)) || (s.matches_tag(cl_tags[nd]) && w.matches_tag(cl_tags[nd])))
+        return true;
+    w_ko = nd == 2 && s.matches_tag(dnnl_ab) && w.matches_tag(dnnl_ba);
+    return w_ko;
+}
+
 status_t ip_fwd_pd_t::init_common() {
     for (const memory_desc_t *md : {&src_md_, &weights_md_, &dst_md_})
         if (!gemm::float_dt(md->data_type)) return status::unimplemented;
@@ -22,15 +45,7 @@ status_t ip_fwd_pd_t::init_common() {
     if (!attr_.has_default_values(attr_t::skip_scales | attr_t::skip_post_ops))
         return status::unimplemented;
     if (!gemm::scales_ok(attr_, 1 << 0)) return status::unimplemented; // per OC
-    const int nd = src_md_.ndims;
-    if (mdw_t(src_md_).is_any()) KESTREL_CHECK(md_set_tag(src_md_, gemm::plain_tag(nd)));
-    if (mdw_t(weights_md_).is_any()) {
-        // Same layout as src so the GEMM sees both as rows of IC * spatial.
-        const format_tag_t t = mdw_t(src_md_).matches_tag(cl_tags[nd]) ? cl_tags[nd] : gemm::plain_tag(nd);
-        KESTREL_CHECK(md_set_tag(weights_md_, t));
-    }
-    if (mdw_t(dst_md_).is_any()) KESTREL_CHECK(md_set_tag(dst_md_, dnnl_ab));
-    if (with_bias() && mdw_t(bias_md_).is_any()) KESTREL_CHECK(md_set_tag(bias_md_, dnnl_a));
+    KESTREL_CHECK(ip_set_formats(src_md_, weights_md_, dst_md_, bias_md_));
     KESTREL_CHECK(post_ops::resolve_any(attr_.post_ops));
     return post_ops::check(attr_.post_ops, dst_md_, true);
 }
@@ -79,18 +94,11 @@ status_t gemm_ip_fwd_t::pd_t::init(dnnl_engine *) {
     const data_type_t sdt = src_md_.data_type, wdt = weights_md_.data_type, ddt = dst_md_.data_type;
     cvt = !(sdt == dnnl_f32 && wdt == dnnl_f32 && ddt == dnnl_f32);
     if (with_bias() && !mdw_t(bias_md_).is_plain()) return decline(name(), "needs a plain bias");
-    const int nd = src_md_.ndims;
     const mdw_t s(src_md_), w(weights_md_), d(dst_md_);
     if (!d.matches_tag(dnnl_ab)) return decline(name(), "dst must be ab");
-    const format_tag_t plain = gemm::plain_tag(nd);
-    bool same = (s.matches_tag(plain) && w.matches_tag(plain))
-            || (s.matches_tag(cl_tags[nd]) && w.matches_tag(cl_tags[nd]));
-    transb = true;
-    if (!same && nd == 2 && s.matches_tag(dnnl_ab) && w.matches_tag(dnnl_ba)) {
-        same = true;
-        transb = false; // weights stored IC x OC: B = weights^T read directly
-    }
-    if (!same) return decline(name(), "src and weights layouts differ");
+    bool w_ko = false;
+    if (!ip_rows_layout(s, w, w_ko)) return decline(name(), "src and weights layouts differ");
+    transb = !w_ko; // weights stored IC x OC: B = weights^T read directly
     if (!gemm::plan_sum(attr_, first_po, beta))
         return decline(name(), "sum post-op other than a leading plain sum");
     const dim_t MB = d.dims()[0], OC = d.dims()[1];

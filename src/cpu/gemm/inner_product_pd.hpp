@@ -54,6 +54,14 @@ protected:
     memory_desc_t src_md_, weights_md_, bias_md_, dst_md_;
 };
 
+// Resolves `any` as every GEMM-based inner product wants it: src plain,
+// weights in src's layout (so both are rows of IC * spatial), dst ab, bias a.
+status_t ip_set_formats(memory_desc_t &src, memory_desc_t &wei, memory_desc_t &dst, memory_desc_t &bias);
+// True when src and weights are rows of the same IC * spatial order: both
+// plain or both channels-last; or 2D src ab with weights ba (w_ko set:
+// weights stored IC x OC).
+bool ip_rows_layout(const mdw_t &s, const mdw_t &w, bool &w_ko);
+
 // Walk order of implementations; defined in inner_product_list.cpp.
 extern const impl_entry_t ip_fwd_impl_list[];
 

@@ -13,4 +13,5 @@ libkestrel_la_SOURCES += \
 	src/cpu/gemm/matmul_list.cpp \
 	src/cpu/gemm/inner_product_pd.hpp src/cpu/gemm/inner_product.hpp \
 	src/cpu/gemm/inner_product.cpp src/cpu/gemm/inner_product_list.cpp \
+	src/cpu/gemm/inner_product_bwd.hpp src/cpu/gemm/inner_product_bwd.cpp \
 	src/api/gemm.cpp src/api/matmul.cpp src/api/inner_product.cpp
