@@ -69,62 +69,18 @@ status_t bnorm_fwd_pd_t::init_common() {
     return status::success;
 }
 
-arg_usage_t bnorm_bwd_pd_t::arg_usage(int arg) const {
-    const bool bwd = desc_.prop_kind == dnnl_backward;
-    switch (arg) {
-        case DNNL_ARG_SRC:
-        case DNNL_ARG_MEAN:
-        case DNNL_ARG_VARIANCE:
-        case DNNL_ARG_DIFF_DST: return arg_usage_t::input;
-        case DNNL_ARG_DIFF_SRC: return arg_usage_t::output;
-        case DNNL_ARG_SCALE: return use_scale() ? arg_usage_t::input : arg_usage_t::unused;
-        case DNNL_ARG_DIFF_SCALE: return bwd && use_scale() ? arg_usage_t::output : arg_usage_t::unused;
-        case DNNL_ARG_DIFF_SHIFT: return bwd && use_shift() ? arg_usage_t::output : arg_usage_t::unused;
-        case DNNL_ARG_WORKSPACE: return fuse_relu() ? arg_usage_t::input : arg_usage_t::unused;
-        default: return pd_t::arg_usage(arg);
-    }
-}
-
-const memory_desc_t *bnorm_bwd_pd_t::arg_md(int arg) const {
-    switch (arg) {
-        case DNNL_ARG_MEAN:
-        case DNNL_ARG_VARIANCE: return &stat_md_;
-        case DNNL_ARG_SCALE: return use_scale() ? &scale_md_ : &zero_md_;
-        case DNNL_ARG_DIFF_SCALE:
-        case DNNL_ARG_DIFF_SHIFT: return arg_usage(arg) == arg_usage_t::output ? &scale_md_ : &zero_md_;
-        default: return pd_t::arg_md(arg);
-    }
-}
-
-status_t bnorm_bwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
-    switch (what) {
-        case dnnl_query_epsilon_f32: *(float *)result = desc_.epsilon; return status::success;
-        case dnnl_query_flags: *(unsigned *)result = desc_.flags; return status::success;
-        default: return pd_t::query(what, idx, result);
-    }
-}
-
 status_t bnorm_bwd_pd_t::init_common() {
-    if (!attr_.has_default_values()) return status::unimplemented;
-    if (!has_hint_) return decline("bnorm_bwd", "no forward hint");
     if (desc_.flags & dnnl_fuse_norm_add_relu) return decline("bnorm_bwd", "fused add");
-    for (const memory_desc_t *md : {&src_md_, &diff_src_md_, &diff_dst_md_})
-        if (!pool::is_fp(md->data_type)) return decline("bnorm_bwd", "data types");
-    const mdw_t s(src_md_);
-    if (!s.is_blocked() || s.has_runtime_dims_or_strides()) return status::unimplemented;
-    if (mdw_t(diff_dst_md_).is_any()) KESTREL_CHECK(pool::set_like(diff_dst_md_, src_md_));
-    if (mdw_t(diff_src_md_).is_any()) KESTREL_CHECK(pool::set_like(diff_src_md_, src_md_));
-    for (const memory_desc_t *md : {&diff_src_md_, &diff_dst_md_})
-        if (!mdw_t(*md).is_blocked() || mdw_t(*md).has_runtime_dims_or_strides()) return status::unimplemented;
+    KESTREL_CHECK(init_base("bnorm_bwd", has_hint_, C(), dnnl_f32, dnnl_f32));
     dim_t c = C();
     KESTREL_CHECK(md_init_by_tag(stat_md_, 1, &c, dnnl_f32, dnnl_a));
-    KESTREL_CHECK(md_init_by_tag(scale_md_, 1, &c, dnnl_f32, dnnl_a));
     if (fuse_relu()) {
         // The mask of a forward training primitive over the same shape.
-        if (mdw_t(ws_md_).is_zero()) return decline("bnorm_bwd", "hint has no workspace");
+        if (mdw_t(hint_ws_md_).is_zero()) return decline("bnorm_bwd", "hint has no workspace");
         if (fwd_src_md_.ndims != src_md_.ndims) return status::unimplemented;
         for (int i = 0; i < src_md_.ndims; ++i)
             if (fwd_src_md_.dims[i] != src_md_.dims[i]) return decline("bnorm_bwd", "hint shape");
+        ws_md_ = hint_ws_md_;
     }
     return status::success;
 }

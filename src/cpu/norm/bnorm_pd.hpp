@@ -4,6 +4,7 @@
 
 #include "core/primitive_desc.hpp"
 #include "cpu/common/common.hpp"
+#include "cpu/norm/norm_bwd_pd.hpp"
 
 namespace kestrel {
 
@@ -84,61 +85,31 @@ protected:
     memory_desc_t src_md_, dst_md_, stat_md_ = zero_md(), scale_md_ = zero_md(), ws_md_ = zero_md();
 };
 
-// Backward (backward: diff_src, diff_scale, diff_shift; backward_data:
-// diff_src) from src, mean, variance, diff_dst, scale and, with
-// fuse_norm_relu, the forward's workspace. The forward hint is required.
-struct bnorm_bwd_pd_t : pd_t {
+// Backward: see norm_bwd_pd_t; with fuse_norm_relu the forward's
+// workspace masks diff_dst.
+struct bnorm_bwd_pd_t : norm_bwd_pd_t {
     using desc_t = bnorm_desc_t;
     bnorm_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
-        : pd_t(a, dnnl_batch_normalization), desc_(*d), src_md_(d->src_md), diff_src_md_(d->diff_src_md),
-          diff_dst_md_(d->diff_dst_md) {
+        : norm_bwd_pd_t(a, dnnl_batch_normalization, d->prop_kind, d->flags, d->epsilon, d->src_md, d->diff_src_md,
+                d->diff_dst_md),
+          desc_(*d) {
         if (const auto *h = dynamic_cast<const bnorm_fwd_pd_t *>(hint)) {
             has_hint_ = true;
             fwd_src_md_ = *h->src_md();
-            ws_md_ = *h->workspace_md();
+            hint_ws_md_ = *h->workspace_md();
         }
     }
-
     const desc_t *desc() const { return &desc_; }
-    dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
-    bool global_stats() const { return desc_.flags & dnnl_use_global_stats; }
-    bool use_scale() const { return desc_.flags & dnnl_use_scale; }
-    bool use_shift() const { return desc_.flags & dnnl_use_shift; }
     bool fuse_relu() const { return desc_.flags & dnnl_fuse_norm_relu; }
-    bool diff_ss() const { return desc_.prop_kind == dnnl_backward && (use_scale() || use_shift()); }
     dim_t C() const { return src_md_.dims[1]; }
     // The forward src layout, which indexes the workspace.
     const memory_desc_t *fwd_src_md() const { return &fwd_src_md_; }
-
-    const memory_desc_t *src_md(int idx = 0) const override {
-        if (idx == 0) return &src_md_;
-        return idx == 1 || idx == 2 ? &stat_md_ : &zero_md_;
-    }
-    const memory_desc_t *diff_src_md(int idx = 0) const override { return idx == 0 ? &diff_src_md_ : &zero_md_; }
-    const memory_desc_t *diff_dst_md(int idx = 0) const override { return idx == 0 ? &diff_dst_md_ : &zero_md_; }
-    const memory_desc_t *weights_md(int idx = 0) const override {
-        return idx == 0 && (use_scale() || use_shift()) ? &scale_md_ : &zero_md_;
-    }
-    const memory_desc_t *diff_weights_md(int idx = 0) const override {
-        return idx == 0 && diff_ss() ? &scale_md_ : &zero_md_;
-    }
-    const memory_desc_t *workspace_md(int idx = 0) const override {
-        return idx == 0 && fuse_relu() ? &ws_md_ : &zero_md_;
-    }
-    arg_usage_t arg_usage(int arg) const override;
-    const memory_desc_t *arg_md(int arg) const override;
-    int n_inputs() const override { return 4 + use_scale() + fuse_relu(); }
-    int n_outputs() const override {
-        return 1 + (desc_.prop_kind == dnnl_backward ? use_scale() + use_shift() : 0);
-    }
-    status_t query(dnnl_query_t what, int idx, void *result) const override;
 
 protected:
     status_t init_common();
 
     desc_t desc_;
-    memory_desc_t src_md_, diff_src_md_, diff_dst_md_, stat_md_ = zero_md(), scale_md_ = zero_md();
-    memory_desc_t fwd_src_md_ = zero_md(), ws_md_ = zero_md();
+    memory_desc_t fwd_src_md_ = zero_md(), hint_ws_md_ = zero_md();
     bool has_hint_ = false;
 };
 

@@ -7,6 +7,7 @@
 
 #include "core/primitive_desc.hpp"
 #include "cpu/common/common.hpp"
+#include "cpu/norm/norm_bwd_pd.hpp"
 
 namespace kestrel {
 
@@ -83,21 +84,14 @@ protected:
     memory_desc_t src_md_, dst_md_, stat_md_ = zero_md(), ss_md_ = zero_md();
 };
 
-// Backward (backward: diff_src, diff_scale, diff_shift; backward_data:
-// diff_src) from src, mean, variance, diff_dst and scale. The forward hint
-// is required, as for every backward primitive.
-struct gnorm_bwd_pd_t : pd_t {
+// Backward: see norm_bwd_pd_t.
+struct gnorm_bwd_pd_t : norm_bwd_pd_t {
     using desc_t = gnorm_desc_t;
     gnorm_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
-        : pd_t(a, dnnl_group_normalization), desc_(*d), src_md_(d->src_md), diff_src_md_(d->diff_src_md),
-          diff_dst_md_(d->diff_dst_md), has_hint_(dynamic_cast<const gnorm_fwd_pd_t *>(hint) != nullptr) {}
-
+        : norm_bwd_pd_t(a, dnnl_group_normalization, d->prop_kind, d->flags, d->epsilon, d->src_md, d->diff_src_md,
+                d->diff_dst_md),
+          desc_(*d), has_hint_(dynamic_cast<const gnorm_fwd_pd_t *>(hint) != nullptr) {}
     const desc_t *desc() const { return &desc_; }
-    dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
-    bool global_stats() const { return desc_.flags & dnnl_use_global_stats; }
-    bool use_scale() const { return desc_.flags & dnnl_use_scale; }
-    bool use_shift() const { return desc_.flags & dnnl_use_shift; }
-    bool diff_ss() const { return desc_.prop_kind == dnnl_backward && (use_scale() || use_shift()); }
     dim_t MB() const { return src_md_.dims[0]; }
     dim_t C() const { return src_md_.dims[1]; }
     dim_t G() const { return desc_.groups; }
@@ -106,32 +100,20 @@ struct gnorm_bwd_pd_t : pd_t {
         for (int i = 2; i < src_md_.ndims; ++i) sp *= src_md_.dims[i];
         return sp;
     }
-
-    const memory_desc_t *src_md(int idx = 0) const override {
-        if (idx == 0) return &src_md_;
-        return idx == 1 || idx == 2 ? &stat_md_ : &zero_md_;
+    status_t query(dnnl_query_t what, int idx, void *result) const override {
+        if (what != dnnl_query_group_size_s64) return norm_bwd_pd_t::query(what, idx, result);
+        *(dim_t *)result = desc_.groups;
+        return status::success;
     }
-    const memory_desc_t *diff_src_md(int idx = 0) const override { return idx == 0 ? &diff_src_md_ : &zero_md_; }
-    const memory_desc_t *diff_dst_md(int idx = 0) const override { return idx == 0 ? &diff_dst_md_ : &zero_md_; }
-    const memory_desc_t *weights_md(int idx = 0) const override {
-        return idx == 0 && (use_scale() || use_shift()) ? &ss_md_ : &zero_md_;
-    }
-    const memory_desc_t *diff_weights_md(int idx = 0) const override {
-        return idx == 0 && diff_ss() ? &ss_md_ : &zero_md_;
-    }
-    arg_usage_t arg_usage(int arg) const override;
-    const memory_desc_t *arg_md(int arg) const override;
-    int n_inputs() const override { return 4 + use_scale(); }
-    int n_outputs() const override {
-        return 1 + (desc_.prop_kind == dnnl_backward ? use_scale() + use_shift() : 0);
-    }
-    status_t query(dnnl_query_t what, int idx, void *result) const override;
 
 protected:
-    status_t init_common();
+    status_t init_common() {
+        KESTREL_CHECK(init_base("gnorm_bwd", has_hint_, C(), dnnl_f32, dnnl_f32));
+        const dim_t ng[2] = {MB(), G()};
+        return md_init_by_tag(stat_md_, 2, ng, dnnl_f32, dnnl_ab);
+    }
 
     desc_t desc_;
-    memory_desc_t src_md_, diff_src_md_, diff_dst_md_, stat_md_ = zero_md(), ss_md_ = zero_md();
     bool has_hint_ = false;
 };
 

@@ -130,69 +130,16 @@ status_t lnorm_fwd_pd_t::init_common() {
     return post_ops::check(attr_.post_ops, dst_md_);
 }
 
-arg_usage_t lnorm_bwd_pd_t::arg_usage(int arg) const {
-    const bool bwd = desc_.prop_kind == dnnl_backward;
-    switch (arg) {
-        case DNNL_ARG_MEAN: return rms() ? arg_usage_t::unused : arg_usage_t::input;
-        case DNNL_ARG_SRC:
-        case DNNL_ARG_VARIANCE:
-        case DNNL_ARG_DIFF_DST: return arg_usage_t::input;
-        case DNNL_ARG_DIFF_SRC: return arg_usage_t::output;
-        case DNNL_ARG_SCALE: return use_scale() ? arg_usage_t::input : arg_usage_t::unused;
-        case DNNL_ARG_DIFF_SCALE: return bwd && use_scale() ? arg_usage_t::output : arg_usage_t::unused;
-        case DNNL_ARG_DIFF_SHIFT: return bwd && use_shift() ? arg_usage_t::output : arg_usage_t::unused;
-        default: return pd_t::arg_usage(arg);
-    }
-}
-
-const memory_desc_t *lnorm_bwd_pd_t::arg_md(int arg) const {
-    switch (arg) {
-        case DNNL_ARG_MEAN:
-        case DNNL_ARG_VARIANCE: return &stat_md_;
-        case DNNL_ARG_SCALE: return use_scale() ? &ss_md_ : &zero_md_;
-        case DNNL_ARG_DIFF_SCALE:
-        case DNNL_ARG_DIFF_SHIFT: return arg_usage(arg) == arg_usage_t::output ? &diff_ss_md_ : &zero_md_;
-        default: return pd_t::arg_md(arg);
-    }
-}
-
-status_t lnorm_bwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
-    switch (what) {
-        case dnnl_query_epsilon_f32: *(float *)result = desc_.epsilon; return status::success;
-        case dnnl_query_flags: *(unsigned *)result = desc_.flags; return status::success;
-        default: return pd_t::query(what, idx, result);
-    }
-}
-
 status_t lnorm_bwd_pd_t::init_common() {
-    if (!attr_.has_default_values()) return status::unimplemented;
-    if (!has_hint_) return decline("lnorm_bwd", "no forward hint");
-    for (const memory_desc_t *md : {&src_md_, &diff_src_md_, &diff_dst_md_})
-        if (!pool::is_fp(md->data_type)) return decline("lnorm_bwd", "data types");
-    if (!one_of(desc_.ss_dt, dnnl_f32, dnnl_bf16, dnnl_f16) || !one_of(desc_.diff_ss_dt, dnnl_f32, dnnl_bf16, dnnl_f16))
-        return status::unimplemented;
-    const mdw_t s(src_md_);
-    if (!s.is_blocked() || s.has_runtime_dims_or_strides()) return status::unimplemented;
-    // diff_dst and diff_src in `any` take the src layout.
-    for (memory_desc_t *md : {&diff_dst_md_, &diff_src_md_})
-        if (mdw_t(*md).is_any()) {
-            const data_type_t dt = md->data_type;
-            *md = src_md_;
-            md->data_type = dt;
-            md->offset0 = 0;
-        }
+    KESTREL_CHECK(init_base("lnorm_bwd", has_hint_, C(), desc_.ss_dt, desc_.diff_ss_dt));
     if (mdw_t(stat_md_).is_any()) {
         if (!mdw_t(hint_stat_md_).is_blocked() || hint_stat_md_.ndims != stat_md_.ndims)
             KESTREL_CHECK(md_set_tag(stat_md_, pool::plain_tag(stat_md_.ndims)));
         else
             stat_md_ = hint_stat_md_;
     }
-    for (const memory_desc_t *md : {&diff_src_md_, &diff_dst_md_, &stat_md_})
-        if (!mdw_t(*md).is_blocked() || mdw_t(*md).has_runtime_dims_or_strides()) return status::unimplemented;
+    if (!mdw_t(stat_md_).is_blocked() || mdw_t(stat_md_).has_runtime_dims_or_strides()) return status::unimplemented;
     if (stat_md_.data_type != dnnl_f32) return status::unimplemented;
-    dim_t c = C();
-    if (use_scale() || use_shift()) KESTREL_CHECK(md_init_by_tag(ss_md_, 1, &c, desc_.ss_dt, dnnl_a));
-    if (diff_ss()) KESTREL_CHECK(md_init_by_tag(diff_ss_md_, 1, &c, desc_.diff_ss_dt, dnnl_a));
     return status::success;
 }
 

@@ -1,7 +1,7 @@
 # Normalizations: batch, layer and group normalization, and LRN.
 libkestrel_la_SOURCES += \
 	src/cpu/norm/bnorm_pd.hpp src/cpu/norm/bnorm_pd.cpp \
-	src/cpu/norm/bnorm.cpp src/cpu/norm/bnorm_bwd.cpp src/cpu/norm/norm_bwd.hpp \
+	src/cpu/norm/bnorm.cpp src/cpu/norm/bnorm_bwd.cpp src/cpu/norm/norm_bwd.hpp src/cpu/norm/norm_bwd_pd.hpp \
 	src/api/batch_normalization.cpp
 libkestrel_la_SOURCES += \
 	src/cpu/norm/lnorm_pd.hpp src/cpu/norm/lnorm_pd.cpp \
