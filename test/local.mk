@@ -9,6 +9,7 @@ include test/reorder/local.mk
 include test/cache/local.mk
 include test/eltwise/local.mk
 include test/pooling/local.mk
+include test/norm/local.mk
 include test/gemm/local.mk
 include test/conv/local.mk
 include test/robust/local.mk

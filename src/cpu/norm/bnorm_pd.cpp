@@ -69,4 +69,20 @@ status_t bnorm_fwd_pd_t::init_common() {
     return status::success;
 }
 
+status_t bnorm_bwd_pd_t::init_common() {
+    if (desc_.flags & dnnl_fuse_norm_add_relu) return decline("bnorm_bwd", "fused add");
+    KESTREL_CHECK(init_base("bnorm_bwd", has_hint_, C(), dnnl_f32, dnnl_f32));
+    dim_t c = C();
+    KESTREL_CHECK(md_init_by_tag(stat_md_, 1, &c, dnnl_f32, dnnl_a));
+    if (fuse_relu()) {
+        // The mask of a forward training primitive over the same shape.
+        if (mdw_t(hint_ws_md_).is_zero()) return decline("bnorm_bwd", "hint has no workspace");
+        if (fwd_src_md_.ndims != src_md_.ndims) return status::unimplemented;
+        for (int i = 0; i < src_md_.ndims; ++i)
+            if (fwd_src_md_.dims[i] != src_md_.dims[i]) return decline("bnorm_bwd", "hint shape");
+        ws_md_ = hint_ws_md_;
+    }
+    return status::success;
+}
+
 } // namespace kestrel

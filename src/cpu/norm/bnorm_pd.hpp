@@ -4,6 +4,7 @@
 
 #include "core/primitive_desc.hpp"
 #include "cpu/common/common.hpp"
+#include "cpu/norm/norm_bwd_pd.hpp"
 
 namespace kestrel {
 
@@ -11,6 +12,8 @@ struct bnorm_desc_t : op_desc_impl_t<bnorm_desc_t> {
     bnorm_desc_t() : op_desc_impl_t(dnnl_batch_normalization) {}
     dnnl_prop_kind_t prop_kind = dnnl_forward_training;
     memory_desc_t src_md = zero_md(), dst_md = zero_md();
+    // Backward only (zero for forward).
+    memory_desc_t diff_src_md = zero_md(), diff_dst_md = zero_md();
     float epsilon = 0.f;
     unsigned flags = 0;
 
@@ -19,6 +22,8 @@ struct bnorm_desc_t : op_desc_impl_t<bnorm_desc_t> {
         k.put(prop_kind);
         k.put(src_md);
         k.put(dst_md);
+        k.put(diff_src_md);
+        k.put(diff_dst_md);
         k.put(epsilon);
         k.put(flags);
         return true;
@@ -80,7 +85,36 @@ protected:
     memory_desc_t src_md_, dst_md_, stat_md_ = zero_md(), scale_md_ = zero_md(), ws_md_ = zero_md();
 };
 
+// Backward: see norm_bwd_pd_t; with fuse_norm_relu the forward's
+// workspace masks diff_dst.
+struct bnorm_bwd_pd_t : norm_bwd_pd_t {
+    using desc_t = bnorm_desc_t;
+    bnorm_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
+        : norm_bwd_pd_t(a, dnnl_batch_normalization, d->prop_kind, d->flags, d->epsilon, d->src_md, d->diff_src_md,
+                d->diff_dst_md),
+          desc_(*d) {
+        if (const auto *h = dynamic_cast<const bnorm_fwd_pd_t *>(hint)) {
+            has_hint_ = true;
+            fwd_src_md_ = *h->src_md();
+            hint_ws_md_ = *h->workspace_md();
+        }
+    }
+    const desc_t *desc() const { return &desc_; }
+    bool fuse_relu() const { return desc_.flags & dnnl_fuse_norm_relu; }
+    dim_t C() const { return src_md_.dims[1]; }
+    // The forward src layout, which indexes the workspace.
+    const memory_desc_t *fwd_src_md() const { return &fwd_src_md_; }
+
+protected:
+    status_t init_common();
+
+    desc_t desc_;
+    memory_desc_t fwd_src_md_ = zero_md(), hint_ws_md_ = zero_md();
+    bool has_hint_ = false;
+};
+
 extern const impl_entry_t bnorm_impl_list[];
+extern const impl_entry_t bnorm_bwd_impl_list[];
 
 } // namespace kestrel
 

@@ -7,6 +7,7 @@
 
 #include "core/primitive_desc.hpp"
 #include "cpu/common/common.hpp"
+#include "cpu/norm/norm_bwd_pd.hpp"
 
 namespace kestrel {
 
@@ -14,6 +15,8 @@ struct gnorm_desc_t : op_desc_impl_t<gnorm_desc_t> {
     gnorm_desc_t() : op_desc_impl_t(dnnl_group_normalization) {}
     dnnl_prop_kind_t prop_kind = dnnl_forward_training;
     memory_desc_t src_md = zero_md(), dst_md = zero_md();
+    // Backward only (zero for forward).
+    memory_desc_t diff_src_md = zero_md(), diff_dst_md = zero_md();
     dim_t groups = 1;
     float epsilon = 0.f;
     unsigned flags = 0;
@@ -23,6 +26,8 @@ struct gnorm_desc_t : op_desc_impl_t<gnorm_desc_t> {
         k.put(src_md);
         k.put(dst_md);
         k.put(groups);
+        k.put(diff_src_md);
+        k.put(diff_dst_md);
         k.put(epsilon);
         k.put(flags);
         return true;
@@ -79,7 +84,41 @@ protected:
     memory_desc_t src_md_, dst_md_, stat_md_ = zero_md(), ss_md_ = zero_md();
 };
 
+// Backward: see norm_bwd_pd_t.
+struct gnorm_bwd_pd_t : norm_bwd_pd_t {
+    using desc_t = gnorm_desc_t;
+    gnorm_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
+        : norm_bwd_pd_t(a, dnnl_group_normalization, d->prop_kind, d->flags, d->epsilon, d->src_md, d->diff_src_md,
+                d->diff_dst_md),
+          desc_(*d), has_hint_(dynamic_cast<const gnorm_fwd_pd_t *>(hint) != nullptr) {}
+    const desc_t *desc() const { return &desc_; }
+    dim_t MB() const { return src_md_.dims[0]; }
+    dim_t C() const { return src_md_.dims[1]; }
+    dim_t G() const { return desc_.groups; }
+    dim_t SP() const {
+        dim_t sp = 1;
+        for (int i = 2; i < src_md_.ndims; ++i) sp *= src_md_.dims[i];
+        return sp;
+    }
+    status_t query(dnnl_query_t what, int idx, void *result) const override {
+        if (what != dnnl_query_group_size_s64) return norm_bwd_pd_t::query(what, idx, result);
+        *(dim_t *)result = desc_.groups;
+        return status::success;
+    }
+
+protected:
+    status_t init_common() {
+        KESTREL_CHECK(init_base("gnorm_bwd", has_hint_, C(), dnnl_f32, dnnl_f32));
+        const dim_t ng[2] = {MB(), G()};
+        return md_init_by_tag(stat_md_, 2, ng, dnnl_f32, dnnl_ab);
+    }
+
+    desc_t desc_;
+    bool has_hint_ = false;
+};
+
 extern const impl_entry_t gnorm_impl_list[];
+extern const impl_entry_t gnorm_bwd_impl_list[];
 
 } // namespace kestrel
 

@@ -130,4 +130,17 @@ status_t lnorm_fwd_pd_t::init_common() {
     return post_ops::check(attr_.post_ops, dst_md_);
 }
 
+status_t lnorm_bwd_pd_t::init_common() {
+    KESTREL_CHECK(init_base("lnorm_bwd", has_hint_, C(), desc_.ss_dt, desc_.diff_ss_dt));
+    if (mdw_t(stat_md_).is_any()) {
+        if (!mdw_t(hint_stat_md_).is_blocked() || hint_stat_md_.ndims != stat_md_.ndims)
+            KESTREL_CHECK(md_set_tag(stat_md_, pool::plain_tag(stat_md_.ndims)));
+        else
+            stat_md_ = hint_stat_md_;
+    }
+    if (!mdw_t(stat_md_).is_blocked() || mdw_t(stat_md_).has_runtime_dims_or_strides()) return status::unimplemented;
+    if (stat_md_.data_type != dnnl_f32) return status::unimplemented;
+    return status::success;
+}
+
 } // namespace kestrel

@@ -6,6 +6,7 @@
 
 #include "core/primitive_desc.hpp"
 #include "cpu/common/common.hpp"
+#include "cpu/norm/norm_bwd_pd.hpp"
 
 namespace kestrel {
 
@@ -13,6 +14,9 @@ struct lnorm_desc_t : op_desc_impl_t<lnorm_desc_t> {
     lnorm_desc_t() : op_desc_impl_t(dnnl_layer_normalization) {}
     dnnl_prop_kind_t prop_kind = dnnl_forward_training;
     memory_desc_t src_md = zero_md(), dst_md = zero_md(), stat_md = zero_md();
+    // Backward only (zero / f32 for forward).
+    memory_desc_t diff_src_md = zero_md(), diff_dst_md = zero_md();
+    data_type_t diff_ss_dt = dnnl_f32;
     data_type_t ss_dt = dnnl_f32;
     float epsilon = 0.f;
     unsigned flags = 0;
@@ -24,6 +28,9 @@ struct lnorm_desc_t : op_desc_impl_t<lnorm_desc_t> {
         k.put(dst_md);
         k.put(stat_md);
         k.put(ss_dt);
+        k.put(diff_src_md);
+        k.put(diff_dst_md);
+        k.put(diff_ss_dt);
         k.put(epsilon);
         k.put(flags);
         return true;
@@ -78,7 +85,32 @@ protected:
     memory_desc_t src_md_, dst_md_, stat_md_, ss_md_ = zero_md();
 };
 
+// Backward: see norm_bwd_pd_t; statistics in `any` take the hint's layout.
+struct lnorm_bwd_pd_t : norm_bwd_pd_t {
+    using desc_t = lnorm_desc_t;
+    lnorm_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
+        : norm_bwd_pd_t(a, dnnl_layer_normalization, d->prop_kind, d->flags, d->epsilon, d->src_md, d->diff_src_md,
+                d->diff_dst_md),
+          desc_(*d) {
+        stat_md_ = d->stat_md;
+        if (const auto *h = dynamic_cast<const lnorm_fwd_pd_t *>(hint)) {
+            has_hint_ = true;
+            hint_stat_md_ = *h->stat_md();
+        }
+    }
+    const desc_t *desc() const { return &desc_; }
+    dim_t C() const { return src_md_.dims[src_md_.ndims - 1]; }
+
+protected:
+    status_t init_common();
+
+    desc_t desc_;
+    memory_desc_t hint_stat_md_ = zero_md();
+    bool has_hint_ = false;
+};
+
 extern const impl_entry_t lnorm_impl_list[];
+extern const impl_entry_t lnorm_bwd_impl_list[];
 
 } // namespace kestrel
 

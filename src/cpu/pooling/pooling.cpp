@@ -55,13 +55,6 @@ struct max_row_t {
     float init;
 };
 
-// Valid kernel taps [k0, k1) for a window starting at i0 with step dil in
-// an input of size n.
-inline void tap_range(dim_t i0, dim_t K, dim_t dil, dim_t n, dim_t &k0, dim_t &k1) {
-    k0 = i0 < 0 ? div_up(-i0, dil) : 0;
-    k1 = i0 >= n ? 0 : std::min(K, div_up(n - i0, dil));
-    if (k1 < k0) k1 = k0;
-}
 
 #define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 

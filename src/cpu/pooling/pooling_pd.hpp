@@ -39,6 +39,14 @@ struct pooling_conf_t {
     float max_init; // lowest value of the dst type
 };
 
+// Fills `c` from the op descriptor and the (diff_)src / (diff_)dst
+// descriptors; every field but max_init.
+void pooling_init_conf(pooling_conf_t &c, const pooling_desc_t &desc, const memory_desc_t &src_md,
+        const memory_desc_t &dst_md);
+// The pooling queries both directions answer (alg, kernel, strides, ...);
+// unimplemented for any other.
+status_t pooling_desc_query(const pooling_desc_t &d, dnnl_query_t what, void *result);
+
 struct pooling_fwd_pd_t : pd_t {
     using desc_t = pooling_desc_t;
     pooling_fwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *)
@@ -74,6 +82,53 @@ protected:
     pooling_conf_t conf_ = {};
 };
 
+// Backward (backward_data): diff_src from diff_dst and, for max pooling,
+// the forward's workspace of indices. The forward hint is required: its src
+// layout resolves diff_src `any` and it supplies the workspace descriptor.
+struct pooling_bwd_pd_t : pd_t {
+    using desc_t = pooling_desc_t;
+    pooling_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
+        : pd_t(a, dnnl_pooling), desc_(*d), diff_src_md_(d->src_md), diff_dst_md_(d->dst_md) {
+        if (const auto *h = dynamic_cast<const pooling_fwd_pd_t *>(hint)) {
+            has_hint_ = true;
+            hint_src_md_ = *h->src_md();
+            ws_md_ = *h->workspace_md();
+        }
+    }
+
+    const desc_t *desc() const { return &desc_; }
+    const pooling_conf_t &conf() const { return conf_; }
+    dnnl_prop_kind_t prop_kind() const override { return dnnl_backward_data; }
+
+    const memory_desc_t *diff_src_md(int idx = 0) const override { return idx == 0 ? &diff_src_md_ : &zero_md_; }
+    const memory_desc_t *diff_dst_md(int idx = 0) const override { return idx == 0 ? &diff_dst_md_ : &zero_md_; }
+    const memory_desc_t *workspace_md(int idx = 0) const override {
+        return idx == 0 && conf_.is_max ? &ws_md_ : &zero_md_;
+    }
+    arg_usage_t arg_usage(int arg) const override {
+        if (arg == DNNL_ARG_DIFF_DST) return arg_usage_t::input;
+        if (arg == DNNL_ARG_DIFF_SRC) return arg_usage_t::output;
+        if (arg == DNNL_ARG_WORKSPACE && conf_.is_max) return arg_usage_t::input;
+        return pd_t::arg_usage(arg);
+    }
+    int n_inputs() const override { return 1 + (conf_.is_max ? 1 : 0); }
+    int n_outputs() const override { return 1; }
+    status_t query(dnnl_query_t what, int idx, void *result) const override {
+        const status_t st = pooling_desc_query(desc_, what, result);
+        return st == status::success ? st : pd_t::query(what, idx, result);
+    }
+
+protected:
+    // Checks what every backward implementation needs and resolves
+    // diff_src format `any`.
+    status_t init_common();
+
+    desc_t desc_;
+    memory_desc_t diff_src_md_, diff_dst_md_, hint_src_md_ = zero_md(), ws_md_ = zero_md();
+    bool has_hint_ = false;
+    pooling_conf_t conf_ = {};
+};
+
 // Element strides of a channel-innermost (or channel-blocked) 3D..5D md in
 // the order the kernels walk: n, channel block, d, h, w (0 for a missing
 // spatial dim).
@@ -87,7 +142,16 @@ inline void pool_walk_strides(const memory_desc_t &md, dim_t st[5]) {
     st[4] = b[nd - 1];
 }
 
+// Valid kernel taps [k0, k1) for a window starting at i0 with step dil in
+// an input of size n.
+inline void tap_range(dim_t i0, dim_t K, dim_t dil, dim_t n, dim_t &k0, dim_t &k1) {
+    k0 = i0 < 0 ? div_up(-i0, dil) : 0;
+    k1 = i0 >= n ? 0 : (K < div_up(n - i0, dil) ? K : div_up(n - i0, dil));
+    if (k1 < k0) k1 = k0;
+}
+
 extern const impl_entry_t pooling_impl_list[];
+extern const impl_entry_t pooling_bwd_impl_list[];
 
 // 8-bit integer src on channel-innermost layouts (pooling_int8.cpp).
 status_t create_int8_pooling_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr, dnnl_engine *engine,
