@@ -52,13 +52,15 @@ test/missing-check.sh test/missing-cmocka.sh: Makefile
 	    '$(@:test/missing-%.sh=%)' > $@ && chmod +x $@
 CLEANFILES += test/missing-check.sh test/missing-cmocka.sh
 
-# test/summary.sh asks make which tests the current build runs, and counts
-# a log only when it is newer than this stamp, which every `make` and `make
-# check` touches before building anything: a log left from before the last
-# build (a test that no longer builds, a run that stopped) is not a result.
+# Every `make` and `make check` rewrites this stamp before building
+# anything, with the logs of the tests that run would produce (TESTS as that
+# make was given it: `make check SANITIZE_TESTS=` or `TESTS=...` count only
+# what they run). test/summary.sh counts those logs, and only when newer than
+# the stamp: a log left from before the last build (a test that no longer
+# builds, a run that stopped) is not a result.
 BUILT_SOURCES += test/build-started.stamp
 test/build-started.stamp:
-	@$(MKDIR_P) test && touch $@
+	@$(MKDIR_P) test && echo '$(TEST_LOGS)' > $@
 CLEANFILES += test/build-started.stamp
 .PHONY: test/build-started.stamp
 

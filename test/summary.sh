@@ -2,8 +2,9 @@
 # Prints one closing line "N passed, M failed, K skipped" for the `make check`
 # just run in build directory DIR (default: the current one).
 #
-# Only the current TESTS count: the list comes from make itself, never from
-# whatever logs lie in the tree. A listed test without a log did not run (it
+# Only the current TESTS count: the list is the one the last make check
+# recorded in test/build-started.stamp (see test/local.mk), never whatever
+# logs lie in the tree. A listed test without a log did not run (it
 # did not build, or make check stopped before it) and counts as a failure; so
 # does a log older than the start of the last build (test/build-started.stamp,
 # touched by every make and make check). A test program that
@@ -17,15 +18,18 @@ dir=${1:-.}
 cd "$dir" || exit 1
 make=${MAKE:-make}
 
-logs=$($make -s print-test-logs 2>/dev/null) || logs=
-if [ -z "$logs" ]; then
-    echo "summary: could not ask make for the list of tests in $dir (did configure run?)" >&2
-    echo "0 passed, 1 failed, 0 skipped"
-    exit 1
-fi
 stamp=test/build-started.stamp
 if [ ! -f "$stamp" ]; then
     echo "summary: $dir has no $stamp: run make check first" >&2
+    echo "0 passed, 1 failed, 0 skipped"
+    exit 1
+fi
+# The tests the last make check ran, as it recorded them; a stamp from an
+# older build holds no list, so make is asked.
+logs=$(cat "$stamp")
+[ -n "$logs" ] || logs=$($make -s print-test-logs 2>/dev/null) || logs=
+if [ -z "$logs" ]; then
+    echo "summary: could not ask make for the list of tests in $dir (did configure run?)" >&2
     echo "0 passed, 1 failed, 0 skipped"
     exit 1
 fi
