@@ -34,3 +34,7 @@ check_PROGRAMS += test/eltwise/test_eltwise_bwd
 TESTS += test/eltwise/test_eltwise_bwd
 test_eltwise_test_eltwise_bwd_SOURCES = test/eltwise/test_eltwise_bwd.cpp
 test_eltwise_test_eltwise_bwd_LDADD = $(TEST_LIBS)
+check_PROGRAMS += test/eltwise/test_bwd_family
+TESTS += test/eltwise/test_bwd_family
+test_eltwise_test_bwd_family_SOURCES = test/eltwise/test_bwd_family.cpp
+test_eltwise_test_bwd_family_LDADD = $(TEST_LIBS)
