@@ -23,15 +23,22 @@ struct shuffle_desc_t : src_dst_desc_t<shuffle_desc_t> {
     }
 };
 
+// The queries shuffle answers beyond the base pd's, forward and backward
+// alike; false when `what` is not one of them.
+template <typename desc_t>
+bool shuffle_query(const desc_t &d, dnnl_query_t what, void *result) {
+    switch (what) {
+        case dnnl_query_axis_s32: *(int *)result = d.axis; return true;
+        case dnnl_query_group_size_s64: *(dim_t *)result = d.group_size; return true;
+        default: return false;
+    }
+}
+
 struct shuffle_fwd_pd_t : src_dst_pd_t<shuffle_desc_t> {
     using src_dst_pd_t::src_dst_pd_t;
 
     status_t query(dnnl_query_t what, int idx, void *result) const override {
-        switch (what) {
-            case dnnl_query_axis_s32: *(int *)result = desc_.axis; return status::success;
-            case dnnl_query_group_size_s64: *(dim_t *)result = desc_.group_size; return status::success;
-            default: return pd_t::query(what, idx, result);
-        }
+        return shuffle_query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
     }
 
 protected:
@@ -87,11 +94,7 @@ struct shuffle_bwd_pd_t : src_dst_bwd_pd_t<shuffle_bwd_desc_t> {
         : src_dst_bwd_pd_t(d, a, hint, 0) {}
 
     status_t query(dnnl_query_t what, int idx, void *result) const override {
-        switch (what) {
-            case dnnl_query_axis_s32: *(int *)result = desc_.axis; return status::success;
-            case dnnl_query_group_size_s64: *(dim_t *)result = desc_.group_size; return status::success;
-            default: return pd_t::query(what, idx, result);
-        }
+        return shuffle_query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
     }
 };
 

@@ -22,17 +22,24 @@ struct softmax_desc_t : src_dst_desc_t<softmax_desc_t> {
     }
 };
 
+// The queries softmax answers beyond the base pd's, forward and backward
+// alike; false when `what` is not one of them.
+template <typename desc_t>
+bool softmax_query(const desc_t &d, dnnl_query_t what, void *result) {
+    switch (what) {
+        case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = d.alg; return true;
+        case dnnl_query_axis_s32: *(int *)result = d.axis; return true;
+        default: return false;
+    }
+}
+
 struct softmax_fwd_pd_t : src_dst_pd_t<softmax_desc_t> {
     using src_dst_pd_t::src_dst_pd_t;
 
     bool is_log() const { return desc_.alg == dnnl_softmax_log; }
 
     status_t query(dnnl_query_t what, int idx, void *result) const override {
-        switch (what) {
-            case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = desc_.alg; return status::success;
-            case dnnl_query_axis_s32: *(int *)result = desc_.axis; return status::success;
-            default: return pd_t::query(what, idx, result);
-        }
+        return softmax_query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
     }
 };
 
@@ -62,11 +69,7 @@ struct softmax_bwd_pd_t : src_dst_bwd_pd_t<softmax_bwd_desc_t> {
     bool is_log() const { return desc_.alg == dnnl_softmax_log; }
 
     status_t query(dnnl_query_t what, int idx, void *result) const override {
-        switch (what) {
-            case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = desc_.alg; return status::success;
-            case dnnl_query_axis_s32: *(int *)result = desc_.axis; return status::success;
-            default: return pd_t::query(what, idx, result);
-        }
+        return softmax_query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
     }
 };
 

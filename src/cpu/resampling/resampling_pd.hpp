@@ -64,6 +64,16 @@ inline linear_t linear(dim_t o, dim_t O, dim_t I) {
     return c;
 }
 
+// The queries resampling answers beyond the base pd's, forward and
+// backward alike; false when `what` is not one of them.
+inline bool query(const resampling_desc_t &d, dnnl_query_t what, void *result) {
+    switch (what) {
+        case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = d.alg; return true;
+        case dnnl_query_factors: *(const float **)result = d.factors; return true;
+        default: return false;
+    }
+}
+
 } // namespace resampling
 
 struct resampling_fwd_pd_t : pd_t {
@@ -128,11 +138,7 @@ struct resampling_bwd_pd_t : pd_t {
     int n_inputs() const override { return 1; }
     int n_outputs() const override { return 1; }
     status_t query(dnnl_query_t what, int idx, void *result) const override {
-        switch (what) {
-            case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = desc_.alg; return status::success;
-            case dnnl_query_factors: *(const float **)result = desc_.factors; return status::success;
-            default: return pd_t::query(what, idx, result);
-        }
+        return resampling::query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
     }
 
 protected:
