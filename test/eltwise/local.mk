@@ -38,3 +38,6 @@ check_PROGRAMS += test/eltwise/test_bwd_family
 TESTS += test/eltwise/test_bwd_family
 test_eltwise_test_bwd_family_SOURCES = test/eltwise/test_bwd_family.cpp
 test_eltwise_test_bwd_family_LDADD = $(TEST_LIBS)
+# The backward suite with the ISA capped at AVX2 and at the baseline.
+EXTRA_DIST += test/eltwise/test_bwd_isa_caps.sh
+TESTS += test/eltwise/test_bwd_isa_caps.sh

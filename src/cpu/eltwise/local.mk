@@ -19,7 +19,8 @@ EXTRA_DIST += \
 	src/cpu/eltwise/simd/math.inc \
 	src/cpu/eltwise/simd/eltwise.inc \
 	src/cpu/eltwise/simd/binary.inc \
-	src/cpu/eltwise/simd/softmax.inc
+	src/cpu/eltwise/simd/softmax.inc \
+	src/cpu/eltwise/simd/eltwise_bwd.inc
 libkestrel_la_SOURCES += \
 	src/cpu/eltwise/binary_pd.hpp \
 	src/cpu/eltwise/binary.hpp \
