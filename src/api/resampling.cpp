@@ -70,7 +70,8 @@ dnnl_status_t dnnl_resampling_backward_primitive_desc_create(dnnl_primitive_desc
         dnnl_engine_t engine, dnnl_alg_kind_t alg_kind, const float *factors,
         const_dnnl_memory_desc_t diff_src_desc, const_dnnl_memory_desc_t diff_dst_desc,
         const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
-    if (any_null(primitive_desc, engine, diff_src_desc)) return dnnl_invalid_arguments;
+    // Backward needs both sizes: diff_dst is required here.
+    if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc)) return dnnl_invalid_arguments;
     if (any_runtime(diff_src_desc, diff_dst_desc)) return dnnl_unimplemented;
     return guard([&] {
         resampling_desc_t d;
