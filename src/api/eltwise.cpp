@@ -30,4 +30,27 @@ dnnl_status_t dnnl_eltwise_forward_primitive_desc_create(dnnl_primitive_desc_t *
     });
 }
 
+dnnl_status_t dnnl_eltwise_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_alg_kind_t alg_kind, const_dnnl_memory_desc_t diff_src_desc,
+        const_dnnl_memory_desc_t diff_dst_desc, const_dnnl_memory_desc_t data_desc, float alpha,
+        float beta, const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, data_desc))
+        return dnnl_invalid_arguments;
+    if (any_runtime(diff_src_desc, diff_dst_desc, data_desc)) return dnnl_unimplemented;
+    if (!math::eltwise_bwd_supported(alg_kind)) return dnnl_invalid_arguments;
+    for (auto *md : {diff_src_desc, diff_dst_desc})
+        if (!elt::md_usable(*md) || !elt::same_dims(*md, *data_desc)) return dnnl_invalid_arguments;
+    if (!elt::md_usable(*data_desc)) return dnnl_invalid_arguments;
+    return guard([&] {
+        eltwise_bwd_desc_t d;
+        d.alg = alg_kind;
+        d.data_md = *data_desc;
+        d.diff_src_md = *diff_src_desc;
+        d.diff_dst_md = *diff_dst_desc;
+        d.alpha = alpha;
+        d.beta = beta;
+        return create_pd_handle(primitive_desc, d, attr, engine, eltwise_bwd_impl_list, hint_fwd_pd);
+    });
+}
+
 } // extern "C"

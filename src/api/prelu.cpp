@@ -30,4 +30,33 @@ dnnl_status_t dnnl_prelu_forward_primitive_desc_create(dnnl_primitive_desc_t *pr
     });
 }
 
+dnnl_status_t dnnl_prelu_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t weights_desc,
+        const_dnnl_memory_desc_t diff_src_desc, const_dnnl_memory_desc_t diff_weights_desc,
+        const_dnnl_memory_desc_t diff_dst_desc, const_dnnl_primitive_desc_t hint_fwd_pd,
+        const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, src_desc, weights_desc, diff_src_desc, diff_weights_desc,
+                diff_dst_desc))
+        return dnnl_invalid_arguments;
+    if (any_runtime(src_desc, weights_desc, diff_src_desc, diff_weights_desc, diff_dst_desc))
+        return dnnl_unimplemented;
+    for (auto *md : {src_desc, weights_desc, diff_src_desc, diff_weights_desc, diff_dst_desc})
+        if (!elt::md_usable(*md)) return dnnl_invalid_arguments;
+    if (!elt::same_dims(*src_desc, *diff_src_desc) || !elt::same_dims(*src_desc, *diff_dst_desc)
+            || !elt::same_dims(*weights_desc, *diff_weights_desc) || weights_desc->ndims != src_desc->ndims)
+        return dnnl_invalid_arguments;
+    for (int d = 0; d < src_desc->ndims; ++d)
+        if (weights_desc->dims[d] != src_desc->dims[d] && weights_desc->dims[d] != 1)
+            return dnnl_invalid_arguments;
+    return guard([&] {
+        prelu_bwd_desc_t d;
+        d.src_md = *src_desc;
+        d.weights_md = *weights_desc;
+        d.diff_src_md = *diff_src_desc;
+        d.diff_weights_md = *diff_weights_desc;
+        d.diff_dst_md = *diff_dst_desc;
+        return create_pd_handle(primitive_desc, d, attr, engine, prelu_bwd_impl_list, hint_fwd_pd);
+    });
+}
+
 } // extern "C"

@@ -30,4 +30,26 @@ dnnl_status_t dnnl_shuffle_forward_primitive_desc_create(dnnl_primitive_desc_t *
     });
 }
 
+dnnl_status_t dnnl_shuffle_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, const_dnnl_memory_desc_t diff_src_desc,
+        const_dnnl_memory_desc_t diff_dst_desc, int axis, dnnl_dim_t group_size,
+        const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc)) return dnnl_invalid_arguments;
+    if (any_runtime(diff_src_desc, diff_dst_desc)) return dnnl_unimplemented;
+    if (!elt::md_usable(*diff_src_desc) || !elt::md_usable(*diff_dst_desc)
+            || !elt::same_dims(*diff_src_desc, *diff_dst_desc))
+        return dnnl_invalid_arguments;
+    if (axis < 0 || axis >= diff_src_desc->ndims || group_size <= 0
+            || diff_src_desc->dims[axis] % group_size != 0)
+        return dnnl_invalid_arguments;
+    return guard([&] {
+        shuffle_bwd_desc_t d;
+        d.diff_src_md = *diff_src_desc;
+        d.diff_dst_md = *diff_dst_desc;
+        d.axis = axis;
+        d.group_size = group_size;
+        return create_pd_handle(primitive_desc, d, attr, engine, shuffle_bwd_impl_list, hint_fwd_pd);
+    });
+}
+
 } // extern "C"

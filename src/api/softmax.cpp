@@ -29,4 +29,26 @@ dnnl_status_t dnnl_softmax_forward_primitive_desc_create(dnnl_primitive_desc_t *
     });
 }
 
+dnnl_status_t dnnl_softmax_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_alg_kind_t alg_kind, const_dnnl_memory_desc_t diff_src_desc,
+        const_dnnl_memory_desc_t diff_dst_desc, const_dnnl_memory_desc_t dst_desc, int softmax_axis,
+        const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, dst_desc))
+        return dnnl_invalid_arguments;
+    if (any_runtime(diff_src_desc, diff_dst_desc, dst_desc)) return dnnl_unimplemented;
+    if (!one_of(alg_kind, dnnl_softmax_accurate, dnnl_softmax_log)) return dnnl_invalid_arguments;
+    for (auto *md : {diff_src_desc, diff_dst_desc, dst_desc})
+        if (!elt::md_usable(*md) || !elt::same_dims(*md, *dst_desc)) return dnnl_invalid_arguments;
+    if (softmax_axis < 0 || softmax_axis >= dst_desc->ndims) return dnnl_invalid_arguments;
+    return guard([&] {
+        softmax_bwd_desc_t d;
+        d.alg = alg_kind;
+        d.data_md = *dst_desc;
+        d.diff_src_md = *diff_src_desc;
+        d.diff_dst_md = *diff_dst_desc;
+        d.axis = softmax_axis;
+        return create_pd_handle(primitive_desc, d, attr, engine, softmax_bwd_impl_list, hint_fwd_pd);
+    });
+}
+
 } // extern "C"

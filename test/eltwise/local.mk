@@ -27,3 +27,17 @@ TESTS += test/eltwise/test_int8_softmax_prelu
 test_eltwise_test_int8_softmax_prelu_SOURCES = test/eltwise/test_int8_softmax_prelu.cpp
 test_eltwise_test_int8_softmax_prelu_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_eltwise_test_int8_softmax_prelu_LDADD = $(TEST_LIBS)
+# Backward of the element-wise family against naive references and finite
+# differences written in the tests (bwd_test.hpp shares nothing with src/).
+EXTRA_DIST += test/eltwise/bwd_test.hpp
+check_PROGRAMS += test/eltwise/test_eltwise_bwd
+TESTS += test/eltwise/test_eltwise_bwd
+test_eltwise_test_eltwise_bwd_SOURCES = test/eltwise/test_eltwise_bwd.cpp
+test_eltwise_test_eltwise_bwd_LDADD = $(TEST_LIBS)
+check_PROGRAMS += test/eltwise/test_bwd_family
+TESTS += test/eltwise/test_bwd_family
+test_eltwise_test_bwd_family_SOURCES = test/eltwise/test_bwd_family.cpp
+test_eltwise_test_bwd_family_LDADD = $(TEST_LIBS)
+# The backward suite with the ISA capped at AVX2 and at the baseline.
+EXTRA_DIST += test/eltwise/test_bwd_isa_caps.sh
+TESTS += test/eltwise/test_bwd_isa_caps.sh

@@ -82,6 +82,14 @@ inline status_t set_layout_like(memory_desc_t &md, const memory_desc_t &like) {
     return status::success;
 }
 
+// Resolves format `any` of `md` to the plain row-major layout.
+inline status_t set_plain(memory_desc_t &md) {
+    static const format_tag_t plain[] = {dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde, dnnl_abcdef};
+    if (md.format_kind != dnnl_format_kind_any) return status::success;
+    if (md.ndims < 1 || md.ndims > 6) return status::unimplemented;
+    return md_set_tag(md, plain[md.ndims - 1]);
+}
+
 inline bool same_dims(const memory_desc_t &a, const memory_desc_t &b) {
     if (a.ndims != b.ndims) return false;
     for (int d = 0; d < a.ndims; ++d)

@@ -37,6 +37,12 @@ struct kernels_t {
     // [j0, j1) of the stride; src/dst point at the block.
     void (*softmax_cols)(bool log, data_type_t dt, const void *src, void *dst, dim_t len,
             dim_t stride, dim_t j0, dim_t j1);
+    // True when eltwise_bwd() computes `alg` (others use the reference).
+    bool (*eltwise_bwd_has)(dnnl_alg_kind_t alg);
+    // diff_src[i] = diff_dst[i] * f'(x[i]) for i in [0, n); x is src, or
+    // dst for the _use_dst_for_bwd algorithms; all three share the type dt.
+    void (*eltwise_bwd)(dnnl_alg_kind_t alg, float alpha, float beta, data_type_t dt,
+            const void *x, const void *diff_dst, void *diff_src, dim_t n);
 };
 
 const kernels_t *kernels_avx512();

@@ -27,9 +27,11 @@ namespace {
 #include "cpu/eltwise/simd/eltwise.inc"
 #include "cpu/eltwise/simd/binary.inc"
 #include "cpu/eltwise/simd/softmax.inc"
+#include "cpu/eltwise/simd/eltwise_bwd.inc"
 #undef KT_T
 
-const kernels_t table = {"avx512", eltwise_has, eltwise, binary, binary_period, softmax_rows, softmax_cols};
+const kernels_t table = {"avx512", eltwise_has, eltwise, binary, binary_period, softmax_rows, softmax_cols,
+        eltwise_bwd_has, eltwise_bwd};
 
 } // namespace
 

@@ -10,6 +10,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/eltwise/eltwise_pd.hpp \
 	src/cpu/eltwise/eltwise.hpp \
 	src/cpu/eltwise/eltwise.cpp \
+	src/cpu/eltwise/eltwise_bwd.cpp \
 	src/api/eltwise.cpp
 EXTRA_DIST += \
 	src/cpu/eltwise/simd/avx512.inc \
@@ -18,7 +19,8 @@ EXTRA_DIST += \
 	src/cpu/eltwise/simd/math.inc \
 	src/cpu/eltwise/simd/eltwise.inc \
 	src/cpu/eltwise/simd/binary.inc \
-	src/cpu/eltwise/simd/softmax.inc
+	src/cpu/eltwise/simd/softmax.inc \
+	src/cpu/eltwise/simd/eltwise_bwd.inc
 libkestrel_la_SOURCES += \
 	src/cpu/eltwise/binary_pd.hpp \
 	src/cpu/eltwise/binary.hpp \
@@ -27,10 +29,12 @@ libkestrel_la_SOURCES += \
 libkestrel_la_SOURCES += \
 	src/cpu/eltwise/softmax_pd.hpp \
 	src/cpu/eltwise/softmax.cpp \
+	src/cpu/eltwise/softmax_bwd.cpp \
 	src/api/softmax.cpp \
 	src/cpu/eltwise/shuffle.hpp \
 	src/cpu/eltwise/shuffle.cpp \
 	src/api/shuffle.cpp \
 	src/cpu/eltwise/prelu.hpp \
 	src/cpu/eltwise/prelu.cpp \
+	src/cpu/eltwise/prelu_bwd.cpp \
 	src/api/prelu.cpp

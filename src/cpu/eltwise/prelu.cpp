@@ -22,11 +22,8 @@ status_t prelu_fwd_pd_t::init_common(const char *me) {
     if (mdw_t(weights_md_).is_any()) {
         if (elt::same_dims(weights_md_, src_md_)) {
             KESTREL_CHECK(elt::set_layout_like(weights_md_, src_md_));
-        } else {
-            static const format_tag_t plain[] = {
-                    dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde, dnnl_abcdef};
-            if (weights_md_.ndims > 6) return decline(me, "weights rank");
-            KESTREL_CHECK(md_set_tag(weights_md_, plain[weights_md_.ndims - 1]));
+        } else if (elt::set_plain(weights_md_) != status::success) {
+            return decline(me, "weights rank");
         }
     }
     KESTREL_CHECK(elt::set_layout_like(dst_md_, src_md_));

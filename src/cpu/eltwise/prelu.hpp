@@ -86,6 +86,61 @@ struct prelu_ref_t : primitive_t {
 
 extern const impl_entry_t prelu_impl_list[];
 
+struct prelu_bwd_desc_t : op_desc_impl_t<prelu_bwd_desc_t> {
+    prelu_bwd_desc_t() : op_desc_impl_t(dnnl_prelu) {}
+    dnnl_prop_kind_t prop_kind = dnnl_backward;
+    memory_desc_t src_md = zero_md(), weights_md = zero_md();
+    memory_desc_t diff_src_md = zero_md(), diff_weights_md = zero_md(), diff_dst_md = zero_md();
+
+    bool serialize(key_writer_t &k) const override {
+        static_assert(sizeof(prelu_bwd_desc_t) == 3096, "prelu_bwd_desc_t changed: update serialize");
+        k.put(prop_kind);
+        for (const memory_desc_t *md : {&src_md, &weights_md, &diff_src_md, &diff_weights_md, &diff_dst_md})
+            k.put(*md);
+        return true;
+    }
+};
+
+// Backward: diff_src = src > 0 ? diff_dst : w * diff_dst, and diff_weights
+// the sum, over the dims the weights are broadcast along, of
+// (src > 0 ? 0 : src * diff_dst).
+struct prelu_bwd_pd_t : pd_t {
+    prelu_bwd_pd_t(const prelu_bwd_desc_t *d, const attr_t *a, const pd_t *)
+        : pd_t(a, dnnl_prelu), desc_(*d), src_md_(d->src_md), weights_md_(d->weights_md),
+          diff_src_md_(d->diff_src_md), diff_weights_md_(d->diff_weights_md),
+          diff_dst_md_(d->diff_dst_md) {}
+
+    const prelu_bwd_desc_t &desc() const { return desc_; }
+    dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
+    const memory_desc_t *src_md(int idx = 0) const override { return idx == 0 ? &src_md_ : &zero_md_; }
+    const memory_desc_t *weights_md(int idx = 0) const override {
+        return idx == 0 ? &weights_md_ : &zero_md_;
+    }
+    const memory_desc_t *diff_src_md(int idx = 0) const override {
+        return idx == 0 ? &diff_src_md_ : &zero_md_;
+    }
+    const memory_desc_t *diff_weights_md(int idx = 0) const override {
+        return idx == 0 ? &diff_weights_md_ : &zero_md_;
+    }
+    const memory_desc_t *diff_dst_md(int idx = 0) const override {
+        return idx == 0 ? &diff_dst_md_ : &zero_md_;
+    }
+    int n_inputs() const override { return 3; }
+    int n_outputs() const override { return 2; }
+
+    arg_usage_t arg_usage(int arg) const override {
+        if (one_of(arg, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_DST)) return arg_usage_t::input;
+        if (one_of(arg, DNNL_ARG_DIFF_SRC, DNNL_ARG_DIFF_WEIGHTS)) return arg_usage_t::output;
+        return pd_t::arg_usage(arg);
+    }
+
+protected:
+    prelu_bwd_desc_t desc_;
+    memory_desc_t src_md_, weights_md_, diff_src_md_, diff_weights_md_, diff_dst_md_;
+};
+
+extern const impl_entry_t prelu_bwd_impl_list[];
+
 } // namespace kestrel
 
 #endif

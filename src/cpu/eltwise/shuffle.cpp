@@ -72,24 +72,60 @@ status_t shuffle_copy_t::execute(const exec_ctx_t &ctx) const {
 
 // ---------------------------------------------------------------- ref
 
-status_t shuffle_ref_t::execute(const exec_ctx_t &ctx) const {
-    const auto *pd = static_cast<const pd_t *>(pd_.get());
-    const mdw_t sm(pd->src_md()), dm(pd->dst_md());
-    const char *src = ctx.input<char>(DNNL_ARG_SRC);
-    char *dst = ctx.output<char>(DNNL_ARG_DST);
-    const int ax = pd->desc().axis, nd = sm.ndims();
-    const dim_t C = sm.dims()[ax], G = pd->desc().group_size, CG = C / G;
+namespace {
+// dst at channel c (along axis `ax`) takes src at channel from(c); any
+// layouts of one data type; zeroes dst's padding.
+template <typename F>
+void gather_channels(const mdw_t &sm, const mdw_t &dm, const char *src, char *dst, int ax, const F &from) {
+    const int nd = sm.ndims();
     const size_t esz = sm.dt_size();
     elt::parallel_logical(nd, dm.dims(), [&](const dim_t *pos) {
         dim_t p[max_ndims];
         for (int d = 0; d < nd; ++d) p[d] = pos[d];
-        const dim_t c = pos[ax];
-        p[ax] = (c % CG) * G + c / CG;
+        p[ax] = from(pos[ax]);
         std::memcpy(dst + dm.off_v(pos) * esz, src + sm.off_v(p) * esz, esz);
     });
     elt::zero_padding(dm.md(), dst);
+}
+} // namespace
+
+status_t shuffle_ref_t::execute(const exec_ctx_t &ctx) const {
+    const auto *pd = static_cast<const pd_t *>(pd_.get());
+    const mdw_t sm(pd->src_md()), dm(pd->dst_md());
+    const int ax = pd->desc().axis;
+    const dim_t C = sm.dims()[ax], G = pd->desc().group_size, CG = C / G;
+    gather_channels(sm, dm, ctx.input<char>(DNNL_ARG_SRC), ctx.output<char>(DNNL_ARG_DST), ax,
+            [=](dim_t c) { return (c % CG) * G + c / CG; });
     return status::success;
 }
+
+// ---------------------------------------------------------------- bwd
+
+status_t shuffle_bwd_ref_t::pd_t::init(dnnl_engine *) {
+    const char *me = "ref:shuffle_bwd";
+    const data_type_t dt = diff_dst_md_.data_type;
+    if (desc_.prop_kind != dnnl_backward_data) return decline(me, "prop kind");
+    if (!elt::is_float_dt(dt) && !elt::is_int_dt(dt)) return decline(me, "data type");
+    if (diff_src_md_.data_type != dt) return decline(me, "data types differ");
+    KESTREL_CHECK(init_layouts(me));
+    if (!attr_.has_default_values()) return decline(me, "attributes");
+    return status::success;
+}
+
+status_t shuffle_bwd_ref_t::execute(const exec_ctx_t &ctx) const {
+    const auto *pd = static_cast<const pd_t *>(pd_.get());
+    const mdw_t ddm(pd->diff_dst_md()), dsm(pd->diff_src_md());
+    const int ax = pd->desc().axis;
+    const dim_t C = ddm.dims()[ax], G = pd->desc().group_size, CG = C / G;
+    gather_channels(ddm, dsm, ctx.input<char>(DNNL_ARG_DIFF_DST), ctx.output<char>(DNNL_ARG_DIFF_SRC),
+            ax, [=](dim_t c) { return c / G + (c % G) * CG; });
+    return status::success;
+}
+
+const impl_entry_t shuffle_bwd_impl_list[] = {
+        {"ref:any", make_pd<shuffle_bwd_ref_t::pd_t>},
+        {nullptr, nullptr},
+};
 
 const impl_entry_t shuffle_impl_list[] = {
         {"copy:plain", make_pd<shuffle_copy_t::pd_t>},

@@ -74,6 +74,87 @@ inline bool eltwise_supported(dnnl_alg_kind_t alg) {
     return !std::isnan(eltwise_fwd(alg, 0.5f, 1.f, 1.f)) || alg == dnnl_eltwise_log;
 }
 
+// True when oneDNN defines a backward for `alg` (every forward one but round).
+inline bool eltwise_bwd_supported(dnnl_alg_kind_t alg) {
+    return eltwise_supported(alg) && alg != dnnl_eltwise_round;
+}
+
+// True for the algorithms whose backward reads dst instead of src.
+inline bool eltwise_uses_dst(dnnl_alg_kind_t alg) {
+    return one_of(alg, dnnl_eltwise_relu_use_dst_for_bwd, dnnl_eltwise_tanh_use_dst_for_bwd,
+            dnnl_eltwise_elu_use_dst_for_bwd, dnnl_eltwise_sqrt_use_dst_for_bwd,
+            dnnl_eltwise_logistic_use_dst_for_bwd, dnnl_eltwise_exp_use_dst_for_bwd,
+            dnnl_eltwise_clip_v2_use_dst_for_bwd);
+}
+
+// Backward value: dd times the derivative of `alg`, taken at x (src), or
+// expressed through y = f(src) for the _use_dst_for_bwd algorithms. At a
+// kink the one-sided derivative oneDNN documents is used (relu: the left
+// one at 0; clip: the right end included, the left one excluded).
+inline float eltwise_bwd(dnnl_alg_kind_t alg, float dd, float x, float alpha, float beta) {
+    switch (alg) {
+        case dnnl_eltwise_relu:
+        case dnnl_eltwise_relu_use_dst_for_bwd: return x > 0 ? dd : alpha * dd;
+        case dnnl_eltwise_tanh: {
+            const float t = std::tanh(x);
+            return dd * (1.f - t * t);
+        }
+        case dnnl_eltwise_tanh_use_dst_for_bwd: return dd * (1.f - x * x);
+        case dnnl_eltwise_elu: return x > 0 ? dd : dd * alpha * std::exp(x);
+        case dnnl_eltwise_elu_use_dst_for_bwd: return x > 0 ? dd : dd * (x + alpha);
+        case dnnl_eltwise_square: return dd * 2.f * x;
+        case dnnl_eltwise_abs: return x > 0 ? dd : x < 0 ? -dd : 0.f;
+        case dnnl_eltwise_sqrt: return dd / (2.f * std::sqrt(x));
+        case dnnl_eltwise_sqrt_use_dst_for_bwd: return dd / (2.f * x);
+        case dnnl_eltwise_linear: return dd * alpha;
+        case dnnl_eltwise_soft_relu: return dd * logistic(alpha * x);
+        case dnnl_eltwise_hardsigmoid: {
+            const float v = alpha * x + beta;
+            return v > 0.f && v < 1.f ? dd * alpha : 0.f;
+        }
+        case dnnl_eltwise_logistic: {
+            const float s = logistic(x);
+            return dd * s * (1.f - s);
+        }
+        case dnnl_eltwise_logistic_use_dst_for_bwd: return dd * x * (1.f - x);
+        case dnnl_eltwise_exp: return dd * std::exp(x);
+        case dnnl_eltwise_exp_use_dst_for_bwd: return dd * x;
+        case dnnl_eltwise_gelu_tanh: {
+            // d/dx [x * s(2z)], s the logistic, z = k (x + c x^3):
+            // s(2z) + x * 2 z' * s(2z) (1 - s(2z)).
+            const float k = 0.7978845608028654f, c = 0.044715f;
+            const float s = logistic(2.f * k * (x + c * x * x * x));
+            const float dz = k * (1.f + 3.f * c * x * x);
+            return dd * (s + x * 2.f * dz * s * (1.f - s));
+        }
+        case dnnl_eltwise_swish: {
+            const float s = logistic(alpha * x);
+            return dd * (s + alpha * x * s * (1.f - s));
+        }
+        case dnnl_eltwise_log: return dd / x;
+        case dnnl_eltwise_clip:
+        case dnnl_eltwise_clip_v2: return x > alpha && x <= beta ? dd : 0.f;
+        case dnnl_eltwise_clip_v2_use_dst_for_bwd: return x > alpha && x < beta ? dd : 0.f;
+        case dnnl_eltwise_pow:
+            return beta == 0.f ? 0.f : dd * alpha * beta * std::pow(x, beta - 1.f);
+        case dnnl_eltwise_gelu_erf: {
+            const float cdf = 0.5f * std::erfc(-x * 0.7071067811865475f);
+            const float pdf = 0.3989422804014327f * std::exp(-0.5f * x * x); // 1/sqrt(2 pi)
+            return dd * (cdf + x * pdf);
+        }
+        case dnnl_eltwise_mish: {
+            // tanh(sp) + x * (1 - tanh(sp)^2) * logistic(x), sp = soft_relu(x).
+            const float t = std::tanh(soft_relu(x, 1.f));
+            return dd * (t + x * (1.f - t * t) * logistic(x));
+        }
+        case dnnl_eltwise_hardswish: {
+            const float v = alpha * x + beta;
+            return v <= 0.f ? 0.f : v >= 1.f ? dd : dd * (2.f * alpha * x + beta);
+        }
+        default: return NAN;
+    }
+}
+
 // Binary algorithms (comparisons give 1 or 0).
 inline float binary_fwd(dnnl_alg_kind_t alg, float a, float b) {
     switch (alg) {

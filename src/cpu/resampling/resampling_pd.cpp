@@ -5,11 +5,7 @@
 namespace kestrel {
 
 status_t resampling_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
-    switch (what) {
-        case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = desc_.alg; return status::success;
-        case dnnl_query_factors: *(const float **)result = desc_.factors; return status::success;
-        default: return pd_t::query(what, idx, result);
-    }
+    return resampling::query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
 }
 
 status_t resampling_fwd_pd_t::init_common() {

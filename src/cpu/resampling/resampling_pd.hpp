@@ -64,6 +64,16 @@ inline linear_t linear(dim_t o, dim_t O, dim_t I) {
     return c;
 }
 
+// The queries resampling answers beyond the base pd's, forward and
+// backward alike; false when `what` is not one of them.
+inline bool query(const resampling_desc_t &d, dnnl_query_t what, void *result) {
+    switch (what) {
+        case dnnl_query_alg_kind: *(dnnl_alg_kind_t *)result = d.alg; return true;
+        case dnnl_query_factors: *(const float **)result = d.factors; return true;
+        default: return false;
+    }
+}
+
 } // namespace resampling
 
 struct resampling_fwd_pd_t : pd_t {
@@ -102,6 +112,41 @@ protected:
 };
 
 extern const impl_entry_t resampling_impl_list[];
+
+// Backward: diff_src from diff_dst (the op desc's src_md and dst_md hold
+// diff_src and diff_dst). Each diff_src point is the sum of the diff_dst
+// points that read it in the forward pass, times the forward weights.
+struct resampling_bwd_pd_t : pd_t {
+    using desc_t = resampling_desc_t;
+    resampling_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *)
+        : pd_t(a, dnnl_resampling), desc_(*d), diff_src_md_(d->src_md), diff_dst_md_(d->dst_md) {}
+
+    const desc_t *desc() const { return &desc_; }
+    dnnl_prop_kind_t prop_kind() const override { return desc_.prop_kind; }
+    bool is_linear() const { return desc_.alg == dnnl_resampling_linear; }
+    const memory_desc_t *diff_src_md(int idx = 0) const override {
+        return idx == 0 ? &diff_src_md_ : &zero_md_;
+    }
+    const memory_desc_t *diff_dst_md(int idx = 0) const override {
+        return idx == 0 ? &diff_dst_md_ : &zero_md_;
+    }
+    arg_usage_t arg_usage(int arg) const override {
+        if (arg == DNNL_ARG_DIFF_DST) return arg_usage_t::input;
+        if (arg == DNNL_ARG_DIFF_SRC) return arg_usage_t::output;
+        return pd_t::arg_usage(arg);
+    }
+    int n_inputs() const override { return 1; }
+    int n_outputs() const override { return 1; }
+    status_t query(dnnl_query_t what, int idx, void *result) const override {
+        return resampling::query(desc_, what, result) ? status::success : pd_t::query(what, idx, result);
+    }
+
+protected:
+    desc_t desc_;
+    memory_desc_t diff_src_md_, diff_dst_md_;
+};
+
+extern const impl_entry_t resampling_bwd_impl_list[];
 
 } // namespace kestrel
 
