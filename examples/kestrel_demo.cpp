@@ -12,6 +12,7 @@
 //   max pooling 3x3 stride 2                               -> 2x16x7x7
 //   inner product -> 10, bias
 //   softmax over the 10 classes
+// and then trains a small CNN for a few steps (demo_train.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +28,8 @@
 // the library-mode policy switch, so one process can show every mode.
 #include "core/primitive.hpp"
 #include "scratchpad/arena.hpp"
+
+#include "demo_train.hpp"
 
 using namespace dnnl;
 using tag = memory::format_tag;
@@ -352,6 +355,7 @@ int main() {
         bool same = out_global == out_private && out_global == out_user;
         std::printf("outputs of the three modes bit-identical: %s\n", same ? "yes" : "NO");
         bool ok = err <= tol && same && global_after == 0 && global_held <= ((global_max + 4095) / 4096) * 4096;
+        ok = demo_train() && ok;
         std::printf("%s\n", ok ? "demo: OK" : "demo: FAILED");
         return ok ? 0 : 1;
     } catch (const dnnl::error &e) {
