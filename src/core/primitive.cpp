@@ -236,7 +236,13 @@ status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nar
             dnnl_memory *m = probe.memory(DNNL_ARG_SCRATCHPAD);
             if (!m || !m->data || m->engine != p->pd.engine || mdw_t(m->md).size() < reg.size())
                 return status::invalid_arguments;
-            scratchpad::grantor_t g(&reg, static_cast<char *>(m->data));
+            // Regions are laid out aligned relative to the buffer, and the
+            // vector kernels load them aligned: a buffer that is not itself
+            // aligned (a user handle from std::vector, say) is refused
+            // rather than faulted on.
+            char *base = static_cast<char *>(m->data);
+            if (reinterpret_cast<uintptr_t>(base) % scratchpad::default_align != 0) return status::invalid_arguments;
+            scratchpad::grantor_t g(&reg, base);
             st = p->impl->execute(exec_ctx_t(stream, nargs, args, g));
             break;
         }

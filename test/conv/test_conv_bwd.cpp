@@ -572,6 +572,24 @@ void check_api(const lib_t &L, kt::tally_t &t) {
         r.add(L, DNNL_ARG_DIFF_BIAS, descs_t(p).bias, db.data());
         r.add(L, DNNL_ARG_SCRATCHPAD, short_md, DNNL_MEMORY_ALLOCATE);
         t.check(r.exec(L, prim) == dnnl_invalid_arguments && dw[0] == -5.f, "short user scratchpad refused");
+        // Full size but not on a 64-byte boundary (a handle into a byte
+        // vector): refused, nothing written; the same bytes aligned: runs.
+        kt::md_t full_md(kt::make_md({(dim)need}, dnnl_u8, dnnl_a));
+        std::vector<char> bytes(need + 128);
+        char *aligned = bytes.data() + (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
+        for (int shift : {8, 0}) {
+            run_t u;
+            u.add(L, DNNL_ARG_SRC, descs_t(p).src, src.data());
+            u.add(L, DNNL_ARG_DIFF_DST, descs_t(p).dst, ddst.data());
+            u.add(L, DNNL_ARG_DIFF_WEIGHTS, descs_t(p).wei, dw.data());
+            u.add(L, DNNL_ARG_DIFF_BIAS, descs_t(p).bias, db.data());
+            u.add(L, DNNL_ARG_SCRATCHPAD, full_md, aligned + shift);
+            if (shift)
+                t.check(u.exec(L, prim) == dnnl_invalid_arguments && dw[0] == -5.f,
+                        "misaligned user scratchpad refused");
+            else
+                t.check(u.exec(L, prim) == dnnl_success && dw[0] != -5.f, "aligned user scratchpad accepted");
+        }
         dnnl_primitive_destroy(prim);
         dnnl_primitive_desc_destroy(upd);
         dnnl_primitive_attr_destroy(attr);
