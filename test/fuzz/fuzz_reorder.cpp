@@ -39,7 +39,11 @@ dnnl_memory_desc_t make(mds_t &mds, reader_t &r, int nd, const dnnl_dims_t d, dn
             dnnl_dims_t big, off;
             for (int i = 0; i < nd; ++i) {
                 dnnl_dim_t extra = r.range(0, 2);
-                big[i] = (d[i] > 0 ? d[i] : 1) + extra;
+                big[i] = d[i] > 0 ? d[i] : 1;
+                // A hostile dim near INT64_MAX gets no margin (the sum
+                // overflowed here: found by make fuzz-smoke).
+                if (big[i] > INT64_MAX - extra) extra = 0;
+                big[i] += extra;
                 off[i] = r.range(0, extra);
             }
             dnnl_memory_desc_t parent = mds.tag(nd, big, dt, pick_tag(r, nd, false));
