@@ -347,7 +347,7 @@ dnnl_status_t dnnl_post_ops_get_params_prelu(const_dnnl_post_ops_t post_ops, int
 
 } // extern "C"
 
-// Getters whose setters Kestrel does not implement (dropout, RNN
+// Getters whose setters Kestrel does not implement (RNN
 // quantization, depthwise and select post-ops): an attribute can never hold
 // those, so each getter reports the default oneDNN reports for an attribute
 // where they were never set, and writes its outputs.
@@ -360,11 +360,22 @@ const float unit_scale = 1.f;
 
 extern "C" {
 
-// api-coverage: partial: dropout cannot be set, so this reports no dropout (a zero descriptor)
 dnnl_status_t dnnl_primitive_attr_get_dropout(const_dnnl_primitive_attr_t attr,
         const_dnnl_memory_desc_t *dropout_desc) {
     if (any_null(attr, dropout_desc)) return dnnl_invalid_arguments;
-    *dropout_desc = &no_md;
+    *dropout_desc = attr->dropout ? &attr->dropout_mask : &no_md;
+    return dnnl_success;
+}
+
+// A zero descriptor sets dropout without a mask output; a mask is u8.
+dnnl_status_t dnnl_primitive_attr_set_dropout(dnnl_primitive_attr_t attr,
+        const_dnnl_memory_desc_t dropout_desc) {
+    if (any_null(attr, dropout_desc)) return dnnl_invalid_arguments;
+    if (dropout_desc->ndims < 0 || dropout_desc->ndims > DNNL_MAX_NDIMS
+            || (dropout_desc->ndims != 0 && dropout_desc->data_type != dnnl_u8))
+        return dnnl_invalid_arguments;
+    attr->dropout = true;
+    attr->dropout_mask = *dropout_desc;
     return dnnl_success;
 }
 

@@ -39,7 +39,8 @@ dnnl_status_t dnnl_batch_normalization_backward_primitive_desc_create(
         const_dnnl_memory_desc_t src_desc, float epsilon, unsigned flags,
         const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, src_desc)) return dnnl_invalid_arguments;
-    if (!hint_fwd_pd || !hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_batch_normalization)
+    // The hint is optional (as in oneDNN); when given it must be of the kind.
+    if (hint_fwd_pd && (!hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_batch_normalization))
         return dnnl_invalid_arguments;
     if (any_runtime(src_desc, diff_src_desc, diff_dst_desc)) return dnnl_unimplemented;
     if (!one_of(prop_kind, dnnl_backward, dnnl_backward_data)) return dnnl_invalid_arguments;

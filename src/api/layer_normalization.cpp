@@ -61,7 +61,8 @@ dnnl_status_t dnnl_layer_normalization_backward_primitive_desc_create_v2(
         dnnl_data_type_t diff_scale_shift_data_type, dnnl_data_type_t scale_shift_data_type, float epsilon,
         unsigned flags, const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, src_desc)) return dnnl_invalid_arguments;
-    if (!hint_fwd_pd || !hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_layer_normalization)
+    // The hint is optional (as in oneDNN); when given it must be of the kind.
+    if (hint_fwd_pd && (!hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_layer_normalization))
         return dnnl_invalid_arguments;
     if (any_runtime(src_desc, diff_src_desc, diff_dst_desc, stat_desc)) return dnnl_unimplemented;
     if (!one_of(prop_kind, dnnl_backward, dnnl_backward_data)) return dnnl_invalid_arguments;

@@ -40,7 +40,8 @@ dnnl_status_t dnnl_lrn_backward_primitive_desc_create(dnnl_primitive_desc_t *pri
         float alpha, float beta, float k, const_dnnl_primitive_desc_t hint_fwd_pd,
         const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, src_desc)) return dnnl_invalid_arguments;
-    if (!hint_fwd_pd || !hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_lrn) return dnnl_invalid_arguments;
+    // The hint is optional (without it the window sums are recomputed).
+    if (hint_fwd_pd && (!hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_lrn)) return dnnl_invalid_arguments;
     if (any_runtime(src_desc, diff_src_desc, diff_dst_desc)) return dnnl_unimplemented;
     if (!one_of(alg_kind, dnnl_lrn_across_channels, dnnl_lrn_within_channel)) return dnnl_invalid_arguments;
     if (local_size < 0) return dnnl_invalid_arguments;

@@ -77,9 +77,12 @@ dnnl_status_t dnnl_pooling_backward_primitive_desc_create(dnnl_primitive_desc_t 
         const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
     if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, strides, kernel, padding_l))
         return dnnl_invalid_arguments;
-    // The forward hint is required (it carries the workspace layout).
-    if (!hint_fwd_pd || !hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_pooling)
+    // The forward hint is required for max pooling (it carries the
+    // workspace layout) and optional for the averages; when given it must
+    // be a pooling descriptor.
+    if (hint_fwd_pd && (!hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_pooling))
         return dnnl_invalid_arguments;
+    if (!hint_fwd_pd && alg_kind == dnnl_pooling_max) return dnnl_invalid_arguments;
     if (any_runtime(diff_src_desc, diff_dst_desc)) return dnnl_unimplemented;
     if (mdw_t(*diff_dst_desc).is_any()) return dnnl_invalid_arguments;
     return guard([&] {

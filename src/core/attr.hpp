@@ -89,6 +89,10 @@ struct dnnl_primitive_attr {
     kestrel::quant_t zero_points;
     std::vector<std::pair<int, dnnl_rounding_mode_t>> rounding;
     dnnl_post_ops post_ops;
+    // Dropout: set or not, and the descriptor of the mask it writes (a zero
+    // descriptor: no mask is written).
+    bool dropout = false;
+    kestrel::memory_desc_t dropout_mask = kestrel::zero_md();
 
     // Attributes a primitive may accept; anything set outside them makes the
     // primitive decline with unimplemented.
@@ -98,12 +102,14 @@ struct dnnl_primitive_attr {
         skip_zero_points = 1u << 1,
         skip_post_ops = 1u << 2,
         skip_rounding = 1u << 3,
+        skip_dropout = 1u << 4,
     };
     bool has_default_values(unsigned allowed = skip_none) const {
         if (!(allowed & skip_scales) && !scales.empty()) return false;
         if (!(allowed & skip_zero_points) && !zero_points.empty()) return false;
         if (!(allowed & skip_post_ops) && !post_ops.entries.empty()) return false;
         if (!(allowed & skip_rounding) && !rounding.empty()) return false;
+        if (!(allowed & skip_dropout) && dropout) return false;
         return true;
     }
 };

@@ -199,6 +199,16 @@ status_t primitive_create(dnnl_primitive **out, const dnnl_primitive_desc *h) {
 
 namespace {
 
+// The gradients of parameters (weights, bias, scale, shift) are sums over
+// the minibatch: over an empty one they are zero, as oneDNN writes them.
+void zero_param_grads(const pd_t *pd, const exec_ctx_t &ctx) {
+    for (int arg : {DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_BIAS, DNNL_ARG_DIFF_SCALE, DNNL_ARG_DIFF_SHIFT}) {
+        if (pd->arg_usage(arg) != arg_usage_t::output) continue;
+        const span_t sp = span_of(ctx.memory(arg));
+        if (sp.lo) std::memset(const_cast<char *>(sp.lo), 0, (size_t)(sp.hi - sp.lo));
+    }
+}
+
 // Whatever a kernel and its post-ops left there, the padding of every
 // blocked output ends zero (the scratchpad is no output in this sense).
 void zero_pad_outputs(const pd_t *pd, int nargs, const dnnl_exec_arg_t *args) {
@@ -225,8 +235,10 @@ status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nar
     // A problem with a zero-sized source or destination has nothing to
     // compute (sum and concat skip their empty sources themselves).
     if (pd->kind() != dnnl_sum && pd->kind() != dnnl_concat
-            && (mdw_t(*pd->src_md()).has_zero_dim() || mdw_t(*pd->dst_md()).has_zero_dim()))
+            && (mdw_t(*pd->src_md()).has_zero_dim() || mdw_t(*pd->dst_md()).has_zero_dim())) {
+        zero_param_grads(pd, probe);
         return status::success;
+    }
 
     const bool timed = verbose::enabled(verbose::level_exec);
     const double t0 = timed ? verbose::now_ms() : 0.0;

@@ -27,6 +27,12 @@ arg_usage_t pd_t::arg_usage(int arg) const {
     if (is_attr_quant_arg(arg, DNNL_ARG_ATTR_ZERO_POINTS))
         return attr_.zero_points.get(arg & ~DNNL_ARG_ATTR_ZERO_POINTS) ? arg_usage_t::input
                                                                        : arg_usage_t::unused;
+    if (attr_.dropout) {
+        if (arg == DNNL_ARG_ATTR_DROPOUT_PROBABILITY || arg == DNNL_ARG_ATTR_DROPOUT_SEED)
+            return arg_usage_t::input;
+        if (arg == DNNL_ARG_ATTR_DROPOUT_MASK)
+            return attr_.dropout_mask.ndims ? arg_usage_t::output : arg_usage_t::unused;
+    }
     const auto &po = attr_.post_ops.entries;
     int i = post_op_index(arg, DNNL_ARG_SRC_1);
     if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_binary) return arg_usage_t::input;
@@ -77,6 +83,9 @@ const memory_desc_t *pd_t::arg_md(int arg) const {
         case DNNL_ARG_DIFF_BIAS: return diff_weights_md(1);
         case DNNL_ARG_WORKSPACE: return workspace_md(0);
         case DNNL_ARG_SCRATCHPAD: return scratchpad_md(0);
+        case DNNL_ARG_ATTR_DROPOUT_MASK: return &dropout_mask_md_;
+        case DNNL_ARG_ATTR_DROPOUT_PROBABILITY: return &dropout_p_md_;
+        case DNNL_ARG_ATTR_DROPOUT_SEED: return &dropout_seed_md_;
         default: return &zero_md_;
     }
 }
@@ -140,6 +149,9 @@ status_t pd_t::finalize(dnnl_engine *engine) {
     for (int arg : plain_args) consider(arg);
     if (kind_ != dnnl_reorder)
         for (int i = 0; i < n_inputs(); ++i) consider(DNNL_ARG_MULTIPLE_SRC + i);
+    for (int arg : {DNNL_ARG_ATTR_DROPOUT_MASK, DNNL_ARG_ATTR_DROPOUT_PROBABILITY, DNNL_ARG_ATTR_DROPOUT_SEED})
+        consider(arg);
+    KESTREL_CHECK(init_dropout_mds());
     for (const auto &q : attr_.scales.items) consider(DNNL_ARG_ATTR_SCALES | q.arg);
     for (const auto &q : attr_.zero_points.items) consider(DNNL_ARG_ATTR_ZERO_POINTS | q.arg);
     for (int i = 0; i < (int)attr_.post_ops.entries.size(); ++i) {
@@ -172,6 +184,27 @@ status_t pd_t::finalize(dnnl_engine *engine) {
     return status::success;
 }
 
+// The mask has dst's dims (and, when its format is any, dst's layout); the
+// probability and the seed are single f32 and s32 values.
+status_t pd_t::init_dropout_mds() {
+    if (!attr_.dropout) return status::success;
+    const memory_desc_t &dst = *dst_md();
+    const memory_desc_t &m = attr_.dropout_mask;
+    if (m.ndims) {
+        if (m.ndims != dst.ndims || m.data_type != dnnl_u8) return status::invalid_arguments;
+        for (int d = 0; d < m.ndims; ++d)
+            if (m.dims[d] != dst.dims[d]) return status::invalid_arguments;
+        dropout_mask_md_ = m;
+        if (mdw_t(m).is_any()) {
+            dropout_mask_md_ = dst;
+            dropout_mask_md_.data_type = dnnl_u8;
+        }
+    }
+    const dim_t one = 1;
+    KESTREL_CHECK(md_init_by_tag(dropout_p_md_, 1, &one, dnnl_f32, dnnl_a));
+    return md_init_by_tag(dropout_seed_md_, 1, &one, dnnl_s32, dnnl_a);
+}
+
 status_t decline(const char *impl, const char *why) {
     if (verbose::enabled(verbose::level_create)) verbose::print("primitive,create:dispatch,%s,%s", impl, why);
     return status::unimplemented;
@@ -180,6 +213,13 @@ status_t decline(const char *impl, const char *why) {
 status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
         const dnnl_primitive_attr *attr, dnnl_engine *engine, impl_list_t list,
         const dnnl_primitive_desc *hint) {
+    // Dropout is a matmul attribute (as in oneDNN on CPU): every other kind
+    // declines it here, whether or not its implementations check attributes.
+    if (attr && attr->dropout && desc.kind != dnnl_matmul) {
+        if (verbose::enabled(verbose::level_create))
+            verbose::print("primitive,create:dispatch,%s,dropout attribute is not supported", "any");
+        return status::unimplemented;
+    }
     std::unique_ptr<dnnl_primitive_desc> h(new (std::nothrow) dnnl_primitive_desc);
     if (!h) return status::out_of_memory;
     h->desc.reset(desc.clone());

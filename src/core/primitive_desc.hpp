@@ -97,6 +97,7 @@ struct pd_t {
     // Called after a successful init(): fixes the scratchpad descriptor and
     // the list of execution arguments the primitive uses.
     status_t finalize(dnnl_engine *engine);
+    status_t init_dropout_mds();
 
     // Every argument whose arg_usage() is not unused, computed once by
     // finalize() so execution checks only those.
@@ -112,6 +113,10 @@ protected:
     memory_desc_t scratchpad_md_ = zero_md();
     std::vector<int> exec_args_;
     std::vector<memory_desc_t> prelu_weights_mds_; // by post-op index
+    // Dropout's execution arguments: the mask (as dst when its format is
+    // any), the f32 probability and the s32 seed, one element each.
+    memory_desc_t dropout_mask_md_ = zero_md(), dropout_p_md_ = zero_md(),
+                  dropout_seed_md_ = zero_md();
     static const memory_desc_t zero_md_;
 };
 

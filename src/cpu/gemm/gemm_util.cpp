@@ -130,8 +130,9 @@ void out_stage_t::apply(dim_t m0, dim_t n0, dim_t m, dim_t n, float *c, dim_t ld
                 for (dim_t j = 0; j < n; ++j) row[j] += b[j * bias_sn];
             }
         }
+        p[ndims - 2] = m0 + i;
+        if (drop) drop->apply_row(row, n, p);
         if (po) {
-            p[ndims - 2] = m0 + i;
             ap->apply_row(row, nullptr, n, p, first_po);
         }
         if (dst_inv != 1.f)

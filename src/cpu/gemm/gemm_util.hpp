@@ -7,6 +7,7 @@
 #define KESTREL_CPU_GEMM_GEMM_UTIL_HPP
 
 #include "core/primitive.hpp"
+#include "cpu/common/dropout.hpp"
 #include "cpu/gemm/gemm.hpp"
 #include "cpu/post_ops.hpp"
 #include "cpu/types.hpp"
@@ -95,6 +96,7 @@ struct out_stage_t : epilogue_t {
     const post_ops::applier_t *ap = nullptr;
     int first_po = 0;
     const scales_t *dst_zp = nullptr; // adds the dst zero point last
+    const dropout_t *drop = nullptr; // after the bias, before the post-ops
     int ndims = 2; // of dst; positions are (batch..., m, n)
     dim_t pos[max_ndims] = {};
 
@@ -104,7 +106,7 @@ struct out_stage_t : epilogue_t {
     float init(const scales_t &sc, const post_ops::applier_t &po, int first, int dst_ndims);
 
     bool trivial() const {
-        return !wei_n && dst_inv == 1.f && !bias && !dst_zp && (!ap || ap->size() <= first_po);
+        return !wei_n && dst_inv == 1.f && !bias && !dst_zp && !drop && (!ap || ap->size() <= first_po);
     }
     void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, float *c, dim_t ldc) const override;
 };

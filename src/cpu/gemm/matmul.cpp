@@ -56,7 +56,7 @@ status_t matmul_pd_t::init_common() {
         for (data_type_t dt : {src_md_.data_type, wdt, ddt, bdt})
             if (!gemm::float_dt(dt)) return status::unimplemented;
     }
-    const unsigned allowed = attr_t::skip_scales | attr_t::skip_post_ops
+    const unsigned allowed = attr_t::skip_scales | attr_t::skip_post_ops | attr_t::skip_dropout
             | (is_int8() ? (unsigned)attr_t::skip_zero_points : 0u);
     if (!attr_.has_default_values(allowed)) return status::unimplemented;
     const int nd = ndims();
@@ -90,6 +90,8 @@ status_t ref_matmul_t::execute(const exec_ctx_t &ctx) const {
     gemm::scales_t sc;
     KESTREL_CHECK(sc.init(*pd->attr(), ctx));
     const post_ops::applier_t ap(pd->attr()->post_ops, dmd, ctx);
+    dropout_t drop;
+    KESTREL_CHECK(drop.init(*pd, ctx));
     const int nd = d.ndims();
     const dim_t K = s.dims()[nd - 1];
     const bool int8 = pd->is_int8();
@@ -129,6 +131,7 @@ status_t ref_matmul_t::execute(const exec_ctx_t &ctx) const {
             for (int i = 0; i < nd; ++i) bp[i] = bmd.dims[i] == 1 ? 0 : pos[i];
             v += load_f32(b.data_type(), bias, b.off_v(bp));
         }
+        if (drop.on) v = drop.apply(v, pos);
         gemm::ref_store(v, dst, d, pos, ap, sc);
     });
     return status::success;
@@ -180,6 +183,7 @@ status_t gemm_matmul_t::pd_t::init(dnnl_engine *) {
         return decline(name(), "needs a plain bias with known dims");
     if (!gemm::plan_sum(attr_, first_po, beta))
         return decline(name(), "sum post-op other than a leading plain sum");
+    if (attr_.dropout && first_po > 0) return decline(name(), "dropout before a sum post-op");
     sv = orient(src_md_);
     wv = orient(weights_md_);
     dv = gemm::view_2d(dst_md_, 0);
@@ -231,6 +235,9 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
     gemm::out_stage_t proto;
     const float alpha = proto.init(sc, ap, pd->first_po, nd);
     if (sc.dst_zp) proto.dst_zp = &sc;
+    dropout_t drop;
+    KESTREL_CHECK(drop.init(*pd, ctx));
+    if (drop.on) proto.drop = &drop;
     proto.wei_sn = sc.wei_mask & (1 << (nd - 1)) ? 1 : 0;
     gemm::bias_f32_t bias;
     if (pd->with_bias()) {

@@ -2,6 +2,19 @@
 
 namespace kestrel {
 
+namespace {
+
+// The fused ReLU's workspace: one byte per physical src element (1 where
+// the normalized value before ReLU is positive), indexed by its offset.
+status_t relu_ws_md(const memory_desc_t &src, memory_desc_t &ws) {
+    dim_t n = (dim_t)(mdw_t(src).size() / mdw_t(src).dt_size());
+    if (n == 0) n = 1;
+    return md_init_by_tag(ws, 1, &n, dnnl_u8, dnnl_a);
+}
+
+} // namespace
+
+
 arg_usage_t bnorm_fwd_pd_t::arg_usage(int arg) const {
     switch (arg) {
         case DNNL_ARG_SRC: return arg_usage_t::input;
@@ -59,19 +72,18 @@ status_t bnorm_fwd_pd_t::init_common() {
     dim_t c = C();
     KESTREL_CHECK(md_init_by_tag(stat_md_, 1, &c, dnnl_f32, dnnl_a));
     KESTREL_CHECK(md_init_by_tag(scale_md_, 1, &c, dnnl_f32, dnnl_a));
-    if (with_ws()) {
-        // One byte per physical src element (1 where the normalized value
-        // before ReLU is positive), indexed by the element's offset.
-        dim_t n = (dim_t)(mdw_t(src_md_).size() / mdw_t(src_md_).dt_size());
-        if (n == 0) n = 1;
-        KESTREL_CHECK(md_init_by_tag(ws_md_, 1, &n, dnnl_u8, dnnl_a));
-    }
+    if (with_ws()) KESTREL_CHECK(relu_ws_md(src_md_, ws_md_));
     return status::success;
 }
 
 status_t bnorm_bwd_pd_t::init_common() {
+    // Without a hint, the forward is taken to have used this src layout.
+    if (mdw_t(fwd_src_md_).is_zero()) {
+        fwd_src_md_ = src_md_;
+        if (fuse_relu()) KESTREL_CHECK(relu_ws_md(src_md_, hint_ws_md_));
+    }
     if (desc_.flags & dnnl_fuse_norm_add_relu) return decline("bnorm_bwd", "fused add");
-    KESTREL_CHECK(init_base("bnorm_bwd", has_hint_, C(), dnnl_f32, dnnl_f32));
+    KESTREL_CHECK(init_base("bnorm_bwd", C(), dnnl_f32, dnnl_f32));
     dim_t c = C();
     KESTREL_CHECK(md_init_by_tag(stat_md_, 1, &c, dnnl_f32, dnnl_a));
     if (fuse_relu()) {

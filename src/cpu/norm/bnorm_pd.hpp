@@ -94,7 +94,6 @@ struct bnorm_bwd_pd_t : norm_bwd_pd_t {
                 d->diff_dst_md),
           desc_(*d) {
         if (const auto *h = dynamic_cast<const bnorm_fwd_pd_t *>(hint)) {
-            has_hint_ = true;
             fwd_src_md_ = *h->src_md();
             hint_ws_md_ = *h->workspace_md();
         }
@@ -110,7 +109,6 @@ protected:
 
     desc_t desc_;
     memory_desc_t fwd_src_md_ = zero_md(), hint_ws_md_ = zero_md();
-    bool has_hint_ = false;
 };
 
 extern const impl_entry_t bnorm_impl_list[];

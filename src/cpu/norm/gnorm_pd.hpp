@@ -90,7 +90,9 @@ struct gnorm_bwd_pd_t : norm_bwd_pd_t {
     gnorm_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
         : norm_bwd_pd_t(a, dnnl_group_normalization, d->prop_kind, d->flags, d->epsilon, d->src_md, d->diff_src_md,
                 d->diff_dst_md),
-          desc_(*d), has_hint_(dynamic_cast<const gnorm_fwd_pd_t *>(hint) != nullptr) {}
+          desc_(*d) {
+        (void)hint;
+    }
     const desc_t *desc() const { return &desc_; }
     dim_t MB() const { return src_md_.dims[0]; }
     dim_t C() const { return src_md_.dims[1]; }
@@ -108,13 +110,12 @@ struct gnorm_bwd_pd_t : norm_bwd_pd_t {
 
 protected:
     status_t init_common() {
-        KESTREL_CHECK(init_base("gnorm_bwd", has_hint_, C(), dnnl_f32, dnnl_f32));
+        KESTREL_CHECK(init_base("gnorm_bwd", C(), dnnl_f32, dnnl_f32));
         const dim_t ng[2] = {MB(), G()};
         return md_init_by_tag(stat_md_, 2, ng, dnnl_f32, dnnl_ab);
     }
 
     desc_t desc_;
-    bool has_hint_ = false;
 };
 
 extern const impl_entry_t gnorm_impl_list[];

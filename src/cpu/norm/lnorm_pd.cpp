@@ -131,7 +131,7 @@ status_t lnorm_fwd_pd_t::init_common() {
 }
 
 status_t lnorm_bwd_pd_t::init_common() {
-    KESTREL_CHECK(init_base("lnorm_bwd", has_hint_, C(), desc_.ss_dt, desc_.diff_ss_dt));
+    KESTREL_CHECK(init_base("lnorm_bwd", C(), desc_.ss_dt, desc_.diff_ss_dt));
     if (mdw_t(stat_md_).is_any()) {
         if (!mdw_t(hint_stat_md_).is_blocked() || hint_stat_md_.ndims != stat_md_.ndims)
             KESTREL_CHECK(md_set_tag(stat_md_, pool::plain_tag(stat_md_.ndims)));

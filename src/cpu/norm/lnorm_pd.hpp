@@ -94,7 +94,6 @@ struct lnorm_bwd_pd_t : norm_bwd_pd_t {
           desc_(*d) {
         stat_md_ = d->stat_md;
         if (const auto *h = dynamic_cast<const lnorm_fwd_pd_t *>(hint)) {
-            has_hint_ = true;
             hint_stat_md_ = *h->stat_md();
         }
     }
@@ -106,7 +105,6 @@ protected:
 
     desc_t desc_;
     memory_desc_t hint_stat_md_ = zero_md();
-    bool has_hint_ = false;
 };
 
 extern const impl_entry_t lnorm_impl_list[];

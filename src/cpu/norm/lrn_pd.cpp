@@ -29,7 +29,6 @@ status_t lrn_bwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
 
 status_t lrn_bwd_pd_t::init_common() {
     if (!attr_.has_default_values()) return status::unimplemented;
-    if (!has_hint_) return decline("lrn_bwd", "no forward hint");
     if (src_md_.ndims > 5) return status::unimplemented;
     for (const memory_desc_t *md : {&src_md_, &diff_src_md_, &diff_dst_md_})
         if (!pool::is_fp(md->data_type)) return decline("lrn_bwd", "data types");

@@ -89,15 +89,14 @@ protected:
 
 // Backward: diff_src from src and diff_dst. With a forward training hint
 // the forward's workspace (the bases k + alpha / n * sum) is an input and
-// saves recomputing the window sums; with an inference hint they are
-// recomputed from src. The forward hint is required.
+// saves recomputing the window sums; with an inference hint, or none, they
+// are recomputed from src.
 struct lrn_bwd_pd_t : pd_t {
     using desc_t = lrn_desc_t;
     lrn_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
         : pd_t(a, dnnl_lrn), desc_(*d), src_md_(d->src_md), diff_src_md_(d->diff_src_md),
           diff_dst_md_(d->diff_dst_md) {
         if (const auto *h = dynamic_cast<const lrn_fwd_pd_t *>(hint)) {
-            has_hint_ = true;
             ws_md_ = *h->workspace_md();
         }
     }
@@ -128,7 +127,6 @@ protected:
 
     desc_t desc_;
     memory_desc_t src_md_, diff_src_md_, diff_dst_md_, ws_md_ = zero_md();
-    bool has_hint_ = false;
 };
 
 extern const impl_entry_t lrn_impl_list[];

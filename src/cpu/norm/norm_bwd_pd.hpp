@@ -78,13 +78,12 @@ struct norm_bwd_pd_t : pd_t {
     }
 
 protected:
-    // Checks what every implementation needs (no attributes, a hint of the
-    // kind, f32/bf16 data, plain or blocked layouts) and resolves diff_src
-    // and diff_dst `any` to the src layout; scale/shift of C channels in
-    // ss_dt and diff_ss_dt.
-    status_t init_base(const char *who, bool has_hint, dim_t C, data_type_t ss_dt, data_type_t diff_ss_dt) {
+    // Checks what every implementation needs (no attributes, f32/bf16
+    // data, plain or blocked layouts) and resolves diff_src and diff_dst
+    // `any` to the src layout; scale/shift of C channels in ss_dt and
+    // diff_ss_dt. The forward hint is optional.
+    status_t init_base(const char *who, dim_t C, data_type_t ss_dt, data_type_t diff_ss_dt) {
         if (!attr_.has_default_values()) return status::unimplemented;
-        if (!has_hint) return decline(who, "no forward hint");
         for (const memory_desc_t *md : {&src_md_, &diff_src_md_, &diff_dst_md_})
             if (!pool::is_fp(md->data_type)) return decline(who, "data types");
         const mdw_t s(src_md_);

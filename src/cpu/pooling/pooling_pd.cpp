@@ -99,7 +99,6 @@ status_t pooling_fwd_pd_t::init_common() {
 
 status_t pooling_bwd_pd_t::init_common() {
     if (!attr_.has_default_values()) return status::unimplemented;
-    if (!has_hint_) return decline("pooling_bwd", "no forward hint");
     if (!pool::is_fp(diff_src_md_.data_type) || !pool::is_fp(diff_dst_md_.data_type))
         return decline("pooling_bwd", "data types");
     const mdw_t dd(diff_dst_md_);
