@@ -126,8 +126,12 @@ void bnorm_case(bt::env_t &env, kt::tally_t &t, int nthr, bt::layout_t l, dnnl_d
             dst.md, eps, flags, nullptr));
     KT_OK(dnnl_batch_normalization_backward_primitive_desc_create(&bpd, env.eng, prop, dsrc.md, ddst.md, src.md, eps,
             flags, fpd, nullptr));
-    const bool global = flags & dnnl_use_global_stats, relu = flags & dnnl_fuse_norm_relu;
+    const bool global = flags & dnnl_use_global_stats, add = flags & dnnl_fuse_norm_add_relu;
+    const bool relu = (flags & dnnl_fuse_norm_relu) || add;
     const bool sc = flags & dnnl_use_scale, sh = flags & dnnl_use_shift, bwd = prop == dnnl_backward;
+    // fuse_norm_add_relu: dst = relu(bnorm(src) + src1); diff_src1 is the
+    // masked diff_dst.
+    bt::tensor_t src1(env.eng, {N, C, H, W}, dt, l), dsrc1(env.eng, {N, C, H, W}, dt, l);
     arg_t mean(bpd, env.eng, DNNL_ARG_MEAN), var(bpd, env.eng, DNNL_ARG_VARIANCE);
     arg_t scale(fpd, env.eng, DNNL_ARG_SCALE), shift(fpd, env.eng, DNNL_ARG_SHIFT), ws(fpd, env.eng, DNNL_ARG_WORKSPACE);
     arg_t dscale(bpd, env.eng, DNNL_ARG_DIFF_SCALE), dshift(bpd, env.eng, DNNL_ARG_DIFF_SHIFT);
@@ -151,6 +155,12 @@ void bnorm_case(bt::env_t &env, kt::tally_t &t, int nthr, bt::layout_t l, dnnl_d
     if (sc) fa[DNNL_ARG_SCALE] = scale.m.mem;
     if (sh) fa[DNNL_ARG_SHIFT] = shift.m.mem;
     if (relu) fa[DNNL_ARG_WORKSPACE] = ws.m.mem;
+    if (add) {
+        fvec x1(src1.nelems());
+        kt::fill(x1, 9 + C, -0.5f, 0.5f);
+        src1.put(x1);
+        fa[DNNL_ARG_SRC_1] = src1.mem;
+    }
     KT_OK(bt::exec(fpd, env.strm, fa));
     std::map<int, dnnl_memory_t> ba = {{DNNL_ARG_SRC, src.mem}, {DNNL_ARG_MEAN, mean.m.mem},
             {DNNL_ARG_VARIANCE, var.m.mem}, {DNNL_ARG_DIFF_DST, ddst.mem}, {DNNL_ARG_DIFF_SRC, dsrc.mem}};
@@ -158,6 +168,7 @@ void bnorm_case(bt::env_t &env, kt::tally_t &t, int nthr, bt::layout_t l, dnnl_d
     if (relu) ba[DNNL_ARG_WORKSPACE] = ws.m.mem;
     if (bwd && sc) ba[DNNL_ARG_DIFF_SCALE] = dscale.m.mem;
     if (bwd && sh) ba[DNNL_ARG_DIFF_SHIFT] = dshift.m.mem;
+    if (add) ba[DNNL_ARG_DIFF_SRC_1] = dsrc1.mem;
     char what[160];
     std::snprintf(what, sizeof what, "bnorm bwd nthr=%d layout=%d C=%ld dt=%d flags=%x prop=%d", nthr, (int)l, (long)C,
             (int)dt, flags, (int)prop);
@@ -174,6 +185,7 @@ void bnorm_case(bt::env_t &env, kt::tally_t &t, int nthr, bt::layout_t l, dnnl_d
     r.run(x, gm, set, ch, fvec(mean.f(), mean.f() + C), fvec(var.f(), var.f() + C), gam, eps, global, false, C, C,
             dt == dnnl_bf16);
     t.check(close(dsrc.get(), r.ds, r.ds_tol, what), what);
+    if (add) t.check(dsrc1.get() == gm, "bnorm add_relu: diff_src_1 is the masked diff_dst");
     if (bwd && sc) t.check(close(fvec(dscale.f(), dscale.f() + C), r.dsc, r.dsc_tol, "bnorm diff_scale"), what);
     if (bwd && sh) t.check(close(fvec(dshift.f(), dshift.f() + C), r.dsh, r.dsh_tol, "bnorm diff_shift"), what);
 
@@ -568,7 +580,8 @@ int main() {
                 for (dnnl_dim_t C : {3, 17})
                 for (unsigned fl : {0u, (unsigned)(dnnl_use_scale | dnnl_use_shift),
                              (unsigned)(dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift),
-                             (unsigned)(dnnl_use_scale | dnnl_fuse_norm_relu)})
+                             (unsigned)(dnnl_use_scale | dnnl_fuse_norm_relu),
+                             (unsigned)(dnnl_use_scale | dnnl_use_shift | dnnl_fuse_norm_add_relu)})
                     bnorm_case(env, t, nthr, l, C, dt, fl, prop);
                 for (dnnl_dim_t C : {5, 17})
                 for (unsigned fl : {0u, (unsigned)(dnnl_use_scale | dnnl_use_shift),

@@ -1,7 +1,8 @@
 // Batch normalization backward, any layout, f32/bf16 storage. Statistics
 // per channel over N and the spatial dims; see norm_bwd.hpp for the
-// formulas. With fuse_norm_relu, diff_dst is masked by the forward's
-// workspace (one byte per physical forward src element).
+// formulas. With fuse_norm_relu (and fuse_norm_add_relu, which also writes
+// the masked diff_dst as the added input's gradient), diff_dst is masked by
+// the forward's workspace (one byte per physical forward src element).
 #include <cmath>
 
 #include "cpu/norm/bnorm_pd.hpp"
@@ -30,6 +31,7 @@ struct ref_bnorm_bwd_t : primitive_t {
         const void *src = ctx.input(DNNL_ARG_SRC);
         const void *ddst = ctx.input(DNNL_ARG_DIFF_DST);
         void *dsrc = ctx.output(DNNL_ARG_DIFF_SRC);
+        void *dsrc1 = pd->fuse_add() ? ctx.output(DNNL_ARG_DIFF_SRC_1) : nullptr;
         const float *mean = ctx.input<float>(DNNL_ARG_MEAN);
         const float *var = ctx.input<float>(DNNL_ARG_VARIANCE);
         const float *scale = pd->use_scale() ? ctx.input<float>(DNNL_ARG_SCALE) : nullptr;
@@ -83,7 +85,9 @@ struct ref_bnorm_bwd_t : primitive_t {
             const float xhat = (load_f32(sdt, src, s.off_v(pos)) - mean[c]) * rstd;
             const float a = global ? 0.f : g * red[C + c] / (float)M;
             const float b = global ? 0.f : g * red[c] / (float)M;
-            store_f32(dsdt, dsrc, ds.off_v(pos), norm_bwd::diff_src(g * load_dd(pos), xhat, rstd, a, b));
+            const float gd = load_dd(pos);
+            store_f32(dsdt, dsrc, ds.off_v(pos), norm_bwd::diff_src(g * gd, xhat, rstd, a, b));
+            if (dsrc1) store_f32(dsdt, dsrc1, ds.off_v(pos), gd);
         });
         norm_bwd::store(dscale, dshift, dnnl_f32, red, C);
         return status::success;

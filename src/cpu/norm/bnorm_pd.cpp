@@ -82,7 +82,6 @@ status_t bnorm_bwd_pd_t::init_common() {
         fwd_src_md_ = src_md_;
         if (fuse_relu()) KESTREL_CHECK(relu_ws_md(src_md_, hint_ws_md_));
     }
-    if (desc_.flags & dnnl_fuse_norm_add_relu) return decline("bnorm_bwd", "fused add");
     KESTREL_CHECK(init_base("bnorm_bwd", C(), dnnl_f32, dnnl_f32));
     dim_t c = C();
     KESTREL_CHECK(md_init_by_tag(stat_md_, 1, &c, dnnl_f32, dnnl_a));

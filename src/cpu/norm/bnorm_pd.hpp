@@ -85,8 +85,8 @@ protected:
     memory_desc_t src_md_, dst_md_, stat_md_ = zero_md(), scale_md_ = zero_md(), ws_md_ = zero_md();
 };
 
-// Backward: see norm_bwd_pd_t; with fuse_norm_relu the forward's
-// workspace masks diff_dst.
+// Backward: see norm_bwd_pd_t; with fuse_norm_relu or fuse_norm_add_relu
+// the forward's workspace masks diff_dst.
 struct bnorm_bwd_pd_t : norm_bwd_pd_t {
     using desc_t = bnorm_desc_t;
     bnorm_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
@@ -99,8 +99,20 @@ struct bnorm_bwd_pd_t : norm_bwd_pd_t {
         }
     }
     const desc_t *desc() const { return &desc_; }
-    bool fuse_relu() const { return desc_.flags & dnnl_fuse_norm_relu; }
+    bool fuse_relu() const { return desc_.flags & (dnnl_fuse_norm_relu | dnnl_fuse_norm_add_relu); }
+    // With fuse_norm_add_relu the masked diff_dst is also the gradient of
+    // the added input (DIFF_SRC_1, in diff_src's layout).
+    bool fuse_add() const { return desc_.flags & dnnl_fuse_norm_add_relu; }
     dim_t C() const { return src_md_.dims[1]; }
+    arg_usage_t arg_usage(int arg) const override {
+        if (arg == DNNL_ARG_DIFF_SRC_1) return fuse_add() ? arg_usage_t::output : arg_usage_t::unused;
+        return norm_bwd_pd_t::arg_usage(arg);
+    }
+    const memory_desc_t *arg_md(int arg) const override {
+        if (arg == DNNL_ARG_DIFF_SRC_1) return fuse_add() ? &diff_src_md_ : &zero_md_;
+        return norm_bwd_pd_t::arg_md(arg);
+    }
+    int n_outputs() const override { return norm_bwd_pd_t::n_outputs() + fuse_add(); }
     // The forward src layout, which indexes the workspace.
     const memory_desc_t *fwd_src_md() const { return &fwd_src_md_; }
 
