@@ -84,7 +84,6 @@ dnnl_status_t dnnl_pooling_backward_primitive_desc_create(dnnl_primitive_desc_t 
         return dnnl_invalid_arguments;
     if (!hint_fwd_pd && alg_kind == dnnl_pooling_max) return dnnl_invalid_arguments;
     if (any_runtime(diff_src_desc, diff_dst_desc)) return dnnl_unimplemented;
-    if (mdw_t(*diff_dst_desc).is_any()) return dnnl_invalid_arguments;
     return guard([&] {
         pooling_desc_t d;
         d.prop_kind = dnnl_backward_data;

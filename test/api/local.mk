@@ -19,6 +19,7 @@ test_api_c_only_LDADD = lib/libdnnl.la
 
 # Shell tests of the installed and dlopen()ed library. They run from the
 # build directory; srcdir comes from AM_TESTS_ENVIRONMENT.
-TESTS += test/api/check_exports.sh test/api/pkgconfig_consumer.sh test/api/dlopen_python.sh
-EXTRA_DIST += test/api/check_exports.sh test/api/pkgconfig_consumer.sh \
+TESTS += test/api/check_exports.sh test/api/pkgconfig_consumer.sh test/api/cmake_consumer.sh \
+	test/api/dlopen_python.sh
+EXTRA_DIST += test/api/check_exports.sh test/api/pkgconfig_consumer.sh test/api/cmake_consumer.sh \
 	test/api/dlopen_python.sh test/api/dlopen_python.py

@@ -245,6 +245,19 @@ int main() {
                     t.check(dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(apd, dnnl_query_diff_src_md, 0), src.md),
                             "pool bwd: diff_src any = src layout");
                     dnnl_primitive_desc_destroy(apd);
+                    // diff_dst `any` (both any too) takes the forward dst
+                    // layout, as oneDNN's training examples rely on.
+                    dnnl_memory_desc_t admd;
+                    KT_OK(dnnl_memory_desc_create_with_tag(&admd, nd, p.dd, dt, dnnl_format_tag_any));
+                    for (const_dnnl_memory_desc_t dsmd : {(const_dnnl_memory_desc_t)dsrc.md, (const_dnnl_memory_desc_t)amd}) {
+                        KT_OK(dnnl_pooling_backward_primitive_desc_create(&apd, env.eng, alg, dsmd, admd, sh.s, sh.k,
+                                sh.d, sh.pl, sh.pr, fpd, nullptr));
+                        t.check(dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(apd, dnnl_query_diff_dst_md, 0),
+                                        dnnl_primitive_desc_query_md(fpd, dnnl_query_dst_md, 0)),
+                                "pool bwd: diff_dst any = forward dst layout");
+                        dnnl_primitive_desc_destroy(apd);
+                    }
+                    dnnl_memory_desc_destroy(admd);
                     dnnl_memory_desc_destroy(amd);
                 }
                 dnnl_primitive_desc_destroy(bpd);

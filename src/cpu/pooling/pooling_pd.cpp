@@ -101,6 +101,8 @@ status_t pooling_bwd_pd_t::init_common() {
     if (!attr_.has_default_values()) return status::unimplemented;
     if (!pool::is_fp(diff_src_md_.data_type) || !pool::is_fp(diff_dst_md_.data_type))
         return decline("pooling_bwd", "data types");
+    if (mdw_t(diff_dst_md_).is_any())
+        KESTREL_CHECK(pool::set_like(diff_dst_md_, mdw_t(hint_dst_md_).is_blocked() ? hint_dst_md_ : diff_src_md_));
     const mdw_t dd(diff_dst_md_);
     if (!dd.is_blocked() || dd.has_runtime_dims_or_strides()) return status::unimplemented;
     // diff_src `any` takes the forward src layout, as a training pair wants.

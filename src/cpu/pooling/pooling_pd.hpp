@@ -84,14 +84,16 @@ protected:
 
 // Backward (backward_data): diff_src from diff_dst and, for max pooling,
 // the forward's workspace of indices. The forward hint is required for max
-// pooling (it supplies the workspace descriptor); when given, its src layout
-// resolves diff_src `any` (else diff_dst's layout does).
+// pooling (it supplies the workspace descriptor); when given, its src and
+// dst layouts resolve diff_src and diff_dst `any` (else each takes the
+// other's layout, or plain when both are `any`).
 struct pooling_bwd_pd_t : pd_t {
     using desc_t = pooling_desc_t;
     pooling_bwd_pd_t(const desc_t *d, const attr_t *a, const pd_t *hint)
         : pd_t(a, dnnl_pooling), desc_(*d), diff_src_md_(d->src_md), diff_dst_md_(d->dst_md) {
         if (const auto *h = dynamic_cast<const pooling_fwd_pd_t *>(hint)) {
             hint_src_md_ = *h->src_md();
+            hint_dst_md_ = *h->dst_md();
             ws_md_ = *h->workspace_md();
         }
     }
@@ -124,7 +126,8 @@ protected:
     status_t init_common();
 
     desc_t desc_;
-    memory_desc_t diff_src_md_, diff_dst_md_, hint_src_md_ = zero_md(), ws_md_ = zero_md();
+    memory_desc_t diff_src_md_, diff_dst_md_, hint_src_md_ = zero_md(), hint_dst_md_ = zero_md(),
+                  ws_md_ = zero_md();
     pooling_conf_t conf_ = {};
 };
 
