@@ -5,6 +5,12 @@
 
 srcdir=${srcdir:-$(dirname "$0")/../..}
 so=lib/.libs/libdnnl.so.3
+incs="-I include -I $srcdir/include"
+# `make installcheck`: the installed library and headers instead.
+if [ -n "${KESTREL_INSTALLED_PREFIX:-}" ]; then
+    so=${KESTREL_INSTALLED_LIBDIR:-$KESTREL_INSTALLED_PREFIX/lib}/libdnnl.so.3
+    incs="-I ${KESTREL_INSTALLED_INCLUDEDIR:-$KESTREL_INSTALLED_PREFIX/include}"
+fi
 
 if ! command -v python3 > /dev/null 2>&1 || ! python3 -c 'import ctypes' > /dev/null 2>&1; then
     echo "SKIP: python3 with ctypes not found"
@@ -18,8 +24,8 @@ fi
 
 # A sanitizer build's library needs its runtime loaded first; a plain
 # python3 cannot load it, so there is nothing to check here.
-if [ -n "${SAN_FLAGS:-}" ] || { command -v readelf > /dev/null 2>&1 && [ -f lib/.libs/libdnnl.so.3 ] \
-        && readelf -d lib/.libs/libdnnl.so.3 | grep -q 'NEEDED.*\[lib[a-z]*san\.so'; }; then
+if [ -n "${SAN_FLAGS:-}" ] || { command -v readelf > /dev/null 2>&1 && [ -f "$so" ] \
+        && readelf -d "$so" | grep -q 'NEEDED.*\[lib[a-z]*san\.so'; }; then
     echo "SKIP: libdnnl.so.3 is built with a sanitizer"
     exit 77
 fi
@@ -38,7 +44,8 @@ int main(void) {
     return 0;
 }
 EOC
-if ! $cc -I include -I "$srcdir/include" -o "$tmp/tags" "$tmp/tags.c" > "$tmp/cc.log" 2>&1; then
+# shellcheck disable=SC2086 # incs is a list of words
+if ! $cc $incs -o "$tmp/tags" "$tmp/tags.c" > "$tmp/cc.log" 2>&1; then
     echo "FAIL: cannot compile the tag probe:"
     cat "$tmp/cc.log"
     echo "0 passed, 1 failed"

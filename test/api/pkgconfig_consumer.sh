@@ -10,6 +10,10 @@
 # command line, so headers of another oneDNN in /usr/include stay out; the
 # programs also fail to compile unless they see version 3 headers.
 #
+# With KESTREL_INSTALLED_PREFIX set (`make installcheck` sets it, with
+# _LIBDIR and _INCLUDEDIR), the installed tree is checked instead of a
+# temporary install of this build.
+#
 # Runs from the build directory. Prints "N passed, M failed".
 
 set -u
@@ -53,23 +57,30 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 prefix=$tmp/prefix
 
-# --- install into the temporary prefix
-if "$MAKE" -C . install prefix="$prefix" exec_prefix="$prefix" libdir="$prefix/lib" \
+# --- install into the temporary prefix (or, for `make installcheck`, use
+# the installed tree KESTREL_INSTALLED_PREFIX / _LIBDIR / _INCLUDEDIR)
+if [ -n "${KESTREL_INSTALLED_PREFIX:-}" ]; then
+    prefix=$KESTREL_INSTALLED_PREFIX
+    libdir=${KESTREL_INSTALLED_LIBDIR:-$prefix/lib}
+    incdir=${KESTREL_INSTALLED_INCLUDEDIR:-$prefix/include}
+elif "$MAKE" -C . install prefix="$prefix" exec_prefix="$prefix" libdir="$prefix/lib" \
         includedir="$prefix/include" bindir="$prefix/bin" datarootdir="$prefix/share" \
         > "$tmp/install.log" 2>&1; then
+    libdir=$prefix/lib
+    incdir=$prefix/include
     pass
 else
     fail "make install prefix=$prefix failed:"
     tail -n 20 "$tmp/install.log"
     finish
 fi
-for f in lib/libdnnl.so.3 lib/pkgconfig/dnnl.pc include/dnnl.h include/dnnl.hpp \
-        include/dnnl_config.h include/dnnl_version.h include/oneapi/dnnl/dnnl.hpp; do
-    if [ -e "$prefix/$f" ]; then pass; else fail "not installed: $f"; fi
+for f in "$libdir/libdnnl.so.3" "$libdir/pkgconfig/dnnl.pc" "$incdir/dnnl.h" "$incdir/dnnl.hpp" \
+        "$incdir/dnnl_config.h" "$incdir/dnnl_version.h" "$incdir/oneapi/dnnl/dnnl.hpp"; do
+    if [ -e "$f" ]; then pass; else fail "not installed: $f"; fi
 done
 
 # --- pkg-config from that prefix
-PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+PKG_CONFIG_PATH=$libdir/pkgconfig
 export PKG_CONFIG_PATH
 if flags=$("$PKG_CONFIG" --define-variable=prefix="$prefix" --cflags --libs dnnl); then
     pass
@@ -78,7 +89,7 @@ else
     finish
 fi
 case "$flags" in
-    *"-I$prefix/include"*"-L$prefix/lib"*) pass ;;
+    *"-I$incdir"*"-L$libdir"*) pass ;;
     *) fail "pkg-config flags do not point into the prefix: $flags" ;;
 esac
 cflags=$("$PKG_CONFIG" --define-variable=prefix="$prefix" --cflags dnnl)
@@ -112,7 +123,7 @@ EOF
 # shellcheck disable=SC2086 # pkg-config output is a list of words
 if $CC $cflags -o "$tmp/consumer_c" "$tmp/consumer.c" $libs > "$tmp/cc.log" 2>&1; then
     pass
-    out=$(LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer_c")
+    out=$(LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer_c")
     # nChw16c 2x17x3x5 pads C to 32: 2*32*3*5 floats = 3840 bytes.
     if [ "$out" = "c-consumer 3.9 size 3840" ]; then
         pass
@@ -161,7 +172,7 @@ EOF
 # shellcheck disable=SC2086
 if $CXX $cflags -o "$tmp/consumer_cpp" "$tmp/consumer.cpp" $libs > "$tmp/cxx.log" 2>&1; then
     pass
-    out=$(LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer_cpp")
+    out=$(LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer_cpp")
     if [ "$out" = "cpp-consumer roundtrip mismatches 0" ]; then
         pass
     else
@@ -174,9 +185,9 @@ fi
 
 # --- the programs load the installed library, not another one
 if command -v ldd > /dev/null 2>&1 && [ -x "$tmp/consumer_c" ]; then
-    where=$(LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/consumer_c" | sed -n 's/.*libdnnl\.so\.3 => \([^ ]*\).*/\1/p')
+    where=$(LD_LIBRARY_PATH=$libdir ldd "$tmp/consumer_c" | sed -n 's/.*libdnnl\.so\.3 => \([^ ]*\).*/\1/p')
     case "$where" in
-        "$prefix/lib/"*) pass ;;
+        "$libdir/"*) pass ;;
         *) fail "libdnnl.so.3 resolves to '$where'" ;;
     esac
 fi
