@@ -1,4 +1,5 @@
 #include "api/api.hpp"
+#include "core/md_blob.hpp"
 #include "core/memory_desc.hpp"
 
 using namespace kestrel;
@@ -155,54 +156,31 @@ size_t dnnl_data_type_size(dnnl_data_type_t data_type) {
 
 } // extern "C"
 
-// A blob is a fixed header followed by the descriptor's bytes: a program
-// may store it and rebuild the same descriptor in the same library build.
-namespace {
-
-const uint8_t blob_magic[8] = {'K', 'e', 's', 't', 'r', 'M', 'D', 1};
-constexpr size_t blob_size = sizeof(blob_magic) + sizeof(dnnl_memory_desc);
-
-// A descriptor read back from a blob must be one the builders could make.
-bool blob_md_sane(const memory_desc_t &md) {
-    if (md.ndims < 0 || md.ndims > max_ndims) return false;
-    const int fk = raw_enum(md.format_kind);
-    if (md.ndims == 0) return fk == dnnl_format_kind_undef;
-    if (!valid_dt(md.data_type)) return false;
-    if (fk != dnnl_blocked && fk != dnnl_format_kind_any) return false;
-    if (md.blocking.inner_nblks < 0 || md.blocking.inner_nblks > max_ndims) return false;
-    for (int i = 0; i < md.blocking.inner_nblks; ++i)
-        if (md.blocking.inner_idxs[i] < 0 || md.blocking.inner_idxs[i] >= md.ndims
-                || md.blocking.inner_blks[i] <= 0)
-            return false;
-    for (int d = 0; d < md.ndims; ++d)
-        if (md.dims[d] < 0 && md.dims[d] != DNNL_RUNTIME_DIM_VAL) return false;
-    return true;
-}
-
-} // namespace
-
 extern "C" {
 
-dnnl_status_t dnnl_memory_desc_get_blob(uint8_t *blob, size_t *size,
-        const_dnnl_memory_desc_t memory_desc) {
+// A blob of the descriptor (core/md_blob.hpp); a null blob asks its size,
+// and *size must then be exactly that size.
+dnnl_status_t dnnl_memory_desc_get_blob(uint8_t *blob, size_t *size, const_dnnl_memory_desc_t memory_desc) {
     if (any_null(size, memory_desc)) return dnnl_invalid_arguments;
-    if (!blob) {
-        *size = blob_size;
+    return guard([&] {
+        const std::vector<uint8_t> b = md_to_blob(*memory_desc);
+        if (!blob) {
+            *size = b.size();
+            return dnnl_success;
+        }
+        if (*size != b.size()) return dnnl_invalid_arguments;
+        std::memcpy(blob, b.data(), b.size());
         return dnnl_success;
-    }
-    if (*size != blob_size) return dnnl_invalid_arguments;
-    std::memcpy(blob, blob_magic, sizeof(blob_magic));
-    std::memcpy(blob + sizeof(blob_magic), memory_desc, sizeof(dnnl_memory_desc));
-    return dnnl_success;
+    });
 }
 
 dnnl_status_t dnnl_memory_desc_create_with_blob(dnnl_memory_desc_t *memory_desc, const uint8_t *blob) {
     if (any_null(memory_desc, blob)) return dnnl_invalid_arguments;
-    if (std::memcmp(blob, blob_magic, sizeof(blob_magic)) != 0) return dnnl_invalid_arguments;
-    memory_desc_t md;
-    std::memcpy(&md, blob + sizeof(blob_magic), sizeof(md));
-    if (!blob_md_sane(md)) return dnnl_invalid_arguments;
-    return emit(memory_desc, md);
+    return guard([&] {
+        memory_desc_t md;
+        KESTREL_CHECK(md_from_blob(md, blob));
+        return emit(memory_desc, md);
+    });
 }
 
 } // extern "C"

@@ -23,3 +23,8 @@ TESTS += test/api/check_exports.sh test/api/pkgconfig_consumer.sh test/api/cmake
 	test/api/dlopen_python.sh
 EXTRA_DIST += test/api/check_exports.sh test/api/pkgconfig_consumer.sh test/api/cmake_consumer.sh \
 	test/api/dlopen_python.sh test/api/dlopen_python.py
+check_PROGRAMS += test/api/test_md_blob
+TESTS += test/api/test_md_blob
+test_api_test_md_blob_SOURCES = test/api/test_md_blob.cpp
+test_api_test_md_blob_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_api_test_md_blob_LDADD = $(TEST_LIBS)

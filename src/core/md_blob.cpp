@@ -1,0 +1,138 @@
+#include "core/md_blob.hpp"
+
+#include <cstring>
+
+namespace kestrel {
+
+namespace {
+
+const uint8_t magic[4] = {'K', 'M', 'D', 'B'};
+const uint32_t format_version = 1;
+const size_t header_bytes = 12, checksum_bytes = 8;
+// The largest payload a valid descriptor has: three i32 and an i64, four
+// arrays of max_ndims i64, an i32 and two more arrays of max_ndims i64.
+const size_t max_payload = 3 * 4 + 8 + 4 * max_ndims * 8 + 4 + 2 * max_ndims * 8;
+
+uint64_t fnv1a(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+struct writer_t {
+    std::vector<uint8_t> &out;
+    void u(uint64_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i) out.push_back((uint8_t)(v >> (8 * i)));
+    }
+    void i32(int64_t v) { u((uint64_t)v, 4); }
+    void i64(int64_t v) { u((uint64_t)v, 8); }
+};
+
+struct reader_t {
+    const uint8_t *p;
+    size_t left;
+    bool ok = true;
+    uint64_t u(int bytes) {
+        if (left < (size_t)bytes) {
+            ok = false;
+            return 0;
+        }
+        uint64_t v = 0;
+        for (int i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
+        p += bytes;
+        left -= bytes;
+        return v;
+    }
+    int32_t i32() { return (int32_t)(uint32_t)u(4); }
+    int64_t i64() { return (int64_t)u(8); }
+};
+
+bool valid_dim(dim_t d) { return d >= 0 || d == DNNL_RUNTIME_DIM_VAL; }
+
+// A decoded descriptor is only used if it could have come from Kestrel.
+bool consistent(const memory_desc_t &md) {
+    if (md.ndims == 0) return md.format_kind == dnnl_format_kind_undef;
+    if (md.ndims < 0 || md.ndims > max_ndims) return false;
+    if (md.offset0 < 0 && md.offset0 != DNNL_RUNTIME_DIM_VAL) return false;
+    const auto &b = md.blocking;
+    if (b.inner_nblks < 0 || b.inner_nblks > max_ndims) return false;
+    dim_t block[max_ndims];
+    for (int d = 0; d < md.ndims; ++d) block[d] = 1;
+    for (int i = 0; i < b.inner_nblks; ++i) {
+        if (b.inner_idxs[i] < 0 || b.inner_idxs[i] >= md.ndims || b.inner_blks[i] <= 0
+                || b.inner_blks[i] > (dim_t)1 << 20)
+            return false;
+        block[b.inner_idxs[i]] *= b.inner_blks[i];
+    }
+    for (int d = 0; d < md.ndims; ++d) {
+        if (!valid_dim(md.dims[d]) || !valid_dim(md.padded_dims[d]) || !valid_dim(b.strides[d])) return false;
+        if (md.dims[d] == DNNL_RUNTIME_DIM_VAL) continue;
+        if (md.padded_dims[d] == DNNL_RUNTIME_DIM_VAL || md.padded_dims[d] < md.dims[d]) return false;
+        if (md.padded_offsets[d] < 0 || md.padded_offsets[d] > md.padded_dims[d] - md.dims[d]) return false;
+        if (md.format_kind == dnnl_blocked && md.padded_dims[d] % block[d] != 0) return false;
+    }
+    for (int d = md.ndims; d < max_ndims; ++d)
+        if (md.dims[d] || md.padded_dims[d] || md.padded_offsets[d] || b.strides[d]) return false;
+    return true;
+}
+
+} // namespace
+
+std::vector<uint8_t> md_to_blob(const memory_desc_t &md) {
+    std::vector<uint8_t> out(magic, magic + 4);
+    writer_t w {out};
+    w.u(format_version, 4);
+    w.u(0, 4); // payload length, set below
+    const int n = md.ndims, nb = md.blocking.inner_nblks;
+    w.i32(n);
+    w.i32(md.data_type);
+    w.i32(md.format_kind);
+    w.i64(md.offset0);
+    for (const dim_t *a : {md.dims, md.padded_dims, md.padded_offsets, md.blocking.strides})
+        for (int d = 0; d < n; ++d) w.i64(a[d]);
+    w.i32(nb);
+    for (int i = 0; i < nb; ++i) w.i64(md.blocking.inner_blks[i]);
+    for (int i = 0; i < nb; ++i) w.i64(md.blocking.inner_idxs[i]);
+    const uint32_t len = (uint32_t)(out.size() - header_bytes);
+    for (int i = 0; i < 4; ++i) out[8 + i] = (uint8_t)(len >> (8 * i));
+    w.u(fnv1a(out.data(), out.size()), 8);
+    return out;
+}
+
+status_t md_from_blob(memory_desc_t &md, const uint8_t *blob) {
+    if (std::memcmp(blob, magic, 4) != 0) return status::invalid_arguments;
+    reader_t h {blob + 4, header_bytes - 4};
+    if (h.u(4) != format_version) return status::invalid_arguments;
+    const size_t len = (size_t)h.u(4);
+    if (len > max_payload) return status::invalid_arguments;
+    reader_t c {blob + header_bytes + len, checksum_bytes};
+    if (c.u(8) != fnv1a(blob, header_bytes + len)) return status::invalid_arguments;
+
+    memory_desc_t m = zero_md();
+    reader_t r {blob + header_bytes, len};
+    m.ndims = r.i32();
+    if (m.ndims < 0 || m.ndims > max_ndims) return status::invalid_arguments;
+    // Enumerators checked as integers before they become enums.
+    const int32_t dt = r.i32(), fk = r.i32();
+    if (m.ndims == 0 ? dt != dnnl_data_type_undef || fk != dnnl_format_kind_undef
+                     : dt <= dnnl_data_type_undef || dt > dnnl_f4_e3m0
+                    || (fk != dnnl_format_kind_any && fk != dnnl_blocked))
+        return status::invalid_arguments;
+    m.data_type = (data_type_t)dt;
+    m.format_kind = (dnnl_format_kind_t)fk;
+    m.offset0 = r.i64();
+    for (dim_t *a : {m.dims, m.padded_dims, m.padded_offsets, m.blocking.strides})
+        for (int d = 0; d < m.ndims; ++d) a[d] = r.i64();
+    m.blocking.inner_nblks = r.i32();
+    if (m.blocking.inner_nblks < 0 || m.blocking.inner_nblks > max_ndims) return status::invalid_arguments;
+    for (int i = 0; i < m.blocking.inner_nblks; ++i) m.blocking.inner_blks[i] = r.i64();
+    for (int i = 0; i < m.blocking.inner_nblks; ++i) m.blocking.inner_idxs[i] = r.i64();
+    if (!r.ok || r.left != 0 || !consistent(m)) return status::invalid_arguments;
+    md = m;
+    return status::success;
+}
+
+} // namespace kestrel
