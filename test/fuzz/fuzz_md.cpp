@@ -1,5 +1,5 @@
 // Fuzz target: memory descriptors. Creation by tag and by strides, every
-// query, submemory, reshape, permute_axes, equality, size, clone, and a
+// query, submemory, reshape, permute_axes, equality, size, clone, blobs, and a
 // memory made from each descriptor that claims a size (written end to end,
 // so a size smaller than the layout's reach shows as a heap overflow).
 #include "fuzz_common.hpp"
@@ -143,6 +143,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         KFUZZ_REQUIRE(dnnl_memory_desc_equal(md, clone), "a clone differs from its source");
         KFUZZ_REQUIRE(dnnl_memory_desc_get_size(md) == dnnl_memory_desc_get_size(clone),
                 "a clone has another size");
+    }
+
+    // Blob: the round trip gives the descriptor back; a blob with one byte
+    // changed is refused or (never, with the checksum) read as a usable
+    // descriptor.
+    size_t blob_size = 0;
+    if (dnnl_memory_desc_get_blob(nullptr, &blob_size, md) == dnnl_success && blob_size > 0 && blob_size < 4096) {
+        uint8_t blob[4096 + 64] = {};
+        KFUZZ_REQUIRE(dnnl_memory_desc_get_blob(blob, &blob_size, md) == dnnl_success, "get_blob fails on its size");
+        dnnl_memory_desc_t back = nullptr;
+        KFUZZ_REQUIRE(dnnl_memory_desc_create_with_blob(&back, blob) == dnnl_success, "a blob is not read back");
+        mds.keep(back);
+        KFUZZ_REQUIRE(dnnl_memory_desc_equal(md, back), "a blob gives another descriptor");
+        blob[r.range(0, (dnnl_dim_t)blob_size - 1)] ^= (uint8_t)r.range(1, 255);
+        dnnl_memory_desc_t bad = nullptr;
+        if (dnnl_memory_desc_create_with_blob(&bad, blob) == dnnl_success) {
+            mds.keep(bad);
+            query_all(bad);
+        }
     }
 
     // Submemory: a window inside the parent, sometimes outside it.
