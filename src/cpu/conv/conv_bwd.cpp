@@ -15,15 +15,17 @@ namespace kestrel {
 
 namespace {
 
-constexpr scratchpad::key_t key_gemm = 0; // gemm::key_count keys
-constexpr scratchpad::key_t key_wt = gemm::key_count; // weights rearranged for the GEMM
-constexpr scratchpad::key_t key_col = gemm::key_count + 1; // im2col / col2im columns
+constexpr scratchpad::key_t key_gemm = 0;                    // gemm::key_count keys
+constexpr scratchpad::key_t key_wt = gemm::key_count;        // weights rearranged for the GEMM
+constexpr scratchpad::key_t key_col = gemm::key_count + 1;   // im2col / col2im columns
 constexpr scratchpad::key_t key_small = gemm::key_count + 2; // a chunk of the small tensor
-constexpr scratchpad::key_t key_acc = gemm::key_count + 3; // one big image, f32
-constexpr scratchpad::key_t key_part = gemm::key_count + 4; // partial diff_weights
-constexpr dim_t col_budget = 256 * 1024; // floats of columns per thread
+constexpr scratchpad::key_t key_acc = gemm::key_count + 3;   // one big image, f32
+constexpr scratchpad::key_t key_part = gemm::key_count + 4;  // partial diff_weights
+constexpr dim_t col_budget = 256 * 1024;                     // floats of columns per thread
 
-format_tag_t nxc_tag(int ndims) { return ndims == 3 ? dnnl_nwc : ndims == 4 ? dnnl_nhwc : dnnl_ndhwc; }
+format_tag_t nxc_tag(int ndims) {
+    return ndims == 3 ? dnnl_nwc : ndims == 4 ? dnnl_nhwc : dnnl_ndhwc;
+}
 
 // Small points per GEMM call: the columns fit the budget (no limit when
 // no column buffer is used), and there are enough work items for every
@@ -40,9 +42,11 @@ dim_t pick_chunk(const conv_bs_geom_t &b, int nthr, bool split_for_threads, bool
 }
 
 status_t run_gemm(const gemm::plan_t &plan, const conv_bwd::gemm_call_t &c, float beta, bool par,
-        const scratchpad::grantor_t &sg, int ithr) {
-    return par ? plan.execute(c.M, c.N, c.K, 1.f, c.A, c.lda, c.B, c.ldb, beta, c.C, c.ldc, sg, key_gemm)
-               : plan.execute_st(c.M, c.N, c.K, 1.f, c.A, c.lda, c.B, c.ldb, beta, c.C, c.ldc, sg, key_gemm, ithr);
+                  const scratchpad::grantor_t &sg, int ithr) {
+    return par ? plan.execute(c.M, c.N, c.K, 1.f, c.A, c.lda, c.B, c.ldb, beta, c.C, c.ldc, sg,
+                              key_gemm)
+               : plan.execute_st(c.M, c.N, c.K, 1.f, c.A, c.lda, c.B, c.ldb, beta, c.C, c.ldc, sg,
+                                 key_gemm, ithr);
 }
 
 } // namespace
@@ -102,7 +106,8 @@ status_t conv_bwd_pd_t::init_common(const char *me) {
         }
     if (mdw_t(src_md_).is_any()) KESTREL_CHECK(md_set_tag(src_md_, dtag));
     if (mdw_t(dst_md_).is_any()) KESTREL_CHECK(md_set_tag(dst_md_, dtag));
-    if (mdw_t(wei_md_).is_any()) KESTREL_CHECK(md_set_tag(wei_md_, conv_plain_wei_tag(nd, g.with_groups)));
+    if (mdw_t(wei_md_).is_any())
+        KESTREL_CHECK(md_set_tag(wei_md_, conv_plain_wei_tag(nd, g.with_groups)));
     if (g.with_bias && mdw_t(bias_md_).is_any()) KESTREL_CHECK(md_set_tag(bias_md_, dnnl_a));
     if (!conv_data_view_t::supports(src_md_) || !conv_data_view_t::supports(dst_md_))
         return decline(me, "data layouts");
@@ -114,8 +119,8 @@ status_t conv_bwd_pd_t::init_common(const char *me) {
 
 // ------------------------------------------------------------ backward data
 
-void conv_bwd_views_t::init(const conv_bs_geom_t &b, const memory_desc_t &big_md, const memory_desc_t &small_md,
-        bool unit_1x1) {
+void conv_bwd_views_t::init(const conv_bs_geom_t &b, const memory_desc_t &big_md,
+                            const memory_desc_t &small_md, bool unit_1x1) {
     using namespace conv_bwd;
     big.init(big_md);
     small.init(small_md);
@@ -125,24 +130,29 @@ void conv_bwd_views_t::init(const conv_bs_geom_t &b, const memory_desc_t &big_md
     big_mat = unit_1x1 && in_place_ok(big, big_ps);
 }
 
-conv_bwd::mat_t conv_bwd_views_t::big_m(const conv_bs_geom_t &b, const void *p, float *col, dim_t n, dim_t gr,
-        dim_t sp0, dim_t len) const {
-    return big_mat ? conv_bwd::chan_points(big, big_ps, p, n, gr * b.Cb, sp0) : conv_bwd::mat_t {col, len, 1};
+conv_bwd::mat_t conv_bwd_views_t::big_m(const conv_bs_geom_t &b, const void *p, float *col, dim_t n,
+                                        dim_t gr, dim_t sp0, dim_t len) const {
+    return big_mat ? conv_bwd::chan_points(big, big_ps, p, n, gr * b.Cb, sp0)
+                   : conv_bwd::mat_t{col, len, 1};
 }
 
-conv_bwd::mat_t conv_bwd_views_t::small_m(const conv_bs_geom_t &b, const void *p, float *buf, dim_t n, dim_t gr,
-        dim_t sp0, dim_t len) const {
-    return small_mat ? conv_bwd::chan_points(small, small_ps, p, n, gr * b.Cs, sp0) : conv_bwd::mat_t {buf, len, 1};
+conv_bwd::mat_t conv_bwd_views_t::small_m(const conv_bs_geom_t &b, const void *p, float *buf,
+                                          dim_t n, dim_t gr, dim_t sp0, dim_t len) const {
+    return small_mat ? conv_bwd::chan_points(small, small_ps, p, n, gr * b.Cs, sp0)
+                     : conv_bwd::mat_t{buf, len, 1};
 }
 
 // Gather: small (Cs x len) = W (Cs x rows) * im2col(big). Scatter: columns
 // (rows x len) = W^T (rows x Cs) * small, then col2im; with a 1x1 unit
 // kernel the columns are the big tensor itself.
-conv_bwd::gemm_call_t gemm_conv_bwd_data_t::pd_t::call(const float *wt, const void *big, const void *small,
-        float *col, float *buf, dim_t n, dim_t gr, dim_t sp0, dim_t len) const {
+conv_bwd::gemm_call_t gemm_conv_bwd_data_t::pd_t::call(const float *wt, const void *big,
+                                                       const void *small, float *col, float *buf,
+                                                       dim_t n, dim_t gr, dim_t sp0,
+                                                       dim_t len) const {
     const dim_t rows = bs.Cb * bs.KS();
     const float *w = wt ? wt + gr * rows * bs.Cs : nullptr;
-    const conv_bwd::mat_t bm = v.big_m(bs, big, col, n, gr, sp0, len), sm = v.small_m(bs, small, buf, n, gr, sp0, len);
+    const conv_bwd::mat_t bm = v.big_m(bs, big, col, n, gr, sp0, len),
+                          sm = v.small_m(bs, small, buf, n, gr, sp0, len);
     if (bs.deconv) return conv_bwd::orient(bs.Cs, len, rows, {w, rows, 1}, bm, sm);
     return conv_bwd::orient(rows, len, bs.Cs, {w, bs.Cs, 1}, sm, bm);
 }
@@ -152,8 +162,8 @@ status_t gemm_conv_bwd_data_t::pd_t::init(dnnl_engine *) {
     if (!is_bwd_d()) return decline(me, "not backward data");
     KESTREL_CHECK(init_common(me));
     bs.init(geom_);
-    v.init(bs, bs.deconv ? *diff_dst_md() : *diff_src_md(), bs.deconv ? *diff_src_md() : *diff_dst_md(),
-            geom_.is_1x1_unit());
+    v.init(bs, bs.deconv ? *diff_dst_md() : *diff_src_md(),
+           bs.deconv ? *diff_src_md() : *diff_dst_md(), geom_.is_1x1_unit());
     // The scatter accumulates into the user's f32 diff_src when its points
     // are close enough for that to stay in cache, else into a scratch image.
     into_user = !bs.deconv && !v.big_mat && v.big.dt == dnnl_f32 && v.big_ps != 0 && v.big_ps <= 16;
@@ -167,7 +177,8 @@ status_t gemm_conv_bwd_data_t::pd_t::init(dnnl_engine *) {
     const conv_bwd::gemm_call_t c = call(nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0, pts);
     KESTREL_CHECK(plan.init(c.M, c.N, c.K, c.ta, c.tb));
     auto &r = scratchpad_registry();
-    if (!bs.deconv && !v.big_mat && !into_user) r.book_per_thread(key_acc, (size_t)bs.Cb * bs.BSP() * sizeof(float));
+    if (!bs.deconv && !v.big_mat && !into_user)
+        r.book_per_thread(key_acc, (size_t)bs.Cb * bs.BSP() * sizeof(float));
     plan.book(r, key_gemm);
     r.book(key_wt, (size_t)bs.G * rows * bs.Cs * sizeof(float));
     if (!v.big_mat) r.book_per_thread(key_col, (size_t)rows * chunk * sizeof(float));
@@ -226,10 +237,12 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
             if (b.deconv) {
                 if (!v.big_mat) im2col(b, v.big, v.big_ps, diff_dst, n, gr, sp0, len, col);
             } else if (!v.small_mat) {
-                small_chunk_load(b, v.small, diff_dst, n, gr, sp0, len, buf);
+                small_chunk_load(b, v.small, v.small_ps, diff_dst, n, gr, sp0, len, buf);
             }
-            KESTREL_CHECK(run_gemm(p->plan, p->call(wt, big, small, col, buf, n, gr, sp0, len), 0.f, par, sg, ithr));
-            if (b.deconv && !v.small_mat) small_chunk_store(b, v.small, diff_src, n, gr, sp0, len, buf);
+            KESTREL_CHECK(run_gemm(p->plan, p->call(wt, big, small, col, buf, n, gr, sp0, len), 0.f,
+                                   par, sg, ithr));
+            if (b.deconv && !v.small_mat)
+                small_chunk_store(b, v.small, v.small_ps, diff_src, n, gr, sp0, len, buf);
             return status::success;
         };
         return conv_for_items(b.MB * b.G * nchunks, sg, run);
@@ -245,19 +258,23 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
         float *acc = p->into_user ? static_cast<float *>(diff_src) : sg.get<float>(key_acc, ithr);
         if (!col || (!v.small_mat && !buf) || !acc) return status::out_of_memory;
         const conv_data_view_t &tv = p->into_user ? v.big : acc_v;
-        const dim_t tps = p->into_user ? v.big_ps : 1, tn = p->into_user ? n : 0, tc0 = p->into_user ? gr * b.Cb : 0;
+        const dim_t tps = p->into_user ? v.big_ps : 1, tn = p->into_user ? n : 0,
+                    tc0 = p->into_user ? gr * b.Cb : 0;
         zero_image(tv, tps, acc, tn, tc0, b.Cb, BSP);
         for (dim_t c = 0; c < nchunks; ++c) {
             const dim_t sp0 = c * chunk, len = std::min(chunk, SSP - sp0);
-            if (!v.small_mat) small_chunk_load(b, v.small, diff_dst, n, gr, sp0, len, buf);
-            KESTREL_CHECK(run_gemm(p->plan, p->call(wt, big, small, col, buf, n, gr, sp0, len), 0.f, par, sg, ithr));
+            if (!v.small_mat)
+                small_chunk_load(b, v.small, v.small_ps, diff_dst, n, gr, sp0, len, buf);
+            KESTREL_CHECK(run_gemm(p->plan, p->call(wt, big, small, col, buf, n, gr, sp0, len), 0.f,
+                                   par, sg, ithr));
             col2im(b, col, sp0, len, tv, tps, acc, tn, tc0);
         }
         if (p->into_user) return status::success;
         for (dim_t cb = 0; cb < b.Cb; ++cb)
             for (dim_t sp = 0; sp < BSP; ++sp) {
                 const dim_t w = sp % b.BW, h = sp / b.BW % b.BH, d = sp / (b.BW * b.BH);
-                store_f32(v.big.dt, diff_src, v.big.off(n, gr * b.Cb + cb, d, h, w), acc[cb * BSP + sp]);
+                store_f32(v.big.dt, diff_src, v.big.off(n, gr * b.Cb + cb, d, h, w),
+                          acc[cb * BSP + sp]);
             }
         return status::success;
     };
@@ -267,11 +284,13 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
 // --------------------------------------------------------- backward weights
 
 // partial (Cs x rows) += small (Cs x len) * im2col(big)^T (len x rows).
-conv_bwd::gemm_call_t gemm_conv_bwd_weights_t::pd_t::call(const void *big, const void *small, float *col,
-        float *buf, float *part, dim_t n, dim_t gr, dim_t sp0, dim_t len) const {
+conv_bwd::gemm_call_t gemm_conv_bwd_weights_t::pd_t::call(const void *big, const void *small,
+                                                          float *col, float *buf, float *part,
+                                                          dim_t n, dim_t gr, dim_t sp0,
+                                                          dim_t len) const {
     const dim_t rows = bs.Cb * bs.KS();
     return conv_bwd::orient(bs.Cs, rows, len, v.small_m(bs, small, buf, n, gr, sp0, len),
-            v.big_m(bs, big, col, n, gr, sp0, len).t(), {part, rows, 1});
+                            v.big_m(bs, big, col, n, gr, sp0, len).t(), {part, rows, 1});
 }
 
 status_t gemm_conv_bwd_weights_t::pd_t::init(dnnl_engine *) {
@@ -281,7 +300,8 @@ status_t gemm_conv_bwd_weights_t::pd_t::init(dnnl_engine *) {
     bs.init(geom_);
     // Convolution: small = diff_dst, big = src. Deconvolution: small = src,
     // big = diff_dst.
-    v.init(bs, bs.deconv ? *diff_dst_md() : *src_md(), bs.deconv ? *src_md() : *diff_dst_md(), geom_.is_1x1_unit());
+    v.init(bs, bs.deconv ? *diff_dst_md() : *src_md(), bs.deconv ? *src_md() : *diff_dst_md(),
+           geom_.is_1x1_unit());
     nthr = max_threads();
     const dim_t rows = bs.Cb * bs.KS();
     chunk = pick_chunk(bs, nthr, true, v.big_mat);
@@ -312,7 +332,7 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
     const void *big = b.deconv ? diff_dst : src, *small = b.deconv ? src : diff_dst;
 
     const int nthr = (int)std::max<dim_t>(1, std::min<dim_t>({max_threads(), sg.nthr(), work}));
-    std::atomic<int> failed {(int)status::success};
+    std::atomic<int> failed{(int)status::success};
     parallel(nthr, [&](int ithr, int nt) {
         float *part = sg.get<float>(key_part, ithr);
         float *col = v.big_mat ? nullptr : sg.get<float>(key_col, ithr);
@@ -328,9 +348,11 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
             const dim_t c = it % nchunks, gr = it / nchunks % b.G, n = it / nchunks / b.G;
             const dim_t sp0 = c * chunk, len = std::min(chunk, SSP - sp0);
             if (!v.big_mat) im2col(b, v.big, v.big_ps, big, n, gr, sp0, len, col);
-            if (!v.small_mat) small_chunk_load(b, v.small, small, n, gr, sp0, len, buf);
-            const status_t st = run_gemm(p->plan, p->call(big, small, col, buf, part + gr * b.Cs * rows, n, gr, sp0, len),
-                    1.f, false, sg, ithr);
+            if (!v.small_mat) small_chunk_load(b, v.small, v.small_ps, small, n, gr, sp0, len, buf);
+            const status_t st = run_gemm(
+                    p->plan,
+                    p->call(big, small, col, buf, part + gr * b.Cs * rows, n, gr, sp0, len), 1.f,
+                    false, sg, ithr);
             if (st != status::success) failed = (int)st;
         }
     });
@@ -361,13 +383,21 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
     void *diff_bias = ctx.output(DNNL_ARG_DIFF_BIAS);
     const mdw_t db_d(p->diff_weights_md(1));
     const conv_data_view_t &dv = b.deconv ? v.big : v.small;
-    const dim_t C = g.OC(), OD = g.OD, OH = g.OH, OW = g.OW;
+    const dim_t dps = b.deconv ? v.big_ps : v.small_ps;
+    const dim_t C = g.OC(), OD = g.OD, OH = g.OH, OW = g.OW, P = OD * OH * OW;
     parallel_nd(C, [&](dim_t c) {
         float v = 0.f;
-        for (dim_t n = 0; n < g.MB; ++n)
-            for (dim_t d = 0; d < OD; ++d)
-                for (dim_t h = 0; h < OH; ++h)
-                    for (dim_t w = 0; w < OW; ++w) v += load_f32(dv.dt, diff_dst, dv.off(n, c, d, h, w));
+        if (dps != 0 && dv.dt == dnnl_f32) // points in the same order, one stride
+            for (dim_t n = 0; n < g.MB; ++n) {
+                const float *chan = static_cast<const float *>(diff_dst) + dv.off(n, c, 0, 0, 0);
+                for (dim_t q = 0; q < P; ++q) v += chan[q * dps];
+            }
+        else
+            for (dim_t n = 0; n < g.MB; ++n)
+                for (dim_t d = 0; d < OD; ++d)
+                    for (dim_t h = 0; h < OH; ++h)
+                        for (dim_t w = 0; w < OW; ++w)
+                            v += load_f32(dv.dt, diff_dst, dv.off(n, c, d, h, w));
         const dim_t pos[1] = {c};
         store_f32(db_d.data_type(), diff_bias, db_d.off_v(pos), v);
     });
@@ -394,22 +424,26 @@ const impl_entry_t deconv_bwd_weights_impl_list[] = {
 };
 
 status_t conv_bwd_pd_create(dnnl_primitive_desc **out, dnnl_engine *engine,
-        dnnl_primitive_kind_t kind, dnnl_prop_kind_t prop, dnnl_alg_kind_t alg,
-        const memory_desc_t *src, const memory_desc_t *weights, const memory_desc_t *bias,
-        const memory_desc_t *dst, const dim_t *strides, const dim_t *dilates, const dim_t *pad_l,
-        const dim_t *pad_r, const dnnl_primitive_desc *hint, const dnnl_primitive_attr *attr) {
+                            dnnl_primitive_kind_t kind, dnnl_prop_kind_t prop, dnnl_alg_kind_t alg,
+                            const memory_desc_t *src, const memory_desc_t *weights,
+                            const memory_desc_t *bias, const memory_desc_t *dst,
+                            const dim_t *strides, const dim_t *dilates, const dim_t *pad_l,
+                            const dim_t *pad_r, const dnnl_primitive_desc *hint,
+                            const dnnl_primitive_attr *attr) {
     if (hint) {
         const kestrel::pd_t *h = hint->pd();
         if (!h || h->kind() != kind
-                || !one_of(h->prop_kind(), dnnl_forward_training, dnnl_forward_inference))
+            || !one_of(h->prop_kind(), dnnl_forward_training, dnnl_forward_inference))
             return status::invalid_arguments;
     }
     conv_desc_t d(kind);
-    KESTREL_CHECK(conv_desc_init(d, prop, alg, src, weights, bias, dst, strides, dilates, pad_l, pad_r));
+    KESTREL_CHECK(
+            conv_desc_init(d, prop, alg, src, weights, bias, dst, strides, dilates, pad_l, pad_r));
     const bool deconv = kind == dnnl_deconvolution;
-    impl_list_t list = prop == dnnl_backward_data
-            ? (deconv ? deconv_bwd_data_impl_list : conv_bwd_data_impl_list)
-            : (deconv ? deconv_bwd_weights_impl_list : conv_bwd_weights_impl_list);
+    impl_list_t list =
+            prop == dnnl_backward_data
+                    ? (deconv ? deconv_bwd_data_impl_list : conv_bwd_data_impl_list)
+                    : (deconv ? deconv_bwd_weights_impl_list : conv_bwd_weights_impl_list);
     return create_pd_handle(out, d, attr, engine, list, hint);
 }
 

@@ -11,7 +11,9 @@ namespace conv_bwd {
 
 namespace {
 
-dim_t floor_div(dim_t a, dim_t s) { return a >= 0 ? a / s : -((-a + s - 1) / s); }
+dim_t floor_div(dim_t a, dim_t s) {
+    return a >= 0 ? a / s : -((-a + s - 1) / s);
+}
 
 // The j in [0, seg) whose big coordinate (w0 + j) * s + off lies in [0, B).
 void valid_range(dim_t w0, dim_t seg, dim_t s, dim_t off, dim_t B, dim_t &lo, dim_t &hi) {
@@ -25,11 +27,12 @@ void valid_range(dim_t w0, dim_t seg, dim_t s, dim_t off, dim_t B, dim_t &lo, di
 struct seg_t {
     dim_t d, h, w0, seg;
     seg_t(const conv_bs_geom_t &b, dim_t sp, dim_t left)
-        : d(sp / (b.SW * b.SH)), h(sp / b.SW % b.SH), w0(sp % b.SW), seg(std::min(left, b.SW - sp % b.SW)) {}
+        : d(sp / (b.SW * b.SH)), h(sp / b.SW % b.SH), w0(sp % b.SW),
+          seg(std::min(left, b.SW - sp % b.SW)) {}
 };
 
-void im2col_generic(const conv_bs_geom_t &b, const conv_data_view_t &v, const void *big, dim_t n, dim_t gr,
-        dim_t sp0, dim_t len, float *col) {
+void im2col_generic(const conv_bs_geom_t &b, const conv_data_view_t &v, const void *big, dim_t n,
+                    dim_t gr, dim_t sp0, dim_t len, float *col) {
     const dim_t KS = b.KS();
     for (dim_t j0 = 0; j0 < len;) {
         const seg_t s(b, sp0 + j0, len - j0);
@@ -45,7 +48,9 @@ void im2col_generic(const conv_bs_geom_t &b, const conv_data_view_t &v, const vo
                         float *out = col + (cb * KS + k) * len + j0;
                         for (dim_t j = 0; j < s.seg; ++j) {
                             const dim_t bw = (s.w0 + j) * b.sW - b.pW + kw * (b.dW + 1);
-                            out[j] = in && bw >= 0 && bw < b.BW ? load_f32(v.dt, big, v.off(n, c, bd, bh, bw)) : 0.f;
+                            out[j] = in && bw >= 0 && bw < b.BW
+                                             ? load_f32(v.dt, big, v.off(n, c, bd, bh, bw))
+                                             : 0.f;
                         }
                     }
                 }
@@ -65,8 +70,8 @@ dim_t point_stride(const conv_data_view_t &v, dim_t D, dim_t H, dim_t W) {
     return ps;
 }
 
-void im2col(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps, const void *big, dim_t n, dim_t gr,
-        dim_t sp0, dim_t len, float *col) {
+void im2col(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps, const void *big, dim_t n,
+            dim_t gr, dim_t sp0, dim_t len, float *col) {
     if (ps == 0 || v.dt != dnnl_f32) return im2col_generic(b, v, big, n, gr, sp0, len, col);
     const dim_t KS = b.KS(), step = b.sW * ps;
     const float *src = static_cast<const float *>(big);
@@ -86,7 +91,9 @@ void im2col(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps, const 
                         if (in) valid_range(s.w0, s.seg, b.sW, off, b.BW, lo, hi);
                         std::fill(out, out + lo, 0.f);
                         if (hi > lo) {
-                            const float *row = chan + ((bd * b.BH + bh) * b.BW + (s.w0 + lo) * b.sW + off) * ps;
+                            const float *row =
+                                    chan
+                                    + ((bd * b.BH + bh) * b.BW + (s.w0 + lo) * b.sW + off) * ps;
                             if (step == 1)
                                 std::memcpy(out + lo, row, sizeof(float) * (hi - lo));
                             else
@@ -101,8 +108,8 @@ void im2col(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps, const 
     }
 }
 
-void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len, const conv_data_view_t &v,
-        dim_t ps, float *big, dim_t n, dim_t c0) {
+void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len,
+            const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0) {
     const dim_t KS = b.KS(), step = b.sW * ps;
     for (dim_t j0 = 0; j0 < len;) {
         const seg_t s(b, sp0 + j0, len - j0);
@@ -120,7 +127,8 @@ void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len, con
                         const dim_t off = kw * (b.dW + 1) - b.pW;
                         valid_range(s.w0, s.seg, b.sW, off, b.BW, lo, hi);
                         if (hi <= lo) continue;
-                        float *row = chan + ((bd * b.BH + bh) * b.BW + (s.w0 + lo) * b.sW + off) * ps;
+                        float *row =
+                                chan + ((bd * b.BH + bh) * b.BW + (s.w0 + lo) * b.sW + off) * ps;
                         if (step == 1)
                             for (dim_t j = 0; j < hi - lo; ++j) row[j] += in[lo + j];
                         else
@@ -133,7 +141,8 @@ void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len, con
     }
 }
 
-void zero_image(const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0, dim_t C, dim_t P) {
+void zero_image(const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0, dim_t C,
+                dim_t P) {
     for (dim_t c = 0; c < C; ++c) {
         float *chan = big + v.off(n, c0 + c, 0, 0, 0);
         if (ps == 1)
@@ -143,21 +152,41 @@ void zero_image(const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t 
     }
 }
 
-void small_chunk_load(const conv_bs_geom_t &b, const conv_data_view_t &v, const void *small, dim_t n, dim_t gr,
-        dim_t sp0, dim_t len, float *buf) {
+void small_chunk_load(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps,
+                      const void *small, dim_t n, dim_t gr, dim_t sp0, dim_t len, float *buf) {
+    if (ps != 0 && v.dt == dnnl_f32) { // one strided row per channel
+        for (dim_t cs = 0; cs < b.Cs; ++cs) {
+            const float *chan = static_cast<const float *>(small)
+                                + v.off(n, gr * b.Cs + cs, 0, 0, 0) + sp0 * ps;
+            float *out = buf + cs * len;
+            for (dim_t j = 0; j < len; ++j) out[j] = chan[j * ps];
+        }
+        return;
+    }
     for (dim_t j = 0; j < len; ++j) {
         const dim_t sp = sp0 + j;
         const dim_t w = sp % b.SW, h = sp / b.SW % b.SH, d = sp / (b.SW * b.SH);
-        for (dim_t cs = 0; cs < b.Cs; ++cs) buf[cs * len + j] = load_f32(v.dt, small, v.off(n, gr * b.Cs + cs, d, h, w));
+        for (dim_t cs = 0; cs < b.Cs; ++cs)
+            buf[cs * len + j] = load_f32(v.dt, small, v.off(n, gr * b.Cs + cs, d, h, w));
     }
 }
 
-void small_chunk_store(const conv_bs_geom_t &b, const conv_data_view_t &v, void *small, dim_t n, dim_t gr,
-        dim_t sp0, dim_t len, const float *buf) {
+void small_chunk_store(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps, void *small,
+                       dim_t n, dim_t gr, dim_t sp0, dim_t len, const float *buf) {
+    if (ps != 0 && v.dt == dnnl_f32) {
+        for (dim_t cs = 0; cs < b.Cs; ++cs) {
+            float *chan =
+                    static_cast<float *>(small) + v.off(n, gr * b.Cs + cs, 0, 0, 0) + sp0 * ps;
+            const float *in = buf + cs * len;
+            for (dim_t j = 0; j < len; ++j) chan[j * ps] = in[j];
+        }
+        return;
+    }
     for (dim_t j = 0; j < len; ++j) {
         const dim_t sp = sp0 + j;
         const dim_t w = sp % b.SW, h = sp / b.SW % b.SH, d = sp / (b.SW * b.SH);
-        for (dim_t cs = 0; cs < b.Cs; ++cs) store_f32(v.dt, small, v.off(n, gr * b.Cs + cs, d, h, w), buf[cs * len + j]);
+        for (dim_t cs = 0; cs < b.Cs; ++cs)
+            store_f32(v.dt, small, v.off(n, gr * b.Cs + cs, d, h, w), buf[cs * len + j]);
     }
 }
 
@@ -165,7 +194,8 @@ bool in_place_ok(const conv_data_view_t &v, dim_t ps) {
     return v.dt == dnnl_f32 && v.blk == 1 && ps != 0 && (ps == 1 || v.sc == 1);
 }
 
-mat_t chan_points(const conv_data_view_t &v, dim_t ps, const void *base, dim_t n, dim_t c0, dim_t sp0) {
+mat_t chan_points(const conv_data_view_t &v, dim_t ps, const void *base, dim_t n, dim_t c0,
+                  dim_t sp0) {
     mat_t m;
     m.rs = v.sc, m.cs = ps;
     if (base) m.p = static_cast<const float *>(base) + v.off(n, c0, 0, 0, 0) + sp0 * ps;

@@ -23,23 +23,24 @@ dim_t point_stride(const conv_data_view_t &v, dim_t D, dim_t H, dim_t W);
 // group gr: the big-tensor element tap k of point j reads, 0 in padding.
 // ps: the big view's point stride when it is f32 (fast path), else 0.
 void im2col(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps, const void *big, dim_t n,
-        dim_t gr, dim_t sp0, dim_t len, float *col);
+            dim_t gr, dim_t sp0, dim_t len, float *col);
 
 // The inverse scatter, f32: big(n, c0 + cb, point) += col[(cb * KS + k)][j]
 // over the taps of small points [sp0, sp0 + len); v with point stride ps
 // describes the target (the user's tensor, or a scratch image).
-void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len, const conv_data_view_t &v,
-        dim_t ps, float *big, dim_t n, dim_t c0);
+void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len,
+            const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0);
 
 // Zeroes channels [c0, c0 + C) of image n of an f32 view with point stride ps.
-void zero_image(const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0, dim_t C, dim_t P);
+void zero_image(const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0, dim_t C,
+                dim_t P);
 
 // buf[cs][j] = small tensor at (n, gr * Cs + cs, point sp0 + j), or back
-// (store).
-void small_chunk_load(const conv_bs_geom_t &b, const conv_data_view_t &v, const void *small, dim_t n,
-        dim_t gr, dim_t sp0, dim_t len, float *buf);
-void small_chunk_store(const conv_bs_geom_t &b, const conv_data_view_t &v, void *small, dim_t n, dim_t gr,
-        dim_t sp0, dim_t len, const float *buf);
+// (store); ps: the view's point stride (0: element by element).
+void small_chunk_load(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps,
+                      const void *small, dim_t n, dim_t gr, dim_t sp0, dim_t len, float *buf);
+void small_chunk_store(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps, void *small,
+                       dim_t n, dim_t gr, dim_t sp0, dim_t len, const float *buf);
 
 // A strided f32 matrix: element (i, j) at p[i * rs + j * cs].
 struct mat_t {
@@ -52,7 +53,8 @@ struct mat_t {
 // blocking, uniform points with ps 1 or channel stride 1), or p nullptr
 // when the view is not one. base may be null at descriptor creation (only
 // the strides matter there).
-mat_t chan_points(const conv_data_view_t &v, dim_t ps, const void *base, dim_t n, dim_t c0, dim_t sp0);
+mat_t chan_points(const conv_data_view_t &v, dim_t ps, const void *base, dim_t n, dim_t c0,
+                  dim_t sp0);
 bool in_place_ok(const conv_data_view_t &v, dim_t ps);
 
 // C (M x N) = alpha A (M x K) B (K x N) + beta C for strided operands, as
