@@ -799,6 +799,10 @@ int main() {
             {false, 2, 2, 1, 7, 5, {12, 17}, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {1, 1}, nxc, dnnl_f32, true},
             {false, 2, 2, 1, 5, 3, {11, 9}, {3, 3}, {3, 2}, {1, 0}, {0, 2}, {1, 1}, blk16, dnnl_f32, true},
             {false, 2, 2, 4, 1, 1, {9, 13}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, ncx, dnnl_f32, true}, // depthwise
+            // Stride 2 without padding: the last big row (and column) no tap
+            // reaches must still come out zero.
+            {false, 2, 2, 1, 3, 5, {8, 9}, {3, 3}, {2, 2}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},
+            {false, 2, 1, 2, 3, 2, {8, 8}, {3, 3}, {2, 2}, {0, 0}, {0, 0}, {0, 0}, blk8, dnnl_f32, false},
     };
     int i = 0;
     for (const auto &c : cases) {

@@ -260,15 +260,25 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
         const conv_data_view_t &tv = p->into_user ? v.big : acc_v;
         const dim_t tps = p->into_user ? v.big_ps : 1, tn = p->into_user ? n : 0,
                     tc0 = p->into_user ? gr * b.Cb : 0;
-        zero_image(tv, tps, acc, tn, tc0, b.Cb, BSP);
+        // Points [0, zeroed) of the target are zero or accumulating: with one
+        // depth plane, big rows are zeroed just before the first chunk that
+        // reaches them; with several, the whole image first.
+        dim_t zeroed = 0;
+        if (b.BD > 1) zero_points(tv, tps, acc, tn, tc0, b.Cb, 0, BSP), zeroed = BSP;
         for (dim_t c = 0; c < nchunks; ++c) {
             const dim_t sp0 = c * chunk, len = std::min(chunk, SSP - sp0);
+            const dim_t reach = b.BD > 1 ? 0 : (last_big_row(b, sp0, len) + 1) * b.BW;
+            if (reach > zeroed) {
+                zero_points(tv, tps, acc, tn, tc0, b.Cb, zeroed, reach);
+                zeroed = reach;
+            }
             if (!v.small_mat)
                 small_chunk_load(b, v.small, v.small_ps, diff_dst, n, gr, sp0, len, buf);
             KESTREL_CHECK(run_gemm(p->plan, p->call(wt, big, small, col, buf, n, gr, sp0, len), 0.f,
                                    par, sg, ithr));
             col2im(b, col, sp0, len, tv, tps, acc, tn, tc0);
         }
+        zero_points(tv, tps, acc, tn, tc0, b.Cb, zeroed, BSP); // rows no tap reaches
         if (p->into_user) return status::success;
         for (dim_t cb = 0; cb < b.Cb; ++cb)
             for (dim_t sp = 0; sp < BSP; ++sp) {

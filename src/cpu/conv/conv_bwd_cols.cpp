@@ -141,15 +141,22 @@ void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len,
     }
 }
 
-void zero_image(const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0, dim_t C,
-                dim_t P) {
+void zero_points(const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0, dim_t C,
+                 dim_t p0, dim_t p1) {
+    if (p1 <= p0) return;
     for (dim_t c = 0; c < C; ++c) {
-        float *chan = big + v.off(n, c0 + c, 0, 0, 0);
+        float *chan = big + v.off(n, c0 + c, 0, 0, 0) + p0 * ps;
         if (ps == 1)
-            std::memset(chan, 0, sizeof(float) * P);
+            std::memset(chan, 0, sizeof(float) * (p1 - p0));
         else
-            for (dim_t p = 0; p < P; ++p) chan[p * ps] = 0.f;
+            for (dim_t p = 0; p < p1 - p0; ++p) chan[p * ps] = 0.f;
     }
+}
+
+dim_t last_big_row(const conv_bs_geom_t &b, dim_t sp0, dim_t len) {
+    const dim_t plane = b.SW * b.SH, last = sp0 + len - 1;
+    const dim_t h = sp0 / plane == last / plane ? last / b.SW % b.SH : b.SH - 1;
+    return std::min<dim_t>(b.BH - 1, h * b.sH - b.pH + (b.KH - 1) * (b.dH + 1));
 }
 
 void small_chunk_load(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps,

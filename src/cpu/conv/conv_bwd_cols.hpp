@@ -31,9 +31,16 @@ void im2col(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps, const 
 void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len,
             const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0);
 
-// Zeroes channels [c0, c0 + C) of image n of an f32 view with point stride ps.
-void zero_image(const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0, dim_t C,
-                dim_t P);
+// Zeroes points [p0, p1) of channels [c0, c0 + C) of image n of an f32
+// view with point stride ps.
+void zero_points(const conv_data_view_t &v, dim_t ps, float *big, dim_t n, dim_t c0, dim_t C,
+                 dim_t p0, dim_t p1);
+
+// The last big row (h) the taps of small points [sp0, sp0 + len) reach
+// (clamped to BH - 1; negative when none): with one big depth plane, the
+// scatter zeroes its target rows just before the first chunk that touches
+// them, while they are still in cache, instead of the whole image first.
+dim_t last_big_row(const conv_bs_geom_t &b, dim_t sp0, dim_t len);
 
 // buf[cs][j] = small tensor at (n, gr * Cs + cs, point sp0 + j), or back
 // (store); ps: the view's point stride (0: element by element).
