@@ -87,6 +87,13 @@ const conv_bwd_shape_t conv_bwd_shapes[] = {
         {'w', {layout_t::nchw, 16, 64, 64, 56, 3, 1, 1}},
         {'d', {layout_t::nchw, 16, 256, 64, 56, 1, 1, 0}},
         {'w', {layout_t::nchw, 16, 256, 64, 56, 1, 1, 0}},
+        // ResNet-like stride 2 and the other data layouts.
+        {'d', {layout_t::nchw, 16, 128, 256, 28, 3, 2, 1}},
+        {'w', {layout_t::nchw, 16, 128, 256, 28, 3, 2, 1}},
+        {'d', {layout_t::nChw16c, 16, 64, 64, 56, 3, 1, 1}},
+        {'w', {layout_t::nChw16c, 16, 64, 64, 56, 3, 1, 1}},
+        {'d', {layout_t::nhwc, 16, 256, 64, 56, 1, 1, 0}},
+        {'w', {layout_t::nhwc, 16, 256, 64, 56, 1, 1, 0}},
 };
 
 // Inner product backward data ('d') / weights ('w'), 2D src, no bias.

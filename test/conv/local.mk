@@ -23,3 +23,6 @@ TESTS += test/conv/test_conv_bwd
 test_conv_test_conv_bwd_SOURCES = test/conv/test_conv_bwd.cpp
 test_conv_test_conv_bwd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_conv_bwd_LDADD = $(TEST_LIBS)
+# The backward suite under ONEDNN_MAX_CPU_ISA=AVX2 and SSE41.
+EXTRA_DIST += test/conv/test_conv_bwd_isa.sh
+TESTS += test/conv/test_conv_bwd_isa.sh

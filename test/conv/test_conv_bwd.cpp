@@ -7,7 +7,11 @@
 // depthwise, odd channels, plain (ncx, nxc) and channel-blocked (nCx16c,
 // nCx8c) data, plain or OIhw16i16o weights, bias or not, f32 and bf16, 1 and 2 threads, scratchpad modes
 // library and user, several threads at once, and the arena holding the
-// largest scratchpad of a chain of primitives.
+// largest scratchpad of a chain of primitives. The cases cover every path
+// of the implementation: 1x1 unit kernels read in place, the im2col /
+// col2im row segments with both borders, strides and dilation, and the
+// scatter into diff_src or a scratch image; test_conv_bwd_isa.sh runs them
+// again with the GEMM kernels capped at AVX2 and at the baseline.
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -764,6 +768,41 @@ int main() {
             {true, 3, 1, 2, 3, 5, {3, 3, 4}, {2, 2, 3}, {2, 1, 2}, {0, 1, 0}, {0, 1, 1}, {1, 0, 0}, blk8, dnnl_f32, true},
             {true, 2, 2, 1, 17, 18, {4, 3}, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, blk16, dnnl_f32, true},
             {true, 2, 2, 2, 3, 4, {4, 4}, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {1, 1}, ncx, dnnl_bf16, true},
+            // 1x1 unit kernels: GEMMs straight on the user's tensors when f32
+            // plain (channel- or point-major), copies otherwise; mb 1 splits
+            // the points of one image between the threads (a runtime tail).
+            {false, 2, 2, 1, 19, 17, {5, 6}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, true},
+            {false, 2, 2, 3, 5, 3, {4, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},
+            {false, 2, 2, 1, 17, 19, {5, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, blk16, dnnl_f32, true},
+            {false, 2, 2, 1, 9, 7, {3, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, blk8, dnnl_f32, false},
+            {false, 3, 1, 1, 3, 4, {3, 4, 5}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, ncx, dnnl_f32, true},
+            {false, 1, 2, 2, 3, 5, {11}, {1}, {1}, {0}, {0}, {0}, nxc, dnnl_f32, true},
+            {false, 2, 1, 1, 3, 5, {9, 9}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},
+            {false, 2, 1, 1, 5, 3, {9, 9}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, false},
+            {false, 2, 2, 6, 1, 1, {5, 4}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true}, // depthwise
+            {false, 2, 2, 1, 3, 4, {5, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_bf16, true},
+            {true, 2, 2, 1, 5, 7, {5, 6}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},
+            {true, 2, 2, 2, 3, 5, {4, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, false},
+            {true, 2, 1, 1, 4, 3, {7, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},
+            // 1x1 but not a unit (stride 2, padding): the im2col path.
+            {false, 2, 2, 1, 4, 6, {7, 6}, {1, 1}, {2, 2}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},
+            {false, 2, 2, 1, 3, 5, {4, 5}, {1, 1}, {1, 1}, {0, 0}, {1, 0}, {1, 1}, nxc, dnnl_f32, true},
+            // 3x3 stride 1 with padding on rows wider than the kernel, odd
+            // channels, every layout (segments with both borders, scatter
+            // into diff_src or a scratch image).
+            {false, 2, 2, 1, 17, 3, {9, 23}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, ncx, dnnl_f32, true},
+            {false, 2, 2, 1, 3, 17, {9, 21}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, nxc, dnnl_f32, true},
+            {false, 2, 1, 1, 11, 9, {7, 19}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, blk8, dnnl_f32, true},
+            {false, 2, 2, 1, 5, 21, {6, 18}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, blk16, dnnl_f32, false},
+            // Dilated, asymmetric padding wider than the kernel reach; strided.
+            {false, 2, 1, 1, 3, 5, {11, 13}, {3, 3}, {1, 1}, {1, 2}, {2, 3}, {2, 1}, ncx, dnnl_f32, true},
+            {false, 2, 2, 1, 7, 5, {12, 17}, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {1, 1}, nxc, dnnl_f32, true},
+            {false, 2, 2, 1, 5, 3, {11, 9}, {3, 3}, {3, 2}, {1, 0}, {0, 2}, {1, 1}, blk16, dnnl_f32, true},
+            {false, 2, 2, 4, 1, 1, {9, 13}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, ncx, dnnl_f32, true}, // depthwise
+            // Stride 2 without padding: the last big row (and column) no tap
+            // reaches must still come out zero.
+            {false, 2, 2, 1, 3, 5, {8, 9}, {3, 3}, {2, 2}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},
+            {false, 2, 1, 2, 3, 2, {8, 8}, {3, 3}, {2, 2}, {0, 0}, {0, 0}, {0, 0}, blk8, dnnl_f32, false},
     };
     int i = 0;
     for (const auto &c : cases) {
@@ -779,6 +818,10 @@ int main() {
             {true, 2, 1, 1, 2, 3, {3, 4}, {3, 2}, {2, 1}, {0, 1}, {1, 0}, {0, 1}, ncx, dnnl_f32, true},
             {false, 2, 1, 1, 3, 2, {4, 4}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, ncx, dnnl_f32, false, true},
             {true, 1, 2, 3, 1, 1, {5}, {3}, {2}, {0}, {1}, {1}, nxc, dnnl_f32, true},
+            {false, 2, 2, 1, 3, 2, {3, 4}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true}, // 1x1 unit
+            {false, 2, 1, 1, 2, 3, {3, 3}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, true},
+            {true, 2, 1, 2, 1, 2, {3, 3}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},
+            {false, 2, 1, 1, 2, 2, {3, 5}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, nxc, dnnl_f32, true}, // 3x3 s1 p1
     };
     i = 0;
     for (const auto &c : tiny) {

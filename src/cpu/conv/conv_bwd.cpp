@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "cpu/conv/conv_bwd_cols.hpp"
 #include "cpu/conv/conv_impls.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
@@ -14,21 +15,24 @@ namespace kestrel {
 
 namespace {
 
-constexpr scratchpad::key_t key_gemm = 0; // gemm::key_count keys
-constexpr scratchpad::key_t key_wt = gemm::key_count; // weights rearranged for the GEMM
-constexpr scratchpad::key_t key_col = gemm::key_count + 1; // im2col / col2im columns
+constexpr scratchpad::key_t key_gemm = 0;                    // gemm::key_count keys
+constexpr scratchpad::key_t key_wt = gemm::key_count;        // weights rearranged for the GEMM
+constexpr scratchpad::key_t key_col = gemm::key_count + 1;   // im2col / col2im columns
 constexpr scratchpad::key_t key_small = gemm::key_count + 2; // a chunk of the small tensor
-constexpr scratchpad::key_t key_acc = gemm::key_count + 3; // one big image, f32
-constexpr scratchpad::key_t key_part = gemm::key_count + 4; // partial diff_weights
-constexpr dim_t col_budget = 256 * 1024; // floats of columns per thread
+constexpr scratchpad::key_t key_acc = gemm::key_count + 3;   // one big image, f32
+constexpr scratchpad::key_t key_part = gemm::key_count + 4;  // partial diff_weights
+constexpr dim_t col_budget = 256 * 1024;                     // floats of columns per thread
 
-format_tag_t nxc_tag(int ndims) { return ndims == 3 ? dnnl_nwc : ndims == 4 ? dnnl_nhwc : dnnl_ndhwc; }
+format_tag_t nxc_tag(int ndims) {
+    return ndims == 3 ? dnnl_nwc : ndims == 4 ? dnnl_nhwc : dnnl_ndhwc;
+}
 
-// Small points per GEMM call: the columns fit the budget, and there are
-// enough work items for every thread when the minibatch is small.
-dim_t pick_chunk(const conv_bs_geom_t &b, int nthr, bool split_for_threads) {
+// Small points per GEMM call: the columns fit the budget (no limit when
+// no column buffer is used), and there are enough work items for every
+// thread when the minibatch is small.
+dim_t pick_chunk(const conv_bs_geom_t &b, int nthr, bool split_for_threads, bool no_cols) {
     const dim_t ssp = b.SSP(), rows = std::max<dim_t>(1, b.Cb * b.KS());
-    dim_t chunk = std::max<dim_t>(16, col_budget / rows / 16 * 16);
+    dim_t chunk = no_cols ? ssp : std::max<dim_t>(16, col_budget / rows / 16 * 16);
     if (split_for_threads) {
         const dim_t images = std::max<dim_t>(1, b.MB * b.G);
         const dim_t want = div_up((dim_t)nthr, images); // chunks per image
@@ -37,81 +41,12 @@ dim_t pick_chunk(const conv_bs_geom_t &b, int nthr, bool split_for_threads) {
     return std::max<dim_t>(1, std::min(chunk, ssp));
 }
 
-// col[(cb * KS + k)][j] for small points [sp0, sp0 + len) of image n,
-// group gr: the big-tensor element tap k of point j reads, 0 in padding.
-void im2col(const conv_bs_geom_t &b, const conv_data_view_t &v, const void *big, dim_t n,
-        dim_t gr, dim_t sp0, dim_t len, float *col) {
-    const dim_t KS = b.KS();
-    for (dim_t j0 = 0; j0 < len;) {
-        const dim_t sp = sp0 + j0;
-        const dim_t w0 = sp % b.SW, h = sp / b.SW % b.SH, d = sp / (b.SW * b.SH);
-        const dim_t seg = std::min(len - j0, b.SW - w0);
-        for (dim_t cb = 0; cb < b.Cb; ++cb) {
-            const dim_t c = gr * b.Cb + cb;
-            for (dim_t kd = 0; kd < b.KD; ++kd) {
-                const dim_t bd = d * b.sD - b.pD + kd * (b.dD + 1);
-                for (dim_t kh = 0; kh < b.KH; ++kh) {
-                    const dim_t bh = h * b.sH - b.pH + kh * (b.dH + 1);
-                    const bool in = bd >= 0 && bd < b.BD && bh >= 0 && bh < b.BH;
-                    for (dim_t kw = 0; kw < b.KW; ++kw) {
-                        const dim_t k = (kd * b.KH + kh) * b.KW + kw;
-                        float *out = col + (cb * KS + k) * len + j0;
-                        for (dim_t j = 0; j < seg; ++j) {
-                            const dim_t bw = (w0 + j) * b.sW - b.pW + kw * (b.dW + 1);
-                            out[j] = in && bw >= 0 && bw < b.BW ? load_f32(v.dt, big, v.off(n, c, bd, bh, bw)) : 0.f;
-                        }
-                    }
-                }
-            }
-        }
-        j0 += seg;
-    }
-}
-
-// The inverse scatter: acc[cb][big point] += col[(cb * KS + k)][j].
-void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len, float *acc) {
-    const dim_t KS = b.KS(), BSP = b.BSP();
-    for (dim_t j0 = 0; j0 < len;) {
-        const dim_t sp = sp0 + j0;
-        const dim_t w0 = sp % b.SW, h = sp / b.SW % b.SH, d = sp / (b.SW * b.SH);
-        const dim_t seg = std::min(len - j0, b.SW - w0);
-        for (dim_t cb = 0; cb < b.Cb; ++cb)
-            for (dim_t kd = 0; kd < b.KD; ++kd) {
-                const dim_t bd = d * b.sD - b.pD + kd * (b.dD + 1);
-                if (bd < 0 || bd >= b.BD) continue;
-                for (dim_t kh = 0; kh < b.KH; ++kh) {
-                    const dim_t bh = h * b.sH - b.pH + kh * (b.dH + 1);
-                    if (bh < 0 || bh >= b.BH) continue;
-                    float *row = acc + cb * BSP + (bd * b.BH + bh) * b.BW;
-                    for (dim_t kw = 0; kw < b.KW; ++kw) {
-                        const dim_t k = (kd * b.KH + kh) * b.KW + kw;
-                        const float *in = col + (cb * KS + k) * len + j0;
-                        for (dim_t j = 0; j < seg; ++j) {
-                            const dim_t bw = (w0 + j) * b.sW - b.pW + kw * (b.dW + 1);
-                            if (bw >= 0 && bw < b.BW) row[bw] += in[j];
-                        }
-                    }
-                }
-            }
-        j0 += seg;
-    }
-}
-
-// buf[cs][j] = small tensor at (n, gr * Cs + cs, point sp0 + j), or back.
-template <bool store>
-void small_chunk(const conv_bs_geom_t &b, const conv_data_view_t &v, const void *small_c,
-        void *small_m, dim_t n, dim_t gr, dim_t sp0, dim_t len, float *buf) {
-    for (dim_t j = 0; j < len; ++j) {
-        const dim_t sp = sp0 + j;
-        const dim_t w = sp % b.SW, h = sp / b.SW % b.SH, d = sp / (b.SW * b.SH);
-        for (dim_t cs = 0; cs < b.Cs; ++cs) {
-            const dim_t off = v.off(n, gr * b.Cs + cs, d, h, w);
-            if (store)
-                store_f32(v.dt, small_m, off, buf[cs * len + j]);
-            else
-                buf[cs * len + j] = load_f32(v.dt, small_c, off);
-        }
-    }
+status_t run_gemm(const gemm::plan_t &plan, const conv_bwd::gemm_call_t &c, float beta, bool par,
+                  const scratchpad::grantor_t &sg, int ithr) {
+    return par ? plan.execute(c.M, c.N, c.K, 1.f, c.A, c.lda, c.B, c.ldb, beta, c.C, c.ldc, sg,
+                              key_gemm)
+               : plan.execute_st(c.M, c.N, c.K, 1.f, c.A, c.lda, c.B, c.ldb, beta, c.C, c.ldc, sg,
+                                 key_gemm, ithr);
 }
 
 } // namespace
@@ -171,7 +106,8 @@ status_t conv_bwd_pd_t::init_common(const char *me) {
         }
     if (mdw_t(src_md_).is_any()) KESTREL_CHECK(md_set_tag(src_md_, dtag));
     if (mdw_t(dst_md_).is_any()) KESTREL_CHECK(md_set_tag(dst_md_, dtag));
-    if (mdw_t(wei_md_).is_any()) KESTREL_CHECK(md_set_tag(wei_md_, conv_plain_wei_tag(nd, g.with_groups)));
+    if (mdw_t(wei_md_).is_any())
+        KESTREL_CHECK(md_set_tag(wei_md_, conv_plain_wei_tag(nd, g.with_groups)));
     if (g.with_bias && mdw_t(bias_md_).is_any()) KESTREL_CHECK(md_set_tag(bias_md_, dnnl_a));
     if (!conv_data_view_t::supports(src_md_) || !conv_data_view_t::supports(dst_md_))
         return decline(me, "data layouts");
@@ -183,35 +119,79 @@ status_t conv_bwd_pd_t::init_common(const char *me) {
 
 // ------------------------------------------------------------ backward data
 
+void conv_bwd_views_t::init(const conv_bs_geom_t &b, const memory_desc_t &big_md,
+                            const memory_desc_t &small_md, bool unit_1x1) {
+    using namespace conv_bwd;
+    big.init(big_md);
+    small.init(small_md);
+    big_ps = point_stride(big, b.BD, b.BH, b.BW);
+    small_ps = point_stride(small, b.SD, b.SH, b.SW);
+    small_mat = in_place_ok(small, small_ps);
+    big_mat = unit_1x1 && in_place_ok(big, big_ps);
+}
+
+conv_bwd::mat_t conv_bwd_views_t::big_m(const conv_bs_geom_t &b, const void *p, float *col, dim_t n,
+                                        dim_t gr, dim_t sp0, dim_t len) const {
+    return big_mat ? conv_bwd::chan_points(big, big_ps, p, n, gr * b.Cb, sp0)
+                   : conv_bwd::mat_t{col, len, 1};
+}
+
+conv_bwd::mat_t conv_bwd_views_t::small_m(const conv_bs_geom_t &b, const void *p, float *buf,
+                                          dim_t n, dim_t gr, dim_t sp0, dim_t len) const {
+    return small_mat ? conv_bwd::chan_points(small, small_ps, p, n, gr * b.Cs, sp0)
+                     : conv_bwd::mat_t{buf, len, 1};
+}
+
+// Gather: small (Cs x len) = W (Cs x rows) * im2col(big). Scatter: columns
+// (rows x len) = W^T (rows x Cs) * small, then col2im; with a 1x1 unit
+// kernel the columns are the big tensor itself.
+conv_bwd::gemm_call_t gemm_conv_bwd_data_t::pd_t::call(const float *wt, const void *big,
+                                                       const void *small, float *col, float *buf,
+                                                       dim_t n, dim_t gr, dim_t sp0,
+                                                       dim_t len) const {
+    const dim_t rows = bs.Cb * bs.KS();
+    const float *w = wt ? wt + gr * rows * bs.Cs : nullptr;
+    const conv_bwd::mat_t bm = v.big_m(bs, big, col, n, gr, sp0, len),
+                          sm = v.small_m(bs, small, buf, n, gr, sp0, len);
+    if (bs.deconv) return conv_bwd::orient(bs.Cs, len, rows, {w, rows, 1}, bm, sm);
+    return conv_bwd::orient(rows, len, bs.Cs, {w, bs.Cs, 1}, sm, bm);
+}
+
 status_t gemm_conv_bwd_data_t::pd_t::init(dnnl_engine *) {
     const char *me = name();
     if (!is_bwd_d()) return decline(me, "not backward data");
     KESTREL_CHECK(init_common(me));
     bs.init(geom_);
+    v.init(bs, bs.deconv ? *diff_dst_md() : *diff_src_md(),
+           bs.deconv ? *diff_src_md() : *diff_dst_md(), geom_.is_1x1_unit());
+    // The scatter accumulates into the user's f32 diff_src when its points
+    // are close enough for that to stay in cache, else into a scratch image.
+    into_user = !bs.deconv && !v.big_mat && v.big.dt == dnnl_f32 && v.big_ps != 0 && v.big_ps <= 16;
     const int nthr = max_threads();
     const dim_t rows = bs.Cb * bs.KS();
-    // The gather (deconvolution) has independent chunks; the scatter
-    // accumulates a whole big image per item, so it splits by image only.
-    chunk = pick_chunk(bs, nthr, bs.deconv);
+    // The gather and the 1x1 scatter have independent chunks; the general
+    // scatter accumulates a whole big image per item, so it splits by
+    // image only.
+    chunk = pick_chunk(bs, nthr, bs.deconv || v.big_mat, v.big_mat);
     const dim_t pts = bs.SSP() % chunk == 0 ? chunk : DNNL_RUNTIME_DIM_VAL;
+    const conv_bwd::gemm_call_t c = call(nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0, pts);
+    KESTREL_CHECK(plan.init(c.M, c.N, c.K, c.ta, c.tb));
     auto &r = scratchpad_registry();
-    if (bs.deconv) {
-        KESTREL_CHECK(plan.init(bs.Cs, pts, rows, false, false));
-    } else {
-        KESTREL_CHECK(plan.init(rows, pts, bs.Cs, false, false));
+    if (!bs.deconv && !v.big_mat && !into_user)
         r.book_per_thread(key_acc, (size_t)bs.Cb * bs.BSP() * sizeof(float));
-    }
     plan.book(r, key_gemm);
     r.book(key_wt, (size_t)bs.G * rows * bs.Cs * sizeof(float));
-    r.book_per_thread(key_col, (size_t)rows * chunk * sizeof(float));
-    r.book_per_thread(key_small, (size_t)bs.Cs * chunk * sizeof(float));
+    if (!v.big_mat) r.book_per_thread(key_col, (size_t)rows * chunk * sizeof(float));
+    if (!v.small_mat) r.book_per_thread(key_small, (size_t)bs.Cs * chunk * sizeof(float));
     return status::success;
 }
 
 status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
+    using namespace conv_bwd;
     const pd_t *p = pd();
     const conv_geom_t &g = p->geom();
     const conv_bs_geom_t &b = p->bs;
+    const conv_bwd_views_t &v = p->v;
     const mdw_t wei_d(p->weights_md());
     const void *wei = ctx.input(DNNL_ARG_WEIGHTS);
     const void *diff_dst = ctx.input(DNNL_ARG_DIFF_DST);
@@ -240,49 +220,71 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
                     }
     });
 
-    conv_data_view_t big_v, small_v;
     // Convolution: big = diff_src, small = diff_dst. Deconvolution: big =
     // diff_dst, small = diff_src.
-    big_v.init(b.deconv ? *p->diff_dst_md() : *p->diff_src_md());
-    small_v.init(b.deconv ? *p->diff_src_md() : *p->diff_dst_md());
+    const void *big = b.deconv ? diff_dst : diff_src;
+    const void *small = b.deconv ? diff_src : diff_dst;
     const dim_t SSP = b.SSP(), BSP = b.BSP(), chunk = p->chunk, nchunks = div_up(SSP, chunk);
 
-    if (b.deconv) {
+    if (b.deconv || v.big_mat) {
+        // Independent chunks: (image, group, chunk of small points).
         auto run = [&](dim_t item, int ithr, bool par) -> status_t {
             const dim_t c = item % nchunks, gr = item / nchunks % b.G, n = item / nchunks / b.G;
             const dim_t sp0 = c * chunk, len = std::min(chunk, SSP - sp0);
-            float *col = sg.get<float>(key_col, ithr), *out = sg.get<float>(key_small, ithr);
-            if (!col || !out) return status::out_of_memory;
-            im2col(b, big_v, diff_dst, n, gr, sp0, len, col);
-            const float *A = wt + gr * rows * b.Cs;
-            KESTREL_CHECK(par ? p->plan.execute(b.Cs, len, rows, 1.f, A, rows, col, len, 0.f, out, len, sg, key_gemm)
-                              : p->plan.execute_st(b.Cs, len, rows, 1.f, A, rows, col, len, 0.f, out, len, sg,
-                                      key_gemm, ithr));
-            small_chunk<true>(b, small_v, nullptr, diff_src, n, gr, sp0, len, out);
+            float *col = v.big_mat ? nullptr : sg.get<float>(key_col, ithr);
+            float *buf = v.small_mat ? nullptr : sg.get<float>(key_small, ithr);
+            if ((!v.big_mat && !col) || (!v.small_mat && !buf)) return status::out_of_memory;
+            if (b.deconv) {
+                if (!v.big_mat) im2col(b, v.big, v.big_ps, diff_dst, n, gr, sp0, len, col);
+            } else if (!v.small_mat) {
+                small_chunk_load(b, v.small, v.small_ps, diff_dst, n, gr, sp0, len, buf);
+            }
+            KESTREL_CHECK(run_gemm(p->plan, p->call(wt, big, small, col, buf, n, gr, sp0, len), 0.f,
+                                   par, sg, ithr));
+            if (b.deconv && !v.small_mat)
+                small_chunk_store(b, v.small, v.small_ps, diff_src, n, gr, sp0, len, buf);
             return status::success;
         };
         return conv_for_items(b.MB * b.G * nchunks, sg, run);
     }
 
+    // A scratch image: channels cb of BSP dense points.
+    conv_data_view_t acc_v;
+    acc_v.sc = BSP, acc_v.sd = b.BH * b.BW, acc_v.sh = b.BW, acc_v.sw = 1;
     auto run = [&](dim_t item, int ithr, bool par) -> status_t {
         const dim_t gr = item % b.G, n = item / b.G;
-        float *col = sg.get<float>(key_col, ithr), *in = sg.get<float>(key_small, ithr);
-        float *acc = sg.get<float>(key_acc, ithr);
-        if (!col || !in || !acc) return status::out_of_memory;
-        std::memset(acc, 0, sizeof(float) * b.Cb * BSP);
-        const float *A = wt + gr * rows * b.Cs;
+        float *col = sg.get<float>(key_col, ithr);
+        float *buf = v.small_mat ? nullptr : sg.get<float>(key_small, ithr);
+        float *acc = p->into_user ? static_cast<float *>(diff_src) : sg.get<float>(key_acc, ithr);
+        if (!col || (!v.small_mat && !buf) || !acc) return status::out_of_memory;
+        const conv_data_view_t &tv = p->into_user ? v.big : acc_v;
+        const dim_t tps = p->into_user ? v.big_ps : 1, tn = p->into_user ? n : 0,
+                    tc0 = p->into_user ? gr * b.Cb : 0;
+        // Points [0, zeroed) of the target are zero or accumulating: with one
+        // depth plane, big rows are zeroed just before the first chunk that
+        // reaches them; with several, the whole image first.
+        dim_t zeroed = 0;
+        if (b.BD > 1) zero_points(tv, tps, acc, tn, tc0, b.Cb, 0, BSP), zeroed = BSP;
         for (dim_t c = 0; c < nchunks; ++c) {
             const dim_t sp0 = c * chunk, len = std::min(chunk, SSP - sp0);
-            small_chunk<false>(b, small_v, diff_dst, nullptr, n, gr, sp0, len, in);
-            KESTREL_CHECK(par ? p->plan.execute(rows, len, b.Cs, 1.f, A, b.Cs, in, len, 0.f, col, len, sg, key_gemm)
-                              : p->plan.execute_st(rows, len, b.Cs, 1.f, A, b.Cs, in, len, 0.f, col, len, sg,
-                                      key_gemm, ithr));
-            col2im(b, col, sp0, len, acc);
+            const dim_t reach = b.BD > 1 ? 0 : (last_big_row(b, sp0, len) + 1) * b.BW;
+            if (reach > zeroed) {
+                zero_points(tv, tps, acc, tn, tc0, b.Cb, zeroed, reach);
+                zeroed = reach;
+            }
+            if (!v.small_mat)
+                small_chunk_load(b, v.small, v.small_ps, diff_dst, n, gr, sp0, len, buf);
+            KESTREL_CHECK(run_gemm(p->plan, p->call(wt, big, small, col, buf, n, gr, sp0, len), 0.f,
+                                   par, sg, ithr));
+            col2im(b, col, sp0, len, tv, tps, acc, tn, tc0);
         }
+        zero_points(tv, tps, acc, tn, tc0, b.Cb, zeroed, BSP); // rows no tap reaches
+        if (p->into_user) return status::success;
         for (dim_t cb = 0; cb < b.Cb; ++cb)
             for (dim_t sp = 0; sp < BSP; ++sp) {
                 const dim_t w = sp % b.BW, h = sp / b.BW % b.BH, d = sp / (b.BW * b.BH);
-                store_f32(big_v.dt, diff_src, big_v.off(n, gr * b.Cb + cb, d, h, w), acc[cb * BSP + sp]);
+                store_f32(v.big.dt, diff_src, v.big.off(n, gr * b.Cb + cb, d, h, w),
+                          acc[cb * BSP + sp]);
             }
         return status::success;
     };
@@ -291,48 +293,61 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
 
 // --------------------------------------------------------- backward weights
 
+// partial (Cs x rows) += small (Cs x len) * im2col(big)^T (len x rows).
+conv_bwd::gemm_call_t gemm_conv_bwd_weights_t::pd_t::call(const void *big, const void *small,
+                                                          float *col, float *buf, float *part,
+                                                          dim_t n, dim_t gr, dim_t sp0,
+                                                          dim_t len) const {
+    const dim_t rows = bs.Cb * bs.KS();
+    return conv_bwd::orient(bs.Cs, rows, len, v.small_m(bs, small, buf, n, gr, sp0, len),
+                            v.big_m(bs, big, col, n, gr, sp0, len).t(), {part, rows, 1});
+}
+
 status_t gemm_conv_bwd_weights_t::pd_t::init(dnnl_engine *) {
     const char *me = name();
     if (desc_.prop_kind != dnnl_backward_weights) return decline(me, "not backward weights");
     KESTREL_CHECK(init_common(me));
     bs.init(geom_);
+    // Convolution: small = diff_dst, big = src. Deconvolution: small = src,
+    // big = diff_dst.
+    v.init(bs, bs.deconv ? *diff_dst_md() : *src_md(), bs.deconv ? *src_md() : *diff_dst_md(),
+           geom_.is_1x1_unit());
     nthr = max_threads();
     const dim_t rows = bs.Cb * bs.KS();
-    chunk = pick_chunk(bs, nthr, true);
+    chunk = pick_chunk(bs, nthr, true, v.big_mat);
     const dim_t pts = bs.SSP() % chunk == 0 ? chunk : DNNL_RUNTIME_DIM_VAL;
-    KESTREL_CHECK(plan.init(bs.Cs, rows, pts, false, true));
+    const conv_bwd::gemm_call_t c = call(nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0, pts);
+    KESTREL_CHECK(plan.init(c.M, c.N, c.K, c.ta, c.tb));
     auto &r = scratchpad_registry();
     r.set_nthr(nthr);
     plan.book(r, key_gemm);
-    r.book_per_thread(key_col, (size_t)rows * chunk * sizeof(float));
-    r.book_per_thread(key_small, (size_t)bs.Cs * chunk * sizeof(float));
+    if (!v.big_mat) r.book_per_thread(key_col, (size_t)rows * chunk * sizeof(float));
+    if (!v.small_mat) r.book_per_thread(key_small, (size_t)bs.Cs * chunk * sizeof(float));
     r.book_per_thread(key_part, (size_t)bs.G * bs.Cs * rows * sizeof(float));
     return status::success;
 }
 
 status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
+    using namespace conv_bwd;
     const pd_t *p = pd();
     const conv_geom_t &g = p->geom();
     const conv_bs_geom_t &b = p->bs;
+    const conv_bwd_views_t &v = p->v;
     const void *src = ctx.input(DNNL_ARG_SRC), *diff_dst = ctx.input(DNNL_ARG_DIFF_DST);
     void *diff_wei = ctx.output(DNNL_ARG_DIFF_WEIGHTS);
     const auto &sg = ctx.scratchpad();
     const dim_t KS = b.KS(), rows = b.Cb * KS, wsize = b.G * b.Cs * rows;
     const dim_t SSP = b.SSP(), chunk = p->chunk, nchunks = div_up(SSP, chunk);
     const dim_t work = b.MB * b.G * nchunks;
-    // Convolution: small = diff_dst, big = src. Deconvolution: small = src,
-    // big = diff_dst.
-    conv_data_view_t big_v, small_v;
-    big_v.init(b.deconv ? *p->diff_dst_md() : *p->src_md());
-    small_v.init(b.deconv ? *p->src_md() : *p->diff_dst_md());
     const void *big = b.deconv ? diff_dst : src, *small = b.deconv ? src : diff_dst;
 
     const int nthr = (int)std::max<dim_t>(1, std::min<dim_t>({max_threads(), sg.nthr(), work}));
-    std::atomic<int> failed {(int)status::success};
+    std::atomic<int> failed{(int)status::success};
     parallel(nthr, [&](int ithr, int nt) {
         float *part = sg.get<float>(key_part, ithr);
-        float *col = sg.get<float>(key_col, ithr), *in = sg.get<float>(key_small, ithr);
-        if (!part || !col || !in) {
+        float *col = v.big_mat ? nullptr : sg.get<float>(key_col, ithr);
+        float *buf = v.small_mat ? nullptr : sg.get<float>(key_small, ithr);
+        if (!part || (!v.big_mat && !col) || (!v.small_mat && !buf)) {
             failed = (int)status::out_of_memory;
             return;
         }
@@ -342,10 +357,12 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
         for (dim_t it = s; it < e; ++it) {
             const dim_t c = it % nchunks, gr = it / nchunks % b.G, n = it / nchunks / b.G;
             const dim_t sp0 = c * chunk, len = std::min(chunk, SSP - sp0);
-            im2col(b, big_v, big, n, gr, sp0, len, col);
-            small_chunk<false>(b, small_v, small, nullptr, n, gr, sp0, len, in);
-            const status_t st = p->plan.execute_st(b.Cs, rows, len, 1.f, in, len, col, len, 1.f,
-                    part + gr * b.Cs * rows, rows, sg, key_gemm, ithr);
+            if (!v.big_mat) im2col(b, v.big, v.big_ps, big, n, gr, sp0, len, col);
+            if (!v.small_mat) small_chunk_load(b, v.small, v.small_ps, small, n, gr, sp0, len, buf);
+            const status_t st = run_gemm(
+                    p->plan,
+                    p->call(big, small, col, buf, part + gr * b.Cs * rows, n, gr, sp0, len), 1.f,
+                    false, sg, ithr);
             if (st != status::success) failed = (int)st;
         }
     });
@@ -375,14 +392,22 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
     // of a deconvolution).
     void *diff_bias = ctx.output(DNNL_ARG_DIFF_BIAS);
     const mdw_t db_d(p->diff_weights_md(1));
-    const conv_data_view_t &dv = b.deconv ? big_v : small_v;
-    const dim_t C = g.OC(), OD = g.OD, OH = g.OH, OW = g.OW;
+    const conv_data_view_t &dv = b.deconv ? v.big : v.small;
+    const dim_t dps = b.deconv ? v.big_ps : v.small_ps;
+    const dim_t C = g.OC(), OD = g.OD, OH = g.OH, OW = g.OW, P = OD * OH * OW;
     parallel_nd(C, [&](dim_t c) {
         float v = 0.f;
-        for (dim_t n = 0; n < g.MB; ++n)
-            for (dim_t d = 0; d < OD; ++d)
-                for (dim_t h = 0; h < OH; ++h)
-                    for (dim_t w = 0; w < OW; ++w) v += load_f32(dv.dt, diff_dst, dv.off(n, c, d, h, w));
+        if (dps != 0 && dv.dt == dnnl_f32) // points in the same order, one stride
+            for (dim_t n = 0; n < g.MB; ++n) {
+                const float *chan = static_cast<const float *>(diff_dst) + dv.off(n, c, 0, 0, 0);
+                for (dim_t q = 0; q < P; ++q) v += chan[q * dps];
+            }
+        else
+            for (dim_t n = 0; n < g.MB; ++n)
+                for (dim_t d = 0; d < OD; ++d)
+                    for (dim_t h = 0; h < OH; ++h)
+                        for (dim_t w = 0; w < OW; ++w)
+                            v += load_f32(dv.dt, diff_dst, dv.off(n, c, d, h, w));
         const dim_t pos[1] = {c};
         store_f32(db_d.data_type(), diff_bias, db_d.off_v(pos), v);
     });
@@ -409,22 +434,26 @@ const impl_entry_t deconv_bwd_weights_impl_list[] = {
 };
 
 status_t conv_bwd_pd_create(dnnl_primitive_desc **out, dnnl_engine *engine,
-        dnnl_primitive_kind_t kind, dnnl_prop_kind_t prop, dnnl_alg_kind_t alg,
-        const memory_desc_t *src, const memory_desc_t *weights, const memory_desc_t *bias,
-        const memory_desc_t *dst, const dim_t *strides, const dim_t *dilates, const dim_t *pad_l,
-        const dim_t *pad_r, const dnnl_primitive_desc *hint, const dnnl_primitive_attr *attr) {
+                            dnnl_primitive_kind_t kind, dnnl_prop_kind_t prop, dnnl_alg_kind_t alg,
+                            const memory_desc_t *src, const memory_desc_t *weights,
+                            const memory_desc_t *bias, const memory_desc_t *dst,
+                            const dim_t *strides, const dim_t *dilates, const dim_t *pad_l,
+                            const dim_t *pad_r, const dnnl_primitive_desc *hint,
+                            const dnnl_primitive_attr *attr) {
     if (hint) {
         const kestrel::pd_t *h = hint->pd();
         if (!h || h->kind() != kind
-                || !one_of(h->prop_kind(), dnnl_forward_training, dnnl_forward_inference))
+            || !one_of(h->prop_kind(), dnnl_forward_training, dnnl_forward_inference))
             return status::invalid_arguments;
     }
     conv_desc_t d(kind);
-    KESTREL_CHECK(conv_desc_init(d, prop, alg, src, weights, bias, dst, strides, dilates, pad_l, pad_r));
+    KESTREL_CHECK(
+            conv_desc_init(d, prop, alg, src, weights, bias, dst, strides, dilates, pad_l, pad_r));
     const bool deconv = kind == dnnl_deconvolution;
-    impl_list_t list = prop == dnnl_backward_data
-            ? (deconv ? deconv_bwd_data_impl_list : conv_bwd_data_impl_list)
-            : (deconv ? deconv_bwd_weights_impl_list : conv_bwd_weights_impl_list);
+    impl_list_t list =
+            prop == dnnl_backward_data
+                    ? (deconv ? deconv_bwd_data_impl_list : conv_bwd_data_impl_list)
+                    : (deconv ? deconv_bwd_weights_impl_list : conv_bwd_weights_impl_list);
     return create_pd_handle(out, d, attr, engine, list, hint);
 }
 

@@ -50,7 +50,7 @@ protected:
 
 // Sizes of the big/small formulation above, derived from conv_geom_t.
 struct conv_bs_geom_t {
-    dim_t G = 1, MB = 0, Cs = 0, Cb = 0; // channels per group
+    dim_t G = 1, MB = 0, Cs = 0, Cb = 0;                  // channels per group
     dim_t BD = 1, BH = 1, BW = 1, SD = 1, SH = 1, SW = 1; // big / small spatial
     dim_t KD = 1, KH = 1, KW = 1;
     dim_t sD = 1, sH = 1, sW = 1, dD = 0, dH = 0, dW = 0, pD = 0, pH = 0, pW = 0;
@@ -60,8 +60,8 @@ struct conv_bs_geom_t {
     dim_t BSP() const { return BD * BH * BW; }
     dim_t SSP() const { return SD * SH * SW; }
     // Logical weights position of W(g, cs, cb, k...).
-    void wei_pos(const conv_geom_t &g, dim_t *pos, dim_t gr, dim_t cs, dim_t cb, dim_t kd,
-            dim_t kh, dim_t kw) const {
+    void wei_pos(const conv_geom_t &g, dim_t *pos, dim_t gr, dim_t cs, dim_t cb, dim_t kd, dim_t kh,
+                 dim_t kw) const {
         if (deconv)
             g.wei_pos(pos, gr, cb, cs, kd, kh, kw);
         else
@@ -83,6 +83,30 @@ struct conv_data_view_t {
     }
 };
 
+namespace conv_bwd {
+struct mat_t;
+struct gemm_call_t;
+} // namespace conv_bwd
+
+// The big and small data tensors of one backward problem, with what the
+// fast paths need to know of them (conv_bwd_cols.hpp): their point strides
+// (0 when not uniform), and whether the GEMM reads or writes them in place
+// (the small tensor always can when f32 and plain; the big one when the
+// kernel is a 1x1 unit, so that im2col is the identity).
+struct conv_bwd_views_t {
+    conv_data_view_t big, small;
+    dim_t big_ps = 0, small_ps = 0;
+    bool big_mat = false, small_mat = false;
+    void init(const conv_bs_geom_t &b, const memory_desc_t &big_md, const memory_desc_t &small_md,
+              bool unit_1x1);
+    // Operands (channels x points from sp0) for image n, group gr: the
+    // tensor at p in place, or the scratch buffer given.
+    conv_bwd::mat_t big_m(const conv_bs_geom_t &b, const void *p, float *col, dim_t n, dim_t gr,
+                          dim_t sp0, dim_t len) const;
+    conv_bwd::mat_t small_m(const conv_bs_geom_t &b, const void *p, float *buf, dim_t n, dim_t gr,
+                            dim_t sp0, dim_t len) const;
+};
+
 // Backward data through GEMM and col2im (convolution) or im2col
 // (deconvolution), any data layout conv_data_view_t reads, f32 or bf16.
 struct gemm_conv_bwd_data_t : primitive_t {
@@ -92,9 +116,14 @@ struct gemm_conv_bwd_data_t : primitive_t {
             return geom_.is_deconv ? "gemm:im2col:deconv_bwd_d" : "gemm:col2im:bwd_d";
         }
         status_t init(dnnl_engine *) override;
+        // The GEMM of one chunk (null pointers: just its shape).
+        conv_bwd::gemm_call_t call(const float *wt, const void *big, const void *small, float *col,
+                                   float *buf, dim_t n, dim_t gr, dim_t sp0, dim_t len) const;
 
         conv_bs_geom_t bs;
-        dim_t chunk = 0; // small-tensor points per GEMM call
+        conv_bwd_views_t v;
+        bool into_user = false; // col2im accumulates in diff_src itself
+        dim_t chunk = 0;        // small-tensor points per GEMM call
         gemm::plan_t plan;
     };
     explicit gemm_conv_bwd_data_t(const pd_t *pd) : primitive_t(pd) {}
@@ -115,8 +144,13 @@ struct gemm_conv_bwd_weights_t : primitive_t {
             return geom_.is_deconv ? "gemm:im2col:deconv_bwd_w" : "gemm:im2col:bwd_w";
         }
         status_t init(dnnl_engine *) override;
+        // The GEMM of one chunk into partial `part` (null pointers: just
+        // its shape).
+        conv_bwd::gemm_call_t call(const void *big, const void *small, float *col, float *buf,
+                                   float *part, dim_t n, dim_t gr, dim_t sp0, dim_t len) const;
 
         conv_bs_geom_t bs;
+        conv_bwd_views_t v;
         dim_t chunk = 0;
         int nthr = 1; // partials booked, one per thread slot
         gemm::plan_t plan;
@@ -133,10 +167,12 @@ private:
 // and creates its handle. A hint, when given, must be a forward primitive
 // descriptor of the same kind.
 status_t conv_bwd_pd_create(dnnl_primitive_desc **out, dnnl_engine *engine,
-        dnnl_primitive_kind_t kind, dnnl_prop_kind_t prop, dnnl_alg_kind_t alg,
-        const memory_desc_t *src, const memory_desc_t *weights, const memory_desc_t *bias,
-        const memory_desc_t *dst, const dim_t *strides, const dim_t *dilates, const dim_t *pad_l,
-        const dim_t *pad_r, const dnnl_primitive_desc *hint, const dnnl_primitive_attr *attr);
+                            dnnl_primitive_kind_t kind, dnnl_prop_kind_t prop, dnnl_alg_kind_t alg,
+                            const memory_desc_t *src, const memory_desc_t *weights,
+                            const memory_desc_t *bias, const memory_desc_t *dst,
+                            const dim_t *strides, const dim_t *dilates, const dim_t *pad_l,
+                            const dim_t *pad_r, const dnnl_primitive_desc *hint,
+                            const dnnl_primitive_attr *attr);
 
 extern const impl_entry_t conv_bwd_data_impl_list[];
 extern const impl_entry_t conv_bwd_weights_impl_list[];
