@@ -4,7 +4,7 @@
 // (bench/anchor_timing.hpp). Built only when configure finds the anchors,
 // never against Kestrel's headers; prints "BENCH <lib> <shape> <GFLOP/s>"
 // lines for bench/compare.sh.
-//   anchor_onednn [--gemm] [--conv] [--train]   (all when none is given)
+//   anchor_onednn [--gemm] [--conv] [--train] [--mem]   (all when none is given)
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -160,6 +160,83 @@ void onednn_ip_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::ip_bwd_sh
     char id[128];
     time_training(strm, prim, args, b.id(id, sizeof(id)), b.flop());
 }
+
+// A memory-bound problem of bench::mem_shapes; the rate counts every
+// tensor argument of the primitive once (GB/s in the GFLOP/s column).
+void onednn_mem(dnnl::engine &eng, dnnl::stream &strm, const bench::mem_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    using pk = dnnl::prop_kind;
+    const tag data = s.w == 0                      ? tag::nc
+            : s.layout == bench::layout_t::nchw ? tag::nchw
+            : s.layout == bench::layout_t::nhwc ? tag::nhwc
+                                                : tag::nChw16c;
+    const memory::dims dims = s.w == 0 ? memory::dims {s.n, s.c} : memory::dims {s.n, s.c, s.h, s.w};
+    const memory::desc sd(dims, dt::f32, data);
+    std::unordered_map<int, memory> args;
+    dnnl::primitive prim;
+    memory::desc dd = sd;
+    using K = bench::mem_kind_t;
+    switch (s.kind) {
+        case K::copy: {
+            dnnl::reorder::primitive_desc pd(eng, sd, eng, sd);
+            prim = dnnl::reorder(pd);
+            break;
+        }
+        case K::relu:
+        case K::gelu_erf:
+        case K::gelu_tanh: {
+            const auto alg = s.kind == K::relu ? dnnl::algorithm::eltwise_relu
+                    : s.kind == K::gelu_erf    ? dnnl::algorithm::eltwise_gelu_erf
+                                               : dnnl::algorithm::eltwise_gelu_tanh;
+            dnnl::eltwise_forward::primitive_desc pd(
+                    dnnl::eltwise_forward::desc(pk::forward_inference, alg, sd, 0.f, 0.f), eng);
+            prim = dnnl::eltwise_forward(pd);
+            break;
+        }
+        case K::pool_max:
+        case K::pool_avg: {
+            dd = memory::desc({s.n, s.c, (s.h - 1) / 2 + 1, (s.w - 1) / 2 + 1}, dt::f32, data);
+            const auto alg = s.kind == K::pool_max ? dnnl::algorithm::pooling_max
+                                                   : dnnl::algorithm::pooling_avg_exclude_padding;
+            dnnl::pooling_forward::primitive_desc pd(dnnl::pooling_forward::desc(pk::forward_inference,
+                                                             alg, sd, dd, {2, 2}, {3, 3}, {1, 1}, {1, 1}),
+                    eng);
+            prim = dnnl::pooling_forward(pd);
+            break;
+        }
+        case K::bnorm_infer:
+        case K::bnorm_train: {
+            const bool train = s.kind == K::bnorm_train;
+            const auto flags = (train ? dnnl::normalization_flags::none
+                                      : dnnl::normalization_flags::use_global_stats)
+                    | dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
+            dnnl::batch_normalization_forward::primitive_desc pd(
+                    dnnl::batch_normalization_forward::desc(
+                            train ? pk::forward_training : pk::forward_inference, sd, 1e-5f, flags),
+                    eng);
+            const memory::desc cd({s.c}, dt::f32, tag::a);
+            args[DNNL_ARG_MEAN] = zeroed(eng, cd);
+            args[DNNL_ARG_VARIANCE] = zeroed(eng, cd);
+            args[DNNL_ARG_SCALE] = zeroed(eng, cd);
+            args[DNNL_ARG_SHIFT] = zeroed(eng, cd);
+            prim = dnnl::batch_normalization_forward(pd);
+            break;
+        }
+        case K::softmax: {
+            dnnl::softmax_forward::primitive_desc pd(
+                    dnnl::softmax_forward::desc(pk::forward_inference, sd, s.axis), eng);
+            prim = dnnl::softmax_forward(pd);
+            break;
+        }
+    }
+    args[DNNL_ARG_SRC] = zeroed(eng, sd);
+    args[DNNL_ARG_DST] = zeroed(eng, dd);
+    double bytes = 0;
+    for (const auto &a : args) bytes += (double)a.second.get_desc().get_size();
+    char id[128];
+    time_training(strm, prim, args, s.id(id, sizeof(id)), bytes);
+}
 #endif
 
 #ifdef ANCHOR_HAVE_OPENBLAS
@@ -179,13 +256,14 @@ void openblas_sgemm(long batch, long M, long N, long K, char ta, char tb, const 
 } // namespace
 
 int main(int argc, char **argv) {
-    bool gemm = false, conv = false, train = false;
+    bool gemm = false, conv = false, train = false, mem = false;
     for (int i = 1; i < argc; ++i) {
         gemm = gemm || !std::strcmp(argv[i], "--gemm");
         conv = conv || !std::strcmp(argv[i], "--conv");
         train = train || !std::strcmp(argv[i], "--train");
+        mem = mem || !std::strcmp(argv[i], "--mem");
     }
-    if (!gemm && !conv && !train) gemm = conv = train = true;
+    if (!gemm && !conv && !train && !mem) gemm = conv = train = mem = true;
     char id[96];
 #ifdef ANCHOR_HAVE_ONEDNN
     try {
@@ -201,6 +279,8 @@ int main(int argc, char **argv) {
             for (const auto &s : bench::conv_bwd_shapes) onednn_conv_bwd(eng, strm, s);
             for (const auto &s : bench::ip_bwd_shapes) onednn_ip_bwd(eng, strm, s);
         }
+        if (mem)
+            for (const auto &s : bench::mem_shapes) onednn_mem(eng, strm, s);
     } catch (const dnnl::error &e) {
         std::fprintf(stderr, "anchor_onednn: oneDNN error %d: %s\n", (int)e.status, e.what());
         return 1;

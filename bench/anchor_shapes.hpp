@@ -114,6 +114,50 @@ const ip_bwd_shape_t ip_bwd_shapes[] = {
         {'w', 256, 1024, 1024},
 };
 
+// Memory-bound forward problems, rated in GB/s: (bytes of every tensor
+// argument read + bytes written) / time, counted the same way on both
+// sides. `copy` is a same-layout reorder of the src, the bandwidth the
+// others are compared with (compare.sh prints each rate / that of copy).
+enum class mem_kind_t {
+    copy, relu, gelu_erf, gelu_tanh, pool_max, pool_avg, bnorm_infer, bnorm_train,
+    softmax
+};
+
+struct mem_shape_t {
+    mem_kind_t kind;
+    layout_t layout;
+    long n, c, h, w; // w == 0: a 2D (n, c) tensor
+    int axis;       // softmax only
+    const char *id(char *buf, size_t n_) const {
+        static const char *const names[] = {"copy", "relu", "gelu_erf", "gelu_tanh", "pool_max3x3s2",
+                "pool_avg3x3s2", "bnorm_infer", "bnorm_train", "softmax"};
+        if (w == 0)
+            std::snprintf(buf, n_, "mem_%s_%ldx%ld_axis%d", names[(int)kind], n, c, axis);
+        else
+            std::snprintf(buf, n_, "mem_%s_%ldx%ldx%ldx%ld_%s%s", names[(int)kind], n, c, h, w,
+                    layout_name(layout), kind == mem_kind_t::softmax ? "_axisC" : "");
+        return buf;
+    }
+};
+
+const mem_shape_t mem_shapes[] = {
+        {mem_kind_t::copy, layout_t::nchw, 16, 64, 56, 56, 0},
+        {mem_kind_t::relu, layout_t::nchw, 16, 64, 56, 56, 0},
+        {mem_kind_t::gelu_erf, layout_t::nchw, 16, 64, 56, 56, 0},
+        {mem_kind_t::gelu_tanh, layout_t::nchw, 16, 64, 56, 56, 0},
+        {mem_kind_t::pool_max, layout_t::nchw, 16, 64, 112, 112, 0},
+        {mem_kind_t::pool_max, layout_t::nhwc, 16, 64, 112, 112, 0},
+        {mem_kind_t::pool_max, layout_t::nChw16c, 16, 64, 112, 112, 0},
+        {mem_kind_t::pool_avg, layout_t::nchw, 16, 64, 112, 112, 0},
+        {mem_kind_t::pool_avg, layout_t::nChw16c, 16, 64, 112, 112, 0},
+        {mem_kind_t::bnorm_infer, layout_t::nchw, 16, 64, 56, 56, 0},
+        {mem_kind_t::bnorm_infer, layout_t::nChw16c, 16, 64, 56, 56, 0},
+        {mem_kind_t::bnorm_train, layout_t::nchw, 16, 64, 56, 56, 0},
+        {mem_kind_t::bnorm_train, layout_t::nChw16c, 16, 64, 56, 56, 0},
+        {mem_kind_t::softmax, layout_t::nchw, 4096, 1000, 0, 0, 1},
+        {mem_kind_t::softmax, layout_t::nchw, 16, 64, 56, 56, 1},
+};
+
 } // namespace bench
 
 #endif

@@ -15,6 +15,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "anchor_shapes.hpp"
+#include "anchor_timing.hpp"
 #include "dnnl.h"
 
 namespace {
@@ -117,13 +119,95 @@ void run(dnnl_engine_t eng, dnnl_stream_t strm, const char *what, dnnl_primitive
     dnnl_primitive_desc_destroy(pd);
 }
 
+// `--machine`: the memory-bound problems of bench/anchor_shapes.hpp, timed
+// as the anchor times them, one "BENCH kestrel <shape> <GB/s>" line each.
+void machine_mem(dnnl_engine_t eng, dnnl_stream_t strm) {
+    using K = bench::mem_kind_t;
+    for (const auto &s : bench::mem_shapes) {
+        const dnnl_format_tag_t tag = s.w == 0 ? dnnl_ab
+                : s.layout == bench::layout_t::nchw ? dnnl_nchw
+                : s.layout == bench::layout_t::nhwc ? dnnl_nhwc
+                                                    : dnnl_nChw16c;
+        dnnl_memory_desc_t sd = s.w == 0 ? md({s.n, s.c}, tag) : md({s.n, s.c, s.h, s.w}, tag);
+        dnnl_memory_desc_t dd = nullptr;
+        dnnl_primitive_desc_t pd = nullptr;
+        std::vector<int> args = {DNNL_ARG_SRC, DNNL_ARG_DST};
+        switch (s.kind) {
+            case K::copy: CHECK(dnnl_reorder_primitive_desc_create(&pd, sd, eng, sd, eng, nullptr)); break;
+            case K::relu:
+            case K::gelu_erf:
+            case K::gelu_tanh: {
+                const dnnl_alg_kind_t alg = s.kind == K::relu ? dnnl_eltwise_relu
+                        : s.kind == K::gelu_erf               ? dnnl_eltwise_gelu_erf
+                                                              : dnnl_eltwise_gelu_tanh;
+                CHECK(dnnl_eltwise_forward_primitive_desc_create(
+                        &pd, eng, dnnl_forward_inference, alg, sd, sd, 0.f, 0.f, nullptr));
+                break;
+            }
+            case K::pool_max:
+            case K::pool_avg: {
+                dd = md({s.n, s.c, (s.h - 1) / 2 + 1, (s.w - 1) / 2 + 1}, tag);
+                dnnl_dims_t st = {2, 2}, k = {3, 3}, dil = {0, 0}, pad = {1, 1};
+                CHECK(dnnl_pooling_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference,
+                        s.kind == K::pool_max ? dnnl_pooling_max : dnnl_pooling_avg_exclude_padding, sd,
+                        dd, st, k, dil, pad, pad, nullptr));
+                break;
+            }
+            case K::bnorm_infer:
+            case K::bnorm_train: {
+                const bool train = s.kind == K::bnorm_train;
+                const unsigned flags = (train ? 0u : (unsigned)dnnl_use_global_stats)
+                        | dnnl_use_scale | dnnl_use_shift;
+                CHECK(dnnl_batch_normalization_forward_primitive_desc_create(&pd, eng,
+                        train ? dnnl_forward_training : dnnl_forward_inference, sd, sd, 1e-5f, flags,
+                        nullptr));
+                args.insert(args.end(), {DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_SCALE, DNNL_ARG_SHIFT});
+                break;
+            }
+            case K::softmax:
+                CHECK(dnnl_softmax_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference,
+                        dnnl_softmax_accurate, sd, sd, s.axis, nullptr));
+                break;
+        }
+        std::vector<mem_t *> mems;
+        std::vector<dnnl_exec_arg_t> ea;
+        double bytes = 0;
+        for (int a : args) {
+            const_dnnl_memory_desc_t d = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, a);
+            mems.push_back(new mem_t(d, eng));
+            std::memset(mems.back()->buf.data(), 0, mems.back()->buf.size() * sizeof(float));
+            ea.push_back({a, mems.back()->m});
+            bytes += (double)dnnl_memory_desc_get_size(d);
+        }
+        dnnl_primitive_t prim = nullptr;
+        CHECK(dnnl_primitive_create(&prim, pd));
+        const double sec = bench::median_seconds([&] {
+            CHECK(dnnl_primitive_execute(prim, strm, (int)ea.size(), ea.data()));
+            CHECK(dnnl_stream_wait(strm));
+        });
+        char id[128];
+        bench::machine_line("kestrel", s.id(id, sizeof(id)), bytes / sec * 1e-9);
+        dnnl_primitive_destroy(prim);
+        for (auto *m : mems) delete m;
+        dnnl_primitive_desc_destroy(pd);
+        dnnl_memory_desc_destroy(sd);
+        if (dd) dnnl_memory_desc_destroy(dd);
+    }
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
     dnnl_engine_t eng;
     dnnl_stream_t strm;
     CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
     CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    if (bench::machine_mode(argc, argv)) {
+        machine_mem(eng, strm);
+        dnnl_stream_destroy(strm);
+        dnnl_engine_destroy(eng);
+        return 0;
+    }
     // 16 x 64 x 128 x 128 f32 = 64 MiB.
     const dnnl_dim_t N = 16, C = 64, H = 128, W = 128;
     dnnl_memory_desc_t nchw = md({N, C, H, W}, dnnl_nchw), nhwc = md({N, C, H, W}, dnnl_nhwc);

@@ -29,7 +29,7 @@ bench_anchor_onednn_CPPFLAGS = $(ANCHOR_CPPFLAGS)
 bench_anchor_onednn_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror
 bench_anchor_onednn_LDADD = $(ANCHOR_LIBS)
 CLEANFILES += bench/anchor_onednn
-bench-compare: bench/bench_gemm bench/bench_conv bench/bench_train bench/anchor_onednn
+bench-compare: bench/bench_gemm bench/bench_conv bench/bench_train bench/bench_eltwise bench/anchor_onednn
 	$(SHELL) $(top_srcdir)/bench/compare.sh . $(BENCH_ROUNDS)
 else
 bench-compare:

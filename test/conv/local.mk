@@ -26,3 +26,12 @@ test_conv_test_conv_bwd_LDADD = $(TEST_LIBS)
 # The backward suite under ONEDNN_MAX_CPU_ISA=AVX2 and SSE41.
 EXTRA_DIST += test/conv/test_conv_bwd_isa.sh
 TESTS += test/conv/test_conv_bwd_isa.sh
+# Convolution with one eltwise post-op (fused at the direct kernels' store)
+# against a naive reference in the test; again capped at AVX2.
+check_PROGRAMS += test/conv/test_conv_fused_eltwise
+TESTS += test/conv/test_conv_fused_eltwise
+test_conv_test_conv_fused_eltwise_SOURCES = test/conv/test_conv_fused_eltwise.cpp
+test_conv_test_conv_fused_eltwise_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_fused_eltwise_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/conv/test_conv_fused_eltwise_avx2.sh
+TESTS += test/conv/test_conv_fused_eltwise_avx2.sh

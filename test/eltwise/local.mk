@@ -41,3 +41,11 @@ test_eltwise_test_bwd_family_LDADD = $(TEST_LIBS)
 # The backward suite with the ISA capped at AVX2 and at the baseline.
 EXTRA_DIST += test/eltwise/test_bwd_isa_caps.sh
 TESTS += test/eltwise/test_bwd_isa_caps.sh
+# GELU (erf, tanh) forward and backward kernels and primitives against
+# double formulas and finite differences; again capped at AVX2 and baseline.
+check_PROGRAMS += test/eltwise/test_gelu
+TESTS += test/eltwise/test_gelu
+test_eltwise_test_gelu_SOURCES = test/eltwise/test_gelu.cpp
+test_eltwise_test_gelu_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/eltwise/test_gelu_isa_caps.sh
+TESTS += test/eltwise/test_gelu_isa_caps.sh

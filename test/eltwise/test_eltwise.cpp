@@ -20,7 +20,9 @@ struct alg_t {
     // ln2 reduction, plus the rounding of each Horner step); logistic adds a
     // division and the propagated exp error (< 2 ulp since e/(1+e) < 1):
     // 5; tanh = -t/(t+2) amplifies t's error by 2/(t+2) <= 2: 6; swish and
-    // gelu_tanh add one multiplication to logistic: 6.
+    // gelu_tanh add one multiplication to logistic: 6. gelu_erf: within 7
+    // of the exact value (budget in math.inc and test_gelu), the reference
+    // within half an ulp (double, rounded once): 7 apart.
     int ulps;
 };
 
@@ -51,7 +53,7 @@ const alg_t algs[] = {
         {dnnl_eltwise_clip_v2, -0.5f, 0.7f, -2, 2, 0},
         {dnnl_eltwise_clip_v2_use_dst_for_bwd, -0.5f, 0.7f, -2, 2, 0},
         {dnnl_eltwise_pow, 1.5f, 0.5f, 0.01f, 9, 0},
-        {dnnl_eltwise_gelu_erf, 0.f, 0.f, -6, 6, 0},
+        {dnnl_eltwise_gelu_erf, 0.f, 0.f, -6, 6, 7},
         {dnnl_eltwise_round, 0.f, 0.f, -5, 5, 0},
         {dnnl_eltwise_mish, 0.f, 0.f, -6, 6, 0},
         {dnnl_eltwise_hardswish, 0.2f, 0.5f, -5, 5, 0},

@@ -60,3 +60,16 @@ test_pooling_test_int8_norm_LDADD = $(TEST_LIBS)
 test_pooling_test_int8_reduction_SOURCES = test/pooling/test_int8_reduction.cpp
 test_pooling_test_int8_reduction_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_pooling_test_int8_reduction_LDADD = $(TEST_LIBS)
+# Pooling forward on nchw (register and phase-split paths) and max pooling
+# backward with the workspace against a naive reference in the test.
+check_PROGRAMS += test/pooling/test_pooling_ncsp
+TESTS += test/pooling/test_pooling_ncsp
+test_pooling_test_pooling_ncsp_SOURCES = test/pooling/test_pooling_ncsp.cpp
+test_pooling_test_pooling_ncsp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_pooling_test_pooling_ncsp_LDADD = $(TEST_LIBS)
+# Batch normalization forward on nChw16c / nChw8c against a naive reference.
+check_PROGRAMS += test/pooling/test_bnorm_blocked
+TESTS += test/pooling/test_bnorm_blocked
+test_pooling_test_bnorm_blocked_SOURCES = test/pooling/test_bnorm_blocked.cpp
+test_pooling_test_bnorm_blocked_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_pooling_test_bnorm_blocked_LDADD = $(TEST_LIBS)

@@ -160,7 +160,21 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
     const dim_t work = g.MB * g.G * nocg * rows_sp * c.nseg;
     const dim_t OC = g.OC();
-    const bool direct_store = epi_.trivial() && OC % blk == 0;
+    // A lone relu / linear / clip post-op runs in registers at the store.
+    int act = direct_act_none;
+    float act_a = 0.f, act_b = 0.f;
+    const auto &po = p->attr()->post_ops.entries;
+    if (!epi_.has_pre() && !epi_.has_post() && !epi_.has_sum() && po.size() == 1
+            && po[0].kind == dnnl_eltwise) {
+        const dnnl_alg_kind_t alg = po[0].eltwise.alg;
+        act = one_of(alg, dnnl_eltwise_relu, dnnl_eltwise_relu_use_dst_for_bwd) ? direct_act_relu
+                : alg == dnnl_eltwise_linear                                    ? direct_act_linear
+                : one_of(alg, dnnl_eltwise_clip, dnnl_eltwise_clip_v2, dnnl_eltwise_clip_v2_use_dst_for_bwd)
+                ? direct_act_clip
+                : direct_act_none;
+        act_a = po[0].eltwise.alpha, act_b = po[0].eltwise.beta;
+    }
+    const bool direct_store = (epi_.trivial() || act != direct_act_none) && OC % blk == 0;
     const bool chunked = c.icb_chunk < c.nicb;
     const dim_t ext_w = (g.KW - 1) * (g.DW + 1);
 
@@ -219,6 +233,8 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 } else {
                     t.out = tile_buf, t.out_k = (dim_t)urw * blk, t.out_w = blk;
                 }
+                t.act = last && direct_store ? act : direct_act_none;
+                t.act_a = act_a, t.act_b = act_b;
                 ker_.fn[noc][urw][check ? 1 : 0](c, t);
                 if (!last || direct_store) continue;
 

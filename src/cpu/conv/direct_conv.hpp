@@ -45,7 +45,13 @@ struct direct_tile_args_t {
     dim_t ic_last; // valid channels in the last of them
     dim_t nkd, nkh; // valid taps along d and h
     dim_t iw0; // src w index of column 0 at tap kw 0 (checked tiles)
+    // An eltwise post-op applied in registers before the store (the whole
+    // epilogue, when it is this one op): direct_act_* with its alpha, beta.
+    int act = 0;
+    float act_a = 0.f, act_b = 0.f;
 };
+
+enum direct_act_t { direct_act_none = 0, direct_act_relu, direct_act_linear, direct_act_clip };
 
 using direct_tile_fn_t = void (*)(const direct_conv_conf_t &, const direct_tile_args_t &);
 

@@ -24,6 +24,13 @@ struct V {
     static void store(float *p, reg v) { _mm256_storeu_ps(p, v); }
     static reg bcast(const float *p) { return _mm256_broadcast_ss(p); }
     static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+    // As the AVX-512 file: relu, linear (one rounding), clip (NaN -> a).
+    static reg act(int kind, reg x, reg a, reg b) {
+        if (kind == direct_act_relu)
+            return _mm256_blendv_ps(_mm256_mul_ps(a, x), x, _mm256_cmp_ps(x, zero(), _CMP_GT_OQ));
+        if (kind == direct_act_linear) return _mm256_fmadd_ps(a, x, b);
+        return _mm256_min_ps(_mm256_max_ps(x, a), b);
+    }
 };
 
 #include "cpu/conv/direct_conv_tile.inc"

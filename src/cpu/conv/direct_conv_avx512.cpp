@@ -24,6 +24,14 @@ struct V {
     static void store(float *p, reg v) { _mm512_storeu_ps(p, v); }
     static reg bcast(const float *p) { return _mm512_set1_ps(*p); }
     static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+    // relu: x > 0 ? x : a x; linear: a x + b (one rounding); clip:
+    // min(max(x, a), b), NaN giving a as fmax does.
+    static reg act(int kind, reg x, reg a, reg b) {
+        if (kind == direct_act_relu)
+            return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, zero(), _CMP_GT_OQ), _mm512_mul_ps(a, x), x);
+        if (kind == direct_act_linear) return _mm512_fmadd_ps(a, x, b);
+        return _mm512_min_ps(_mm512_max_ps(x, a), b);
+    }
 };
 
 #include "cpu/conv/direct_conv_tile.inc"

@@ -61,8 +61,10 @@ inline float eltwise_fwd(dnnl_alg_kind_t alg, float x, float alpha, float beta) 
         case dnnl_eltwise_clip_v2_use_dst_for_bwd: return std::fmin(beta, std::fmax(alpha, x));
         case dnnl_eltwise_pow: return alpha * std::pow(x, beta);
         case dnnl_eltwise_gelu_erf:
-            // 1 + erf(t) == erfc(-t), exact for large negative x too.
-            return 0.5f * x * std::erfc(-x * 0.7071067811865475f);
+            // 1 + erf(t) == erfc(-t), exact for large negative x too; in
+            // double, so that neither the scaling of x nor erfc's f32 error
+            // (hundreds of ulps near x = -14) reaches the result.
+            return (float)(0.5 * (double)x * std::erfc(-(double)x * 0.70710678118654752));
         case dnnl_eltwise_round: return std::nearbyint(x);
         case dnnl_eltwise_mish: return x * std::tanh(soft_relu(x, 1.f));
         case dnnl_eltwise_hardswish: return x * std::fmax(0.f, std::fmin(1.f, alpha * x + beta));
@@ -137,10 +139,11 @@ inline float eltwise_bwd(dnnl_alg_kind_t alg, float dd, float x, float alpha, fl
         case dnnl_eltwise_clip_v2_use_dst_for_bwd: return x > alpha && x < beta ? dd : 0.f;
         case dnnl_eltwise_pow:
             return beta == 0.f ? 0.f : dd * alpha * beta * std::pow(x, beta - 1.f);
-        case dnnl_eltwise_gelu_erf: {
-            const float cdf = 0.5f * std::erfc(-x * 0.7071067811865475f);
-            const float pdf = 0.3989422804014327f * std::exp(-0.5f * x * x); // 1/sqrt(2 pi)
-            return dd * (cdf + x * pdf);
+        case dnnl_eltwise_gelu_erf: { // in double, as the forward
+            const double xd = x;
+            const double cdf = 0.5 * std::erfc(-xd * 0.70710678118654752);
+            const double pdf = 0.3989422804014327 * std::exp(-0.5 * xd * xd); // 1/sqrt(2 pi)
+            return dd * (float)(cdf + xd * pdf);
         }
         case dnnl_eltwise_mish: {
             // tanh(sp) + x * (1 - tanh(sp)^2) * logistic(x), sp = soft_relu(x).

@@ -7,16 +7,105 @@
 // transpose of the row viewed as IW/SW x SW). Accumulation follows the
 // reference order (kd, kh, kw) per output point and divides the same way,
 // so results are identical to it, indices included.
+//
+// f32 sources with stride 1 or 2 on AVX-512 skip the phase split: one
+// source row at a time is folded into the output row 16 points at a time,
+// stride 2 reading 32 source points with two masked loads and keeping the
+// even ones with a two-source permute (ncsp_row_avx512). Out-of-row taps
+// are masked to the neutral value (max_init, or 0 for the sum), so the
+// operations per output point are the reference's, in its order.
 #include <algorithm>
+
+#include <immintrin.h>
 
 #include "core/primitive.hpp"
 #include "cpu/pooling/pooling_pd.hpp"
 #include "cpu/post_ops.hpp"
+#include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
 
 namespace {
+
+#define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+
+// Lanes t in [0, 16) with lo <= t < hi.
+KESTREL_AVX512 inline __mmask16 lanes(dim_t lo, dim_t hi) {
+    lo = std::max<dim_t>(lo, 0);
+    hi = std::min<dim_t>(hi, 16);
+    if (hi <= lo) return 0;
+    return (__mmask16)(((1u << (hi - lo)) - 1u) << lo);
+}
+
+// Up to this many source rows go to one call.
+constexpr int ncsp_max_rows = 16;
+
+// Source points s, s + SW, ... (16 of them) of row x; with `full` every
+// point read (32 for SW 2) is inside the row, otherwise the points outside
+// [0, IW) read as `fill`, never touching memory.
+template <int SW>
+KESTREL_AVX512 inline __m512 ncsp_taps(const float *x, dim_t s, dim_t IW, bool full, __m512 fill) {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    if (full) {
+        if (SW == 1) return _mm512_loadu_ps(x + s);
+        return _mm512_permutex2var_ps(_mm512_loadu_ps(x + s), even, _mm512_loadu_ps(x + s + 16));
+    }
+    // The address of a partly outside run is formed as an integer (no
+    // pointer arithmetic outside the object); masked-off lanes are not read.
+    const uintptr_t p = (uintptr_t)x + (uintptr_t)(s * (dim_t)sizeof(float));
+    const __m512 lo = _mm512_mask_loadu_ps(fill, lanes(-s, IW - s), (const void *)p);
+    if (SW == 1) return lo;
+    const __m512 hi = _mm512_mask_loadu_ps(fill, lanes(-s - 16, IW - s - 16), (const void *)(p + 64));
+    return _mm512_permutex2var_ps(lo, even, hi);
+}
+
+// Folds the f32 source rows x[r] (IW points each, tap base kb[r]) into the
+// output row: for every kw, tap k = kb[r] + kw, the points ow * SW +
+// kw * DW1 - padL (SW 1 or 2) inside the row. Max keeps the first greatest
+// (strict >, the reference's comparison, rows and kw in its order) and its
+// tap in idx (when IDX); the sum adds the taps in the same order. acc (and
+// idx) hold OW points, read and written once per 16 of them.
+template <int SW, bool MAX, bool IDX>
+KESTREL_AVX512 void ncsp_row_avx512(float *acc, int32_t *idx, const float *const *x,
+        const int32_t *kb, int nrows, dim_t IW, dim_t OW, dim_t KW, dim_t DW1, dim_t padL,
+        float init) {
+    const __m512 fill = _mm512_set1_ps(MAX ? init : 0.f);
+    for (dim_t ow0 = 0; ow0 < OW; ow0 += 16) {
+        const __mmask16 om = lanes(0, OW - ow0);
+        __m512 a = _mm512_maskz_loadu_ps(om, acc + ow0);
+        __m512i id = IDX ? _mm512_maskz_loadu_epi32(om, idx + ow0) : _mm512_setzero_si512();
+        const dim_t s0 = ow0 * SW - padL; // source point of lane 0, kw = 0
+        // Every point read by every kw inside the row.
+        const bool full = s0 >= 0 && s0 + (KW - 1) * DW1 + 16 * SW <= IW;
+        for (int r = 0; r < nrows; ++r) {
+            for (dim_t kw = 0; kw < KW; ++kw) {
+                const __m512 v = ncsp_taps<SW>(x[r], s0 + kw * DW1, IW, full, fill);
+                if (MAX) {
+                    const __mmask16 gt = _mm512_mask_cmp_ps_mask(om, v, a, _CMP_GT_OQ);
+                    a = _mm512_mask_mov_ps(a, gt, v);
+                    if (IDX) id = _mm512_mask_mov_epi32(id, gt, _mm512_set1_epi32(kb[r] + (int32_t)kw));
+                } else {
+                    a = _mm512_add_ps(a, v);
+                }
+            }
+        }
+        _mm512_mask_storeu_ps(acc + ow0, om, a);
+        if (IDX) _mm512_mask_storeu_epi32(idx + ow0, om, id);
+    }
+}
+
+using ncsp_row_fn = void (*)(float *, int32_t *, const float *const *, const int32_t *, int, dim_t,
+        dim_t, dim_t, dim_t, dim_t, float);
+
+ncsp_row_fn pick_ncsp_row(dim_t SW, bool is_max, bool idx) {
+    if (SW == 1) {
+        if (!is_max) return ncsp_row_avx512<1, false, false>;
+        return idx ? ncsp_row_avx512<1, true, true> : ncsp_row_avx512<1, true, false>;
+    }
+    if (!is_max) return ncsp_row_avx512<2, false, false>;
+    return idx ? ncsp_row_avx512<2, true, true> : ncsp_row_avx512<2, true, false>;
+}
 
 struct ncsp_pooling_fwd_t : primitive_t {
     enum key_t : scratchpad::key_t { key_acc = 1, key_idx = 2, key_phase = 3 };
@@ -45,17 +134,29 @@ struct ncsp_pooling_fwd_t : primitive_t {
                 e.ow_hi = c.IW - off <= 0 ? 0 : std::min(c.OW, div_up(c.IW - off, c.SW));
                 if (e.ow_hi < e.ow_lo) e.ow_hi = e.ow_lo;
             }
+            // The register path: f32 source, stride 1 or 2, AVX-512.
+            if (src_md_.data_type == dnnl_f32 && (c.SW == 1 || c.SW == 2) && isa::has(isa::avx512)) {
+                row_ = pick_ncsp_row(c.SW, c.is_max, c.is_max);
+                if (!c.is_max && c.exclude_padding) {
+                    // Taps inside the row per output point (times the valid rows).
+                    kw_count_.assign((size_t)c.OW, 0);
+                    for (const auto &e : kw_)
+                        for (dim_t ow = e.ow_lo; ow < e.ow_hi; ++ow) ++kw_count_[(size_t)ow];
+                }
+            }
             auto &r = scratchpad_registry();
             r.book_per_thread(key_acc, sizeof(float) * c.OW);
             // Indices of the max, or the per-point counts of avg_exclude_padding.
             if (c.is_max || c.exclude_padding) r.book_per_thread(key_idx, sizeof(int32_t) * c.OW);
-            if (c.SW > 1) r.book_per_thread(key_phase, sizeof(float) * (c.IW + c.SW));
+            if (c.SW > 1 && !row_) r.book_per_thread(key_phase, sizeof(float) * (c.IW + c.SW));
             return status::success;
         }
         struct kw_t {
             dim_t phase, j0, ow_lo, ow_hi;
         };
         std::vector<kw_t> kw_;
+        ncsp_row_fn row_ = nullptr;
+        std::vector<int32_t> kw_count_;
     };
     using primitive_t::primitive_t;
 
@@ -86,8 +187,9 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
     parallel(nthr, [&](int ithr, int nt) {
         float *acc = spad.get<float>(key_acc, ithr);
         int32_t *aux = spad.get<int32_t>(key_idx, ithr); // indices (max) or counts (avg)
-        float *ph = SW > 1 ? spad.get<float>(key_phase, ithr) : nullptr;
-        if (!acc || ((c.is_max || c.exclude_padding) && !aux) || (SW > 1 && !ph)) return;
+        const auto row = pd->row_;
+        float *ph = SW > 1 && !row ? spad.get<float>(key_phase, ithr) : nullptr;
+        if (!acc || ((c.is_max || c.exclude_padding) && !aux) || (SW > 1 && !row && !ph)) return;
         dim_t w0, w1;
         balance211(work, nt, ithr, w0, w1);
         for (dim_t it = w0; it < w1; ++it) {
@@ -100,6 +202,10 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
                 std::fill(acc, acc + c.OW, 0.f);
                 if (c.exclude_padding) std::fill(aux, aux + c.OW, 0);
             }
+            dim_t rows = 0; // valid source rows of the window
+            const float *rx[ncsp_max_rows];
+            int32_t rk[ncsp_max_rows];
+            int nr = 0; // rows gathered for the register path
             for (dim_t kd = 0; kd < c.KD; ++kd) {
                 const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
                 if (id < 0 || id >= c.ID) continue;
@@ -107,6 +213,16 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
                     const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
                     if (ih < 0 || ih >= c.IH) continue;
                     const char *x = src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz;
+                    ++rows;
+                    if (row) {
+                        rx[nr] = reinterpret_cast<const float *>(x);
+                        rk[nr++] = (int32_t)((kd * c.KH + kh) * c.KW);
+                        if (nr == ncsp_max_rows) {
+                            row(acc, aux, rx, rk, nr, c.IW, c.OW, c.KW, c.DW + 1, c.padL, c.max_init);
+                            nr = 0;
+                        }
+                        continue;
+                    }
                     const void *base = x;
                     data_type_t bdt = sdt;
                     if (SW > 1) {
@@ -135,6 +251,9 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
                     }
                 }
             }
+            if (row && nr) row(acc, aux, rx, rk, nr, c.IW, c.OW, c.KW, c.DW + 1, c.padL, c.max_init);
+            if (row && !c.is_max && c.exclude_padding)
+                for (dim_t ow = 0; ow < c.OW; ++ow) aux[ow] = (int32_t)rows * pd->kw_count_[(size_t)ow];
             const dim_t doff = dmd.offset0 + n * d_n + ch * d_c + od * d_d + oh * d_h;
             if (!c.is_max) {
                 const dim_t kvol = c.KD * c.KH * c.KW;

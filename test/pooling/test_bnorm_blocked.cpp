@@ -1,0 +1,151 @@
+// Batch normalization forward on blocked nChw16c / nChw8c f32 tensors
+// (the per-block run of vec:blocked), inference with given statistics and
+// training computing them, with and without the fused relu, channel tails,
+// 1 and 2 threads, against a naive reference in double written here (all
+// offsets computed here). test_isa_caps.sh runs it capped too.
+#include <cmath>
+
+#include "common/kt_test.hpp"
+
+namespace {
+
+long rnd(long v, long b) { return (v + b - 1) / b * b; }
+long off(long B, long C, long H, long W, long n, long c, long h, long w) {
+    return (((n * (rnd(C, B) / B) + c / B) * H + h) * W + w) * B + c % B;
+}
+
+void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, long B, long N, long C, long H, long W,
+        bool train, bool relu, int threads) {
+    dnnl_dims_t d = {N, C, H, W}, cd = {C};
+    dnnl_memory_desc_t md, cmd;
+    KT_OK(dnnl_memory_desc_create_with_tag(&md, 4, d, dnnl_f32, B == 16 ? dnnl_nChw16c : dnnl_nChw8c));
+    KT_OK(dnnl_memory_desc_create_with_tag(&cmd, 1, cd, dnnl_f32, dnnl_a));
+    unsigned flags = dnnl_use_scale | dnnl_use_shift | (train ? 0u : (unsigned)dnnl_use_global_stats)
+            | (relu ? (unsigned)dnnl_fuse_norm_relu : 0u);
+    const float eps = 1e-3f;
+    dnnl_primitive_desc_t pd;
+    KT_OK(dnnl_batch_normalization_forward_primitive_desc_create(&pd, eng,
+            train ? dnnl_forward_training : dnnl_forward_inference, md, md, eps, flags, nullptr));
+    const size_t sz = dnnl_memory_desc_get_size(md) / 4;
+    std::vector<float> x(sz, 0.f), y(sz, 9.f), mean(C), var(C), g(C), sh(C);
+    kt::rng_t r(B * 100 + C + train * 7 + relu);
+    for (long n = 0; n < N; ++n)
+        for (long c = 0; c < C; ++c)
+            for (long h = 0; h < H; ++h)
+                for (long w = 0; w < W; ++w) x[off(B, C, H, W, n, c, h, w)] = r.uniform(-1.f, 1.f) + 0.1f * c;
+    for (long c = 0; c < C; ++c) {
+        mean[c] = train ? 0.f : r.uniform(-0.5f, 0.5f);
+        var[c] = train ? 0.f : r.uniform(0.1f, 2.f);
+        g[c] = r.uniform(-2.f, 2.f);
+        sh[c] = r.uniform(-1.f, 1.f);
+    }
+    // The naive statistics (training) in double.
+    const long cnt = N * H * W;
+    std::vector<double> rm(C), rv(C);
+    for (long c = 0; c < C; ++c) {
+        double s = 0, q = 0;
+        if (train) {
+            for (long n = 0; n < N; ++n)
+                for (long h = 0; h < H; ++h)
+                    for (long w = 0; w < W; ++w) s += x[off(B, C, H, W, n, c, h, w)];
+            s /= cnt;
+            for (long n = 0; n < N; ++n)
+                for (long h = 0; h < H; ++h)
+                    for (long w = 0; w < W; ++w) {
+                        const double e = x[off(B, C, H, W, n, c, h, w)] - s;
+                        q += e * e;
+                    }
+            q /= cnt;
+        } else {
+            s = mean[c], q = var[c];
+        }
+        rm[c] = s, rv[c] = q;
+    }
+    dnnl_memory_t mx, my, mm, mv, mg, ms;
+    KT_OK(dnnl_memory_create(&mx, md, eng, x.data()));
+    KT_OK(dnnl_memory_create(&my, md, eng, y.data()));
+    KT_OK(dnnl_memory_create(&mm, cmd, eng, mean.data()));
+    KT_OK(dnnl_memory_create(&mv, cmd, eng, var.data()));
+    KT_OK(dnnl_memory_create(&mg, cmd, eng, g.data()));
+    KT_OK(dnnl_memory_create(&ms, cmd, eng, sh.data()));
+    std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, mx}, {DNNL_ARG_DST, my}, {DNNL_ARG_MEAN, mm},
+            {DNNL_ARG_VARIANCE, mv}, {DNNL_ARG_SCALE, mg}, {DNNL_ARG_SHIFT, ms}};
+    std::vector<char> ws;
+    dnnl_memory_t mws = nullptr;
+    if (train && relu) {
+        const_dnnl_memory_desc_t wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_workspace_md, 0);
+        ws.assign(dnnl_memory_desc_get_size(wmd) + 1, 0);
+        KT_OK(dnnl_memory_create(&mws, wmd, eng, ws.data()));
+        args.push_back({DNNL_ARG_WORKSPACE, mws});
+    }
+    dnnl_primitive_t p;
+    KT_OK(dnnl_primitive_create(&p, pd));
+    KT_OK(dnnl_primitive_execute(p, strm, (int)args.size(), args.data()));
+    KT_OK(dnnl_stream_wait(strm));
+
+    // f32 error budget, in units of u = 2^-24: statistics summed over cnt
+    // points (mean within cnt u of max|x|, variance within ~2 cnt u of its
+    // terms), a = g / sqrt(v + eps) a few roundings (4 u), then (x - m) a + b
+    // two roundings: (2 cnt + 16) u times the magnitudes |x - m| |a| + |b|
+    // plus |a| |m|.
+    const double u = std::ldexp(1.0, -24);
+    long bad = 0;
+    bool stats_ok = true, pad_ok = true;
+    for (long c = 0; c < C; ++c) {
+        const double a = g[c] / std::sqrt(rv[c] + eps);
+        if (train) {
+            stats_ok = stats_ok && std::fabs(mean[c] - rm[c]) <= (cnt + 4) * u * (1.1 + 0.1 * c)
+                    && std::fabs(var[c] - rv[c]) <= (2 * cnt + 8) * u * (rv[c] + std::pow(1.1 + 0.1 * c, 2) * 0.01);
+        }
+        for (long n = 0; n < N; ++n)
+            for (long h = 0; h < H; ++h)
+                for (long w = 0; w < W; ++w) {
+                    const double xv = x[off(B, C, H, W, n, c, h, w)];
+                    double want = (xv - rm[c]) * a + sh[c];
+                    if (relu && want < 0) want = 0;
+                    const double mag = std::fabs(xv - rm[c]) * std::fabs(a) + std::fabs(sh[c]) + std::fabs(a * rm[c]);
+                    if (!(std::fabs(y[off(B, C, H, W, n, c, h, w)] - want) <= (2 * cnt + 16) * u * mag)) ++bad;
+                }
+    }
+    for (long n = 0; n < N; ++n)
+        for (long c = C; c < rnd(C, B); ++c)
+            for (long h = 0; h < H; ++h)
+                for (long w = 0; w < W; ++w) pad_ok = pad_ok && y[off(B, C, H, W, n, c, h, w)] == 0.f;
+    char what[200];
+    std::snprintf(what, sizeof(what), "bnorm %s%s nChw%ldc %ldx%ldx%ldx%ld %d thr (%s): %ld off",
+            train ? "training" : "inference", relu ? " + relu" : "", B, N, C, H, W, threads,
+            kt::impl_name(pd).c_str(), bad);
+    t.check(bad == 0, what);
+    if (train) t.check(stats_ok, "bnorm training: mean and variance vs the naive statistics");
+    t.check(pad_ok, "bnorm leaves padded channels zero");
+    dnnl_primitive_destroy(p);
+    for (auto m : {mx, my, mm, mv, mg, ms}) dnnl_memory_destroy(m);
+    if (mws) dnnl_memory_destroy(mws);
+    dnnl_primitive_desc_destroy(pd);
+    dnnl_memory_desc_destroy(md);
+    dnnl_memory_desc_destroy(cmd);
+}
+
+} // namespace
+
+int main() {
+    kt::tally_t t;
+    dnnl_engine_t eng;
+    KT_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
+    dnnl_stream_t strm;
+    KT_OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    const long blocks[] = {16, 8}, channels[] = {16, 20, 37};
+    for (int threads = 1; threads <= 2; ++threads)
+        kt::with_threads(threads, [&] {
+            for (long B : blocks)
+                for (long C : channels)
+                    for (int mode = 0; mode < 4; ++mode) {
+                        const bool train = mode & 1, relu = mode & 2;
+                        check(t, eng, strm, B, 2, C, 5, 7, train, relu, threads);
+                        check(t, eng, strm, B, 1, C, 3, 700, train, relu, threads); // SP > one run of 512
+                    }
+        });
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+    return t.finish();
+}
