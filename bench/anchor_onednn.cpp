@@ -6,6 +6,7 @@
 // lines for bench/compare.sh.
 //   anchor_onednn [--gemm] [--conv] [--train] [--mem]   (all when none is given)
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 #include <unordered_map>
@@ -78,6 +79,39 @@ void onednn_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_shape_
     });
     char id[96];
     bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
+}
+
+void onednn_gemm_u8s8s32(const bench::int8_shape_t &s) {
+    std::vector<uint8_t> A(s.M * s.K, 3);
+    std::vector<int8_t> B(s.K * s.N, -2);
+    std::vector<int32_t> C(s.M * s.N, 0);
+    const int32_t co = 0;
+    dnnl_status_t st = dnnl_success;
+    const double sec = bench::median_seconds([&] {
+        st = dnnl_gemm_u8s8s32('N', 'N', 'F', s.M, s.N, s.K, 1.f, A.data(), s.K, 0, B.data(),
+                s.N, 0, 0.f, C.data(), s.N, &co);
+    });
+    char id[96];
+    if (st == dnnl_success)
+        bench::machine_line("onednn", s.id(id, sizeof(id), "gemm_u8s8s32"), s.flop() / sec * 1e-9);
+}
+
+void onednn_int8_matmul(dnnl::engine &eng, dnnl::stream &strm, const bench::int8_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    memory::desc sd({s.M, s.K}, dt::u8, tag::ab), wd({s.K, s.N}, dt::s8, tag::ab),
+            dd({s.M, s.N}, dt::s32, tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(sd, wd, dd), eng);
+    dnnl::matmul prim(pd);
+    memory ms(sd, eng), mw(wd, eng), md(dd, eng);
+    for (memory *m : {&ms, &mw, &md}) // same contents as Kestrel's side
+        std::memset(m->get_data_handle(), 1, m->get_desc().get_size());
+    const double sec = bench::median_seconds([&] {
+        prim.execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
+        strm.wait();
+    });
+    char id[96];
+    bench::machine_line("onednn", s.id(id, sizeof(id), "matmul_u8s8s32"), s.flop() / sec * 1e-9);
 }
 
 memory zeroed(dnnl::engine &eng, const memory::desc &md) {
@@ -272,6 +306,8 @@ int main(int argc, char **argv) {
         if (gemm) {
             for (const auto &s : bench::sgemm_shapes) onednn_sgemm(s);
             for (const auto &s : bench::matmul_shapes) onednn_matmul(eng, strm, s);
+            for (const auto &s : bench::int8_shapes) onednn_gemm_u8s8s32(s);
+            for (const auto &s : bench::int8_shapes) onednn_int8_matmul(eng, strm, s);
         }
         if (conv)
             for (const auto &s : bench::conv_shapes) onednn_conv(eng, strm, s);

@@ -43,6 +43,22 @@ const matmul_shape_t matmul_shapes[] = {
         {8, 128, 768, 768},
 };
 
+// int8: dnnl_gemm_u8s8s32 (row-major, no transposes, zero offsets) and a
+// plain u8 x s8 -> s32 matmul, both C[M x N] = A[M x K] B[K x N].
+struct int8_shape_t {
+    long M, N, K;
+    const char *id(char *buf, size_t n, const char *what) const {
+        std::snprintf(buf, n, "%s_%ldx%ldx%ld", what, M, N, K);
+        return buf;
+    }
+    double flop() const { return 2.0 * M * N * K; }
+};
+
+const int8_shape_t int8_shapes[] = {
+        {128, 768, 3072},
+        {1024, 1024, 1024},
+};
+
 enum class layout_t { nchw, nhwc, nChw16c };
 inline const char *layout_name(layout_t l) {
     return l == layout_t::nchw ? "nchw" : l == layout_t::nhwc ? "nhwc" : "nChw16c";

@@ -38,7 +38,15 @@ level_t env_cap() {
     return avx512;
 }
 
+// The cap names AVX512_CORE itself: the avx512 level without VNNI.
+bool env_denies_vnni() {
+    const char *v = std::getenv("ONEDNN_MAX_CPU_ISA");
+    if (!v) v = std::getenv("DNNL_MAX_CPU_ISA");
+    return v && !strcasecmp(v, "AVX512_CORE");
+}
+
 std::atomic<int> cap {-1};
+std::atomic<int> vnni_denied {-1};
 std::atomic<bool> frozen {false};
 
 } // namespace
@@ -66,7 +74,23 @@ dnnl_cpu_isa_t effective_cpu_isa() {
 status_t set_max(dnnl_cpu_isa_t c) {
     if (frozen.load()) return status::invalid_arguments;
     cap.store(from_cpu_isa(c));
+    vnni_denied.store(c == dnnl_cpu_isa_avx512_core ? 1 : 0);
     return status::success;
+}
+
+bool has_avx512_vnni() {
+    static const bool hw = [] {
+        __builtin_cpu_init();
+        return (bool)__builtin_cpu_supports("avx512vnni");
+    }();
+    if (!hw || !has(avx512)) return false;
+    int d = vnni_denied.load(std::memory_order_relaxed);
+    if (d < 0) {
+        int fresh = env_denies_vnni() ? 1 : 0;
+        vnni_denied.compare_exchange_strong(d, fresh);
+        d = vnni_denied.load();
+    }
+    return d == 0;
 }
 
 const char *name(level_t l) {

@@ -21,6 +21,10 @@ status_t set_max(dnnl_cpu_isa_t cap);
 
 const char *name(level_t l);
 
+// AVX512-VNNI (vpdpbusd) on top of the avx512 level: the CPU has it and the
+// cap is not AVX512_CORE (which oneDNN defines without VNNI).
+bool has_avx512_vnni();
+
 } // namespace isa
 } // namespace kestrel
 

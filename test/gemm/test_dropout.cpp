@@ -337,6 +337,46 @@ void c_api_and_bad_input() {
     KT_OK(dnnl_engine_destroy(eng));
 }
 
+// u8 x s8 -> f32 on the int8 engine: integer sums are exact in f32, and a
+// kept value is sum * (1 / (1 - p)) with that factor rounded to f32 first,
+// as the rule says, so the comparison is exact.
+void int8_case() {
+    const int64_t M = 9, K = 20, N = 33;
+    const float p = 0.4f;
+    const int32_t seed = 17;
+    engine eng(engine::kind::cpu, 0);
+    stream s(eng);
+    memory::desc amd({M, K}, dt::u8, tag::ab), wmd({K, N}, dt::s8, tag::ab), dmd({M, N}, dt::f32, tag::ab);
+    memory::desc mmd({M, N}, dt::u8, tag::ab);
+    primitive_attr attr;
+    attr.set_dropout(mmd);
+    matmul::primitive_desc pd(eng, amd, wmd, dmd, attr);
+    std::vector<uint8_t> a(M * K), mask(M * N, 7);
+    std::vector<int8_t> w(K * N);
+    kt::rng_t r(3);
+    for (auto &x : a) x = (uint8_t)(r.next() % 256);
+    for (auto &x : w) x = (int8_t)((int)(r.next() % 256) - 128);
+    std::vector<float> d(M * N, -1.f);
+    float pv = p;
+    int32_t sv = seed;
+    memory A(amd, eng, a.data()), W(wmd, eng, w.data()), D(dmd, eng, d.data()), Mk(mmd, eng, mask.data());
+    memory P(memory::desc({1}, dt::f32, tag::a), eng, &pv), S(memory::desc({1}, dt::s32, tag::a), eng, &sv);
+    matmul(pd).execute(s, {{DNNL_ARG_SRC, A}, {DNNL_ARG_WEIGHTS, W}, {DNNL_ARG_DST, D}, {DNNL_ARG_ATTR_DROPOUT_MASK, Mk},
+                                  {DNNL_ARG_ATTR_DROPOUT_PROBABILITY, P}, {DNNL_ARG_ATTR_DROPOUT_SEED, S}});
+    s.wait();
+    const float scale = 1.f / (1.f - p);
+    bool ok = true;
+    for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+            int64_t acc = 0;
+            for (int64_t k = 0; k < K; ++k) acc += (int64_t)a[m * K + k] * w[k * N + n];
+            const bool keep = ref_kept(seed, (uint64_t)(m * N + n), p);
+            const float want = keep ? (float)acc * scale : 0.f;
+            ok = ok && d[m * N + n] == want && mask[m * N + n] == (keep ? 1 : 0);
+        }
+    t.check(ok, ("u8 x s8 matmul with dropout [" + std::string(pd.impl_info_str()) + "]: exact").c_str());
+}
+
 // The drop rate over many elements, and p = 0 / p = 1.
 void rates() {
     for (float p : {0.f, 0.1f, 0.5f, 0.9f, 1.f}) {
@@ -385,5 +425,6 @@ int main() {
     check_problem({1, 8, 8, 8, false, false, false, dt::f32, 0.f, 3, P::mask_given}, "p = 0 keeps all");
     check_problem({1, 8, 8, 8, true, false, true, dt::f32, 1.f, 3, P::mask_given}, "p = 1 drops all");
     c_api_and_bad_input();
+    int8_case();
     return t.finish();
 }

@@ -157,7 +157,8 @@ void test_ip_bf16() {
 
 // ------------------------------------------------------------------- int8
 
-// s8/u8 src x s8 weights, scales and a dst zero point: GEMM path vs reference.
+// s8/u8 src x s8 weights, scales and a dst zero point: the int8 GEMM path
+// ("gemm:s8") vs reference.
 void test_int8_gemm() {
     const dnnl_data_type_t dsts[] = {dnnl_f32, dnnl_s8, dnnl_u8, dnnl_s32, dnnl_bf16};
     int idx = 0;
@@ -207,7 +208,7 @@ void test_int8_gemm() {
                 na_attr.dst_scale = na::scalar(2, 2.f);
                 na_attr.dst_zero_point = idx % 2 ? na::along(2, 1, logical(dz)) : na::scalar(2, dz.get(0));
                 const auto want = na::apply(na_attr, {M, N}, acc, {{1, N}, logical(b)}, logical(d), ddt, nullptr, &tol);
-                T.check(vs_naive(pd, args, d, want, tol, "gemm:cvt", 1 + idx % 2, what), what);
+                T.check(vs_naive(pd, args, d, want, tol, "gemm:s8", 1 + idx % 2, what), what);
                 dnnl_primitive_desc_destroy(pd);
             }
 }

@@ -12,15 +12,6 @@ namespace kestrel {
 
 namespace {
 
-// Position of the operand element feeding dst position `pos` (batch dims
-// of size 1 broadcast), with its last two dims set to (r, c).
-void operand_pos(const memory_desc_t &md, const dim_t *pos, dim_t r, dim_t c, dim_t *out) {
-    const int n = md.ndims;
-    for (int d = 0; d < n - 2; ++d) out[d] = md.dims[d] == 1 ? 0 : pos[d];
-    out[n - 2] = r;
-    out[n - 1] = c;
-}
-
 // Zero points: s32/s8/u8 values without groups; src per tensor, weights
 // any mask over their dims, dst per tensor or (2D) per N.
 bool zero_points_ok(const attr_t &attr, int ndims) {
@@ -107,8 +98,8 @@ status_t ref_matmul_t::execute(const exec_ctx_t &ctx) const {
         if (int8) { // exact s32 accumulation of zero-point-shifted values
             int32_t iacc = 0;
             for (dim_t k = 0; k < K; ++k) {
-                operand_pos(smd, pos, m, k, sp);
-                operand_pos(wmd, pos, k, n, wp);
+                matmul_operand_pos(smd, pos, m, k, sp);
+                matmul_operand_pos(wmd, pos, k, n, wp);
                 const int32_t a = (int32_t)load_f32(s.data_type(), src, s.off_v(sp)) - sc.src_zp;
                 int32_t bw = (int32_t)load_f32(w.data_type(), wei, w.off_v(wp));
                 if (sc.wei_zp)
@@ -119,12 +110,12 @@ status_t ref_matmul_t::execute(const exec_ctx_t &ctx) const {
             acc = (float)iacc;
         } else {
             for (dim_t k = 0; k < K; ++k) {
-                operand_pos(smd, pos, m, k, sp);
-                operand_pos(wmd, pos, k, n, wp);
+                matmul_operand_pos(smd, pos, m, k, sp);
+                matmul_operand_pos(wmd, pos, k, n, wp);
                 acc += load_f32(s.data_type(), src, s.off_v(sp)) * load_f32(w.data_type(), wei, w.off_v(wp));
             }
         }
-        operand_pos(wmd, pos, 0, n, wp);
+        matmul_operand_pos(wmd, pos, 0, n, wp);
         const float ws = sc.wei_p ? sc.wei_p[gemm::quant_off(sc.wei_mask, nd, w.dims(), wp)] : sc.wei;
         float v = acc * sc.src * ws;
         if (bias) {
@@ -260,8 +251,8 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
             r /= d.dims()[i];
         }
         pos[nd - 2] = pos[nd - 1] = 0;
-        operand_pos(smd, pos, 0, 0, sp);
-        operand_pos(wmd, pos, 0, 0, wp);
+        matmul_operand_pos(smd, pos, 0, 0, sp);
+        matmul_operand_pos(wmd, pos, 0, 0, wp);
         gemm::out_stage_t ep = proto;
         for (int i = 0; i < nd - 2; ++i) ep.pos[i] = pos[i];
         if (sc.wei_p) ep.wei_n = sc.wei_p + gemm::quant_off(sc.wei_mask, nd, w.dims(), wp);

@@ -1,9 +1,11 @@
 // Matmul implementations in dispatch order: fastest first, reference last.
 #include "cpu/gemm/matmul.hpp"
+#include "cpu/gemm/matmul_s8.hpp"
 
 namespace kestrel {
 
 const impl_entry_t matmul_impl_list[] = {
+        {"gemm:s8", make_pd<s8_matmul_t::pd_t>},
         {"gemm", make_pd<gemm_matmul_t::pd_t>},
         {"ref:any", make_pd<ref_matmul_t::pd_t>},
         {nullptr, nullptr},

@@ -67,6 +67,17 @@ protected:
     memory_desc_t src_md_, weights_md_, bias_md_, dst_md_;
 };
 
+// Position of the operand element (md: src or weights) feeding dst
+// position `pos` (batch dims of size 1 broadcast), with its last two dims
+// set to (r, c).
+inline void matmul_operand_pos(
+        const memory_desc_t &md, const dim_t *pos, dim_t r, dim_t c, dim_t *out) {
+    const int n = md.ndims;
+    for (int d = 0; d < n - 2; ++d) out[d] = md.dims[d] == 1 ? 0 : pos[d];
+    out[n - 2] = r;
+    out[n - 1] = c;
+}
+
 // Walk order of implementations; defined in matmul_list.cpp.
 extern const impl_entry_t matmul_impl_list[];
 

@@ -1,0 +1,305 @@
+// The int8 GEMM framework: blocking, packing, sums and threads.
+//
+//   for jc in N by NC:            pack B block  K x NC (whole K), column sums
+//     for ic in M by MC:          pack A block  MC x K, row sums
+//       for jr in NC by NR:       one B micro-panel
+//         for ir in MC by MR:     microkernel -> MR x NR tile -> epilogue
+//
+// K is never split: a tile leaves the microkernel complete, so the epilogue
+// sees final sums and no s32 partial C is kept anywhere. Threads split C
+// into a 2D grid of MR/NR-aligned blocks; each packs into its own buffers.
+#include "cpu/gemm/gemm_s8.hpp"
+
+#include <atomic>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "cpu/gemm/kernels_s8.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/threading.hpp"
+
+namespace kestrel {
+namespace gemm {
+
+namespace {
+
+// Bytes of one packed A block (MC x K) kept in L2 with a B micro-panel, and
+// of one packed B block (K x NC) kept in the L3 share of a core.
+constexpr dim_t a_block_bytes = 384 * 1024;
+constexpr dim_t b_block_bytes = 4 * 1024 * 1024;
+constexpr dim_t max_mc = 192, max_nc = 3072;
+// Below this many multiply-adds a problem runs on one thread.
+constexpr double min_macs_per_thread = 64.0 * 1024;
+
+std::atomic<int> level_cap {(int)kernel_level_t::best};
+
+const s8_ukernel_t *pick_kernel() {
+    const int cap = level_cap.load(std::memory_order_relaxed);
+    const s8_ukernel_t *k = u8s8s32_gemm_4x16__portable();
+    if (cap >= (int)kernel_level_t::avx2 && isa::has(isa::avx2) && u8s8s32_gemm_4x16__avx2())
+        k = u8s8s32_gemm_4x16__avx2();
+    if (cap >= (int)kernel_level_t::avx512 && isa::has_avx512_vnni()
+            && u8s8s32_gemm_8x48__avx512vnni())
+        k = u8s8s32_gemm_8x48__avx512vnni();
+    return k;
+}
+
+// Up to 4 bytes of a row starting at column p (n = min(4, K - p) valid),
+// zero-filled, as one word; `flip` turns s8 into u8 shifted by 128.
+inline uint32_t load4(const uint8_t *s, dim_t n, uint32_t flip) {
+    uint32_t w = 0;
+    if (n >= 4)
+        std::memcpy(&w, s, 4);
+    else
+        for (dim_t q = 0; q < n; ++q) w |= (uint32_t)s[q] << (8 * q);
+    const uint32_t valid = n >= 4 ? 0xffffffffu : (uint32_t)((1ull << (8 * n)) - 1);
+    return (w ^ flip) & valid;
+}
+
+// One A micro-panel: rows [0, mr) of op(A) starting at `A` (already at the
+// panel's first row), all K, into dst (k4 groups of MR x 4 bytes).
+void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, dim_t mr, int MR,
+        uint32_t flip, uint8_t *dst) {
+    std::memset(dst, 0, (size_t)k4 * MR * 4);
+    if (!trans) { // row i of op(A) is contiguous
+        dim_t i0 = 0;
+#if defined(__SSE2__)
+        // Four rows x 16 bytes (4 groups) at a time: a 4 x 4 transpose of
+        // 32-bit words puts each group's four rows side by side.
+        const dim_t kv = K / 16 * 16;
+        const __m128i fx = _mm_set1_epi32((int)flip);
+        for (; kv > 0 && i0 + 4 <= mr; i0 += 4) {
+            for (dim_t p = 0; p < kv; p += 16) {
+                __m128i r[4];
+                for (int q = 0; q < 4; ++q)
+                    r[q] = _mm_xor_si128(fx,
+                            _mm_loadu_si128(reinterpret_cast<const __m128i *>(A + (i0 + q) * lda + p)));
+                const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpackhi_epi32(r[0], r[1]);
+                const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
+                uint8_t *d = dst + ((p / 4) * MR + i0) * 4;
+                _mm_storeu_si128(reinterpret_cast<__m128i *>(d), _mm_unpacklo_epi64(t0, t2));
+                _mm_storeu_si128(reinterpret_cast<__m128i *>(d + MR * 4), _mm_unpackhi_epi64(t0, t2));
+                _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 2 * MR * 4), _mm_unpacklo_epi64(t1, t3));
+                _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 3 * MR * 4), _mm_unpackhi_epi64(t1, t3));
+            }
+            for (dim_t i = i0; i < i0 + 4; ++i) { // the K tail of these rows
+                const uint8_t *s = A + i * lda;
+                for (dim_t g = kv / 4; g < k4; ++g) {
+                    const uint32_t w = load4(s + 4 * g, K - 4 * g, flip);
+                    std::memcpy(dst + (g * MR + i) * 4, &w, 4);
+                }
+            }
+        }
+#endif
+        for (dim_t i = i0; i < mr; ++i) {
+            const uint8_t *s = A + i * lda;
+            for (dim_t g = 0; g < k4; ++g) {
+                const uint32_t w = load4(s + 4 * g, K - 4 * g, flip);
+                std::memcpy(dst + (g * MR + i) * 4, &w, 4);
+            }
+        }
+        return;
+    }
+    const uint8_t f = (uint8_t)flip;
+    for (dim_t p = 0; p < K; ++p) { // op(A)(i, p) = A[p * lda + i]
+        const uint8_t *s = A + p * lda;
+        uint8_t *d = dst + (p / 4) * MR * 4 + p % 4;
+        for (dim_t i = 0; i < mr; ++i) d[i * 4] = s[i] ^ f;
+    }
+}
+
+// One B micro-panel: columns [0, nr) of op(B) starting at `B`, all K.
+void pack_b_panel(
+        const int8_t *B, dim_t ldb, bool trans, dim_t K, dim_t k4, dim_t nr, int NR, int8_t *dst) {
+    if (trans) { // column j of op(B) is contiguous
+        std::memset(dst, 0, (size_t)k4 * NR * 4);
+        for (dim_t j = 0; j < nr; ++j) {
+            const uint8_t *s = reinterpret_cast<const uint8_t *>(B + j * ldb);
+            for (dim_t g = 0; g < k4; ++g) {
+                const uint32_t w = load4(s + 4 * g, K - 4 * g, 0);
+                std::memcpy(dst + (g * NR + j) * 4, &w, 4);
+            }
+        }
+        return;
+    }
+    for (dim_t g = 0; g < k4; ++g) {
+        const int8_t *r[4];
+        for (int q = 0; q < 4; ++q) r[q] = 4 * g + q < K ? B + (4 * g + q) * ldb : nullptr;
+        int8_t *d = dst + g * NR * 4;
+        dim_t j = 0;
+#if defined(__SSE2__)
+        // 4 rows x 16 columns -> 16 columns x 4 bytes by two rounds of unpacks.
+        for (; j + 16 <= nr; j += 16) {
+            __m128i v[4];
+            for (int q = 0; q < 4; ++q)
+                v[q] = r[q] ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[q] + j))
+                            : _mm_setzero_si128();
+            const __m128i t01l = _mm_unpacklo_epi8(v[0], v[1]), t01h = _mm_unpackhi_epi8(v[0], v[1]);
+            const __m128i t23l = _mm_unpacklo_epi8(v[2], v[3]), t23h = _mm_unpackhi_epi8(v[2], v[3]);
+            __m128i *o = reinterpret_cast<__m128i *>(d + j * 4);
+            _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t01l, t23l));
+            _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t01l, t23l));
+            _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t01h, t23h));
+            _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t01h, t23h));
+        }
+#endif
+        for (; j < nr; ++j)
+            for (int q = 0; q < 4; ++q) d[j * 4 + q] = r[q] ? r[q][j] : 0;
+        std::memset(d + nr * 4, 0, (size_t)(NR - nr) * 4);
+    }
+}
+
+// Sums over k of each of the W lanes of a packed panel (k4 groups of W x 4
+// bytes), for lanes [0, w). T is the stored byte type.
+template <typename T>
+void panel_sums(const T *panel, dim_t k4, int W, dim_t w, int32_t *out) {
+    int32_t t[4 * s8_max_nr] = {}; // W <= s8_max_nr
+    for (dim_t g = 0; g < k4; ++g) {
+        const T *s = panel + g * W * 4;
+        for (int l = 0; l < W * 4; ++l) t[l] += s[l];
+    }
+    for (dim_t j = 0; j < w; ++j) out[j] = t[j * 4] + t[j * 4 + 1] + t[j * 4 + 2] + t[j * 4 + 3];
+}
+
+} // namespace
+
+kernel_level_t s8_set_kernel_level_for_testing(kernel_level_t l) {
+    return (kernel_level_t)level_cap.exchange((int)l);
+}
+
+const char *s8_plan_t::kernel_name() const { return uk_ ? uk_->name : "none"; }
+
+status_t s8_plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, bool a_signed,
+        bool want_row_sum, bool want_col_sum, int nthr) {
+    if (M < 0 || N < 0 || K < 0) return status::invalid_arguments;
+    M_ = M;
+    N_ = N;
+    K_ = K;
+    transa_ = transa;
+    transb_ = transb;
+    a_signed_ = a_signed;
+    row_sum_ = want_row_sum;
+    col_sum_ = want_col_sum;
+    uk_ = pick_kernel();
+    const dim_t MR = uk_->mr, NR = uk_->nr;
+    const dim_t kbytes = 4 * (div_up(K, 4) > 0 ? div_up(K, 4) : 1);
+    nthr_ = nthr > 0 ? nthr : max_threads();
+    const double macs = (double)M * N * (K > 0 ? K : 1);
+    if (macs < min_macs_per_thread * nthr_) {
+        const int n = (int)(macs / min_macs_per_thread);
+        nthr_ = n < 1 ? 1 : n;
+    }
+    const dim_t mb = div_up(M, MR) > 0 ? div_up(M, MR) : 1;
+    const dim_t nb = div_up(N, NR) > 0 ? div_up(N, NR) : 1;
+    split_2d(mb, nb, nthr_, nthr_m_, nthr_n_);
+    nthr_ = nthr_m_ * nthr_n_;
+    const dim_t m_per = div_up(mb, nthr_m_) * MR, n_per = div_up(nb, nthr_n_) * NR;
+    mc_ = a_block_bytes / kbytes / MR * MR;
+    if (mc_ > max_mc) mc_ = max_mc / MR * MR;
+    if (mc_ > m_per) mc_ = m_per;
+    if (mc_ < MR) mc_ = MR;
+    nc_ = b_block_bytes / kbytes / NR * NR;
+    if (nc_ > max_nc) nc_ = max_nc / NR * NR;
+    if (nc_ > n_per) nc_ = n_per;
+    if (nc_ < NR) nc_ = NR;
+    return status::success;
+}
+
+void s8_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
+    const size_t k4 = (size_t)div_up(K_, 4);
+    reg.book_per_thread(base + s8_key_pack_a, (k4 > 0 ? k4 : 1) * mc_ * 4, 64);
+    reg.book_per_thread(base + s8_key_pack_b, (k4 > 0 ? k4 : 1) * nc_ * 4, 64);
+    // Row sums (mc), column sums (nc), s8 compensation (nc).
+    reg.book_per_thread(base + s8_key_sums, (size_t)(mc_ + 2 * nc_) * sizeof(int32_t), 64);
+}
+
+void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb, dim_t m0,
+        dim_t m1, dim_t n0, dim_t n1, uint8_t *pa, int8_t *pb, int32_t *sums,
+        const s8_epilogue_t &ep) const {
+    const uint8_t *A = static_cast<const uint8_t *>(Av);
+    const int MR = uk_->mr, NR = uk_->nr;
+    const dim_t K = K_, k4 = div_up(K, 4);
+    const uint32_t flip = a_signed_ ? 0x80808080u : 0u;
+    int32_t *rsum = sums, *csum = sums + mc_, *comp = sums + mc_ + nc_;
+    alignas(64) int32_t tile[s8_max_mr * s8_max_nr];
+    for (dim_t jc = n0; jc < n1; jc += nc_) {
+        const dim_t nc = n1 - jc < nc_ ? n1 - jc : nc_;
+        for (dim_t jr = 0; jr < nc; jr += NR) {
+            const dim_t nr = nc - jr < NR ? nc - jr : NR;
+            const int8_t *src = transb_ ? B + (jc + jr) * ldb : B + jc + jr;
+            int8_t *d = pb + jr * k4 * 4;
+            pack_b_panel(src, ldb, transb_, K, k4, nr, NR, d);
+            if (col_sum_ || a_signed_) panel_sums(d, k4, NR, nr, csum + jr);
+        }
+        if (a_signed_) // -128 * colsum(B), wrapping like the s32 accumulators
+            for (dim_t j = 0; j < rnd_up(nc, NR); ++j)
+                comp[j] = j < nc ? (int32_t)(0u - ((uint32_t)csum[j] << 7)) : 0;
+        for (dim_t ic = m0; ic < m1; ic += mc_) {
+            const dim_t mc = m1 - ic < mc_ ? m1 - ic : mc_;
+            for (dim_t ir = 0; ir < mc; ir += MR) {
+                const dim_t mr = mc - ir < MR ? mc - ir : MR;
+                const uint8_t *src = transa_ ? A + ic + ir : A + (ic + ir) * lda;
+                uint8_t *d = pa + ir * k4 * 4;
+                pack_a_panel(src, lda, transa_, K, k4, mr, MR, flip, d);
+                if (row_sum_) {
+                    panel_sums(d, k4, MR, mr, rsum + ir);
+                    if (a_signed_) // undo the +128 of every real k
+                        for (dim_t i = 0; i < mr; ++i)
+                            rsum[ir + i] = (int32_t)((uint32_t)rsum[ir + i] - ((uint32_t)K << 7));
+                }
+            }
+            for (dim_t jr = 0; jr < nc; jr += NR) {
+                const dim_t nr = nc - jr < NR ? nc - jr : NR;
+                const int8_t *bp = pb + jr * k4 * 4;
+                for (dim_t ir = 0; ir < mc; ir += MR) {
+                    const dim_t mr = mc - ir < MR ? mc - ir : MR;
+                    uk_->fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
+                    ep.apply(ic + ir, jc + jr, mr, nr, tile, NR, row_sum_ ? rsum + ir : nullptr,
+                            col_sum_ ? csum + jr : nullptr);
+                }
+            }
+        }
+    }
+}
+
+status_t s8_plan_t::execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb,
+        const scratchpad::grantor_t &g, scratchpad::key_t base, const s8_epilogue_t &ep) const {
+    if (M_ <= 0 || N_ <= 0) return status::success;
+    const dim_t MR = uk_->mr, NR = uk_->nr;
+    const dim_t mb = div_up(M_, MR), nb = div_up(N_, NR);
+    int nthr = nthr_, nthr_m = nthr_m_, nthr_n = nthr_n_;
+    if (nthr > g.nthr()) { // fewer slots granted than planned: one thread
+        nthr = nthr_m = nthr_n = 1;
+    }
+    std::atomic<bool> oom {false};
+    auto body = [&](int ithr, int) {
+        const int im = ithr / nthr_n, in = ithr % nthr_n;
+        dim_t ms, me, ns, ne;
+        balance211(mb, nthr_m, im, ms, me);
+        balance211(nb, nthr_n, in, ns, ne);
+        ms *= MR;
+        me = me * MR < M_ ? me * MR : M_;
+        ns *= NR;
+        ne = ne * NR < N_ ? ne * NR : N_;
+        if (ms >= me || ns >= ne) return;
+        uint8_t *pa = g.get<uint8_t>(base + s8_key_pack_a, ithr);
+        int8_t *pb = g.get<int8_t>(base + s8_key_pack_b, ithr);
+        int32_t *sums = g.get<int32_t>(base + s8_key_sums, ithr);
+        if (!pa || !pb || !sums) {
+            oom = true;
+            return;
+        }
+        run_block(A, lda, B, ldb, ms, me, ns, ne, pa, pb, sums, ep);
+    };
+    if (nthr == 1)
+        body(0, 1);
+    else
+        parallel(nthr, body);
+    return oom ? status::out_of_memory : status::success;
+}
+
+} // namespace gemm
+} // namespace kestrel

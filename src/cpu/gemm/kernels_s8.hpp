@@ -1,0 +1,48 @@
+// int8 GEMM microkernels (u8 x s8 -> s32). The framework (gemm_s8.cpp:
+// blocking, packing, threads, sums) is portable; each ISA adds one file.
+//
+// Packed layouts (K in groups of 4 bytes; k4 = ceil(K / 4) groups):
+//   A micro-panel: a[(g * MR + i) * 4 + q] = op(A)(i, 4g + q) as u8
+//   B micro-panel: b[(g * NR + j) * 4 + q] = op(B)(4g + q, j) as s8
+// Rows/columns past the matrix and k past K hold zeros in B (so the A
+// bytes there do not matter).
+//
+// Contract of every microkernel (written once, here):
+//   fn(k4, a, b, init, acc) computes, for every i < MR, j < NR:
+//       acc[i * NR + j] = (init ? init[j] : 0)
+//                         + sum_{g < k4, q < 4} a[(g*MR+i)*4+q] * b[(g*NR+j)*4+q]
+//   exactly, modulo 2^32 (s32 accumulation). acc is a 64-byte aligned
+//   MR x NR tile the framework owns; b is 64-byte aligned (and NR * 4 is a
+//   multiple of 64, so every group is); a may be at any 4-byte boundary
+//   (it is read by 4-byte broadcasts). k4 may be 0.
+#ifndef KESTREL_CPU_GEMM_KERNELS_S8_HPP
+#define KESTREL_CPU_GEMM_KERNELS_S8_HPP
+
+#include <cstdint>
+
+#include "core/common.hpp"
+
+namespace kestrel {
+namespace gemm {
+
+using s8_ukernel_fn_t = void (*)(dim_t k4, const uint8_t *a, const int8_t *b,
+        const int32_t *init, int32_t *acc);
+
+struct s8_ukernel_t {
+    const char *name;
+    int mr, nr;
+    s8_ukernel_fn_t fn;
+};
+
+constexpr int s8_max_mr = 8, s8_max_nr = 48;
+
+// One per ISA; the avx2/avx512 ones are nullptr when the compiler could not
+// build them. Call only when the CPU runs them (isa::has / has_avx512_vnni).
+const s8_ukernel_t *u8s8s32_gemm_4x16__portable();
+const s8_ukernel_t *u8s8s32_gemm_4x16__avx2();
+const s8_ukernel_t *u8s8s32_gemm_8x48__avx512vnni();
+
+} // namespace gemm
+} // namespace kestrel
+
+#endif
