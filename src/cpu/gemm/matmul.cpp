@@ -2,6 +2,7 @@
 // attribute the kind accepts) and the GEMM-based one (plain operands, one
 // GEMM per batch index).
 #include "cpu/gemm/matmul.hpp"
+#include "cpu/gemm/matmul_out.hpp"
 
 #include <atomic>
 
@@ -205,7 +206,6 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
     const memory_desc_t &smd = gemm::exec_md(ctx, DNNL_ARG_SRC, pd->src_md());
     const memory_desc_t &wmd = gemm::exec_md(ctx, DNNL_ARG_WEIGHTS, pd->weights_md(0));
     const memory_desc_t &dmd = gemm::exec_md(ctx, DNNL_ARG_DST, pd->dst_md());
-    const memory_desc_t &bmd = *pd->weights_md(1);
     gemm::mat_view_t sv = pd->sv, wv = pd->wv, dv = pd->dv;
     if (pd->has_runtime_dims()) { // real leading dims, same orientation as planned
         sv = gemm::view_2d(smd, pd->sv.trans ? 1 : 0);
@@ -213,32 +213,16 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
         dv = gemm::view_2d(dmd, 0);
         if (!sv.ok || !wv.ok || !dv.ok) return status::unimplemented;
     }
-    const mdw_t s(smd), w(wmd), d(dmd), b(bmd);
+    const mdw_t s(smd), w(wmd), d(dmd);
     const int nd = d.ndims();
     const dim_t M = d.dims()[nd - 2], N = d.dims()[nd - 1], K = s.dims()[nd - 1];
     const char *src = ctx.input<char>(DNNL_ARG_SRC);
     const char *wei = ctx.input<char>(DNNL_ARG_WEIGHTS);
     char *dst = ctx.output<char>(DNNL_ARG_DST);
 
-    gemm::scales_t sc;
-    KESTREL_CHECK(sc.init(*pd->attr(), ctx));
-    const post_ops::applier_t ap(pd->attr()->post_ops, dmd, ctx);
-    gemm::out_stage_t proto;
-    const float alpha = proto.init(sc, ap, pd->first_po, nd);
-    if (sc.dst_zp) proto.dst_zp = &sc;
-    dropout_t drop;
-    KESTREL_CHECK(drop.init(*pd, ctx));
-    if (drop.on) proto.drop = &drop;
-    proto.wei_sn = sc.wei_mask & (1 << (nd - 1)) ? 1 : 0;
-    gemm::bias_f32_t bias;
-    if (pd->with_bias()) {
-        float *buf = ctx.scratchpad().get<float>(pd_t::key_bias);
-        if (bmd.data_type != dnnl_f32 && !buf) return status::out_of_memory;
-        bias.init(bmd, ctx.input(DNNL_ARG_BIAS), buf);
-        proto.bias_sm = bmd.dims[nd - 2] == 1 ? 0 : b.blk().strides[nd - 2];
-        proto.bias_sn = bmd.dims[nd - 1] == 1 ? 0 : b.blk().strides[nd - 1];
-    }
-    const bool need_ep = !proto.trivial() || pd->with_bias() || sc.wei_p;
+    matmul_out_t out(*pd, ctx, dmd);
+    KESTREL_CHECK(out.init(pd->first_po, pd_t::key_bias));
+    const float alpha = out.alpha;
 
     dim_t batch = 1;
     for (int i = 0; i < nd - 2; ++i) batch *= d.dims()[i];
@@ -253,15 +237,8 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
         pos[nd - 2] = pos[nd - 1] = 0;
         matmul_operand_pos(smd, pos, 0, 0, sp);
         matmul_operand_pos(wmd, pos, 0, 0, wp);
-        gemm::out_stage_t ep = proto;
-        for (int i = 0; i < nd - 2; ++i) ep.pos[i] = pos[i];
-        if (sc.wei_p) ep.wei_n = sc.wei_p + gemm::quant_off(sc.wei_mask, nd, w.dims(), wp);
-        if (pd->with_bias()) {
-            dim_t bp[max_ndims];
-            for (int i = 0; i < nd; ++i) bp[i] = bmd.dims[i] == 1 ? 0 : pos[i];
-            ep.bias = bias.at(b.off_v(bp));
-        }
-        const gemm::epilogue_t *e = need_ep ? &ep : nullptr;
+        const gemm::out_stage_t ep = out.stage_at(pos, wmd, wp);
+        const gemm::epilogue_t *e = out.needed ? &ep : nullptr;
         const auto &g = ctx.scratchpad();
         if (pd->cvt) {
             gemm::operand_t A, B;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cpu/gemm/kernels_s8.hpp"
+#include "cpu/gemm/matmul_out.hpp"
 #include "cpu/types.hpp"
 
 namespace kestrel {
@@ -132,32 +133,15 @@ status_t s8_matmul_t::pd_t::init(dnnl_engine *) {
 status_t s8_matmul_t::execute(const exec_ctx_t &ctx) const {
     const auto *pd = static_cast<const pd_t *>(pd_.get());
     const memory_desc_t &smd = *pd->src_md(), &wmd = *pd->weights_md(0);
-    const memory_desc_t &dmd = *pd->dst_md(), &bmd = *pd->weights_md(1);
-    const mdw_t s(smd), w(wmd), d(dmd), b(bmd);
+    const memory_desc_t &dmd = *pd->dst_md();
+    const mdw_t s(smd), w(wmd), d(dmd);
     const int nd = d.ndims();
     const char *src = ctx.input<char>(DNNL_ARG_SRC);
     const int8_t *wei = ctx.input<int8_t>(DNNL_ARG_WEIGHTS);
     char *dst = ctx.output<char>(DNNL_ARG_DST);
 
-    gemm::scales_t sc;
-    KESTREL_CHECK(sc.init(*pd->attr(), ctx));
-    const post_ops::applier_t ap(pd->attr()->post_ops, dmd, ctx);
-    gemm::out_stage_t proto;
-    const float alpha = proto.init(sc, ap, pd->first_po, nd);
-    if (sc.dst_zp) proto.dst_zp = &sc;
-    dropout_t drop;
-    KESTREL_CHECK(drop.init(*pd, ctx));
-    if (drop.on) proto.drop = &drop;
-    proto.wei_sn = sc.wei_mask & (1 << (nd - 1)) ? 1 : 0;
-    gemm::bias_f32_t bias;
-    if (pd->with_bias()) {
-        float *buf = ctx.scratchpad().get<float>(pd_t::key_bias);
-        if (bmd.data_type != dnnl_f32 && !buf) return status::out_of_memory;
-        bias.init(bmd, ctx.input(DNNL_ARG_BIAS), buf);
-        proto.bias_sm = bmd.dims[nd - 2] == 1 ? 0 : b.blk().strides[nd - 2];
-        proto.bias_sn = bmd.dims[nd - 1] == 1 ? 0 : b.blk().strides[nd - 1];
-    }
-    const bool need_stage = !proto.trivial() || pd->with_bias() || sc.wei_p;
+    matmul_out_t out(*pd, ctx, dmd);
+    KESTREL_CHECK(out.init(pd->first_po, pd_t::key_bias));
 
     dim_t batch = 1;
     for (int i = 0; i < nd - 2; ++i) batch *= d.dims()[i];
@@ -171,19 +155,12 @@ status_t s8_matmul_t::execute(const exec_ctx_t &ctx) const {
         pos[nd - 2] = pos[nd - 1] = 0;
         matmul_operand_pos(smd, pos, 0, 0, sp);
         matmul_operand_pos(wmd, pos, 0, 0, wp);
-        gemm::out_stage_t stage = proto;
-        for (int i = 0; i < nd - 2; ++i) stage.pos[i] = pos[i];
-        if (sc.wei_p) stage.wei_n = sc.wei_p + gemm::quant_off(sc.wei_mask, nd, w.dims(), wp);
-        if (pd->with_bias()) {
-            dim_t bp[max_ndims];
-            for (int i = 0; i < nd; ++i) bp[i] = bmd.dims[i] == 1 ? 0 : pos[i];
-            stage.bias = bias.at(b.off_v(bp));
-        }
+        const gemm::out_stage_t stage = out.stage_at(pos, wmd, wp);
         s8_out_t ep;
-        ep.stage = need_stage ? &stage : nullptr;
-        ep.alpha = alpha;
+        ep.stage = out.needed ? &stage : nullptr;
+        ep.alpha = out.alpha;
         ep.beta = pd->beta;
-        ep.src_zp = sc.src_zp;
+        ep.src_zp = out.sc.src_zp;
         ep.dst = dst + d.off_v(pos) * d.dt_size();
         ep.ddt = d.data_type();
         ep.ldc = pd->dv.ld;
