@@ -174,7 +174,7 @@ status_t gemm_conv_fwd_t::pd_t::init(dnnl_engine *) {
     } else {
         // bf16 1x1 converts src through the column buffer too; an f32
         // accumulator of a bf16 dst holds chunk x OCg.
-        const dim_t per_pt = acc_buf ? std::max(K, g.OCg) : K;
+        const dim_t per_pt = std::max<dim_t>(1, acc_buf ? std::max(K, g.OCg) : K);
         chunk = std::max<dim_t>(16, col_budget / per_pt / 16 * 16);
         if (chunk > OSP) chunk = OSP;
     }
