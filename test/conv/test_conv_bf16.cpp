@@ -40,6 +40,7 @@ struct prb_t {
     dnnl_data_type_t dst_dt, bias_dt; // bias_dt undef: no bias
     fmt_t fmt;
     post_t post;
+    bool d1 = false; // 1D problem (ncw / nwc): ih and kh must be 1
     dim oh() const { return (ih + 2 * ph - ((kh - 1) * (dh + 1) + 1)) / sh + 1; }
     dim ow() const { return (iw + 2 * pw - ((kw - 1) * (dw + 1) + 1)) / sw + 1; }
     std::string str() const {
@@ -152,11 +153,23 @@ bool run_c(const prb_t &p, uint64_t seed, std::string &why) {
     const data_t d = make_data(p, seed);
     const dim OH = p.oh(), OW = p.ow(), icg = p.ic / p.g, ocg = p.oc / p.g;
     const bool grp = p.g > 1;
-    const dnnl_format_tag_t dtag = p.fmt == f_any ? dnnl_format_tag_any : p.fmt == f_nhwc ? dnnl_nhwc : dnnl_nchw;
-    kt::md_t src(kt::make_md({p.mb, p.ic, p.ih, p.iw}, dnnl_bf16, dtag));
-    kt::md_t dst(kt::make_md({p.mb, p.oc, OH, OW}, p.dst_dt, dtag));
-    kt::md_t wei(grp ? kt::make_md({p.g, ocg, icg, p.kh, p.kw}, dnnl_bf16, p.fmt == f_any ? dnnl_format_tag_any : dnnl_goihw)
-                     : kt::make_md({p.oc, p.ic, p.kh, p.kw}, dnnl_bf16, p.fmt == f_any ? dnnl_format_tag_any : dnnl_oihw));
+    // A 1D problem is the 2D one with h = 1: same logical order, and plain
+    // ncw / nwc / [g]oiw offsets equal nchw / nhwc / [g]oihw ones at h = 0.
+    const bool any = p.fmt == f_any, cl = p.fmt == f_nhwc;
+    const dnnl_format_tag_t dtag = any ? dnnl_format_tag_any
+            : p.d1 ? (cl ? dnnl_nwc : dnnl_ncw)
+                   : (cl ? dnnl_nhwc : dnnl_nchw);
+    const dnnl_format_tag_t wtag = any ? dnnl_format_tag_any
+            : p.d1 ? (grp ? dnnl_goiw : dnnl_oiw)
+                   : (grp ? dnnl_goihw : dnnl_oihw);
+    kt::md_t src(p.d1 ? kt::make_md({p.mb, p.ic, p.iw}, dnnl_bf16, dtag)
+                      : kt::make_md({p.mb, p.ic, p.ih, p.iw}, dnnl_bf16, dtag));
+    kt::md_t dst(p.d1 ? kt::make_md({p.mb, p.oc, OW}, p.dst_dt, dtag)
+                      : kt::make_md({p.mb, p.oc, OH, OW}, p.dst_dt, dtag));
+    kt::md_t wei(p.d1 ? (grp ? kt::make_md({p.g, ocg, icg, p.kw}, dnnl_bf16, wtag)
+                             : kt::make_md({p.oc, p.ic, p.kw}, dnnl_bf16, wtag))
+                      : (grp ? kt::make_md({p.g, ocg, icg, p.kh, p.kw}, dnnl_bf16, wtag)
+                             : kt::make_md({p.oc, p.ic, p.kh, p.kw}, dnnl_bf16, wtag)));
     const bool with_bias = p.bias_dt != dnnl_data_type_undef;
     kt::md_t bias(with_bias ? kt::make_md({p.oc}, p.bias_dt, dnnl_a) : nullptr);
     dnnl_primitive_attr_t attr;
@@ -171,7 +184,8 @@ bool run_c(const prb_t &p, uint64_t seed, std::string &why) {
     KT_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
     dnnl_stream_t strm;
     KT_OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
-    const dnnl_dims_t strides = {p.sh, p.sw}, dil = {p.dh, p.dw}, pad = {p.ph, p.pw};
+    dnnl_dims_t strides = {p.sh, p.sw}, dil = {p.dh, p.dw}, pad = {p.ph, p.pw};
+    if (p.d1) strides[0] = p.sw, dil[0] = p.dw, pad[0] = p.pw;
     dnnl_primitive_desc_t pd;
     KT_OK(dnnl_convolution_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference,
             dnnl_convolution_direct, src, wei, with_bias ? bias.h : nullptr, dst, strides, dil, pad, pad,
@@ -324,6 +338,10 @@ int main() {
             {1, 1, 8, 16, 64, 64, 3, 3, 1, 1, 1, 1, 0, 0, bf, bf, f_nchw, p_sum_relu},
             {1, 1, 8, 16, 64, 64, 3, 3, 1, 1, 1, 1, 0, 0, bf, f32, f_nhwc, p_sum},
             {1, 1, 600, 8, 30, 30, 1, 1, 1, 1, 0, 0, 0, 0, bf, bf, f_nchw, p_sum}, // 1x1, chunked
+            // 1D: ncw / nwc / any, strided and dilated, grouped
+            {2, 1, 5, 7, 1, 19, 1, 3, 1, 2, 0, 1, 0, 1, bf, bf, f_nchw, p_sum_relu, true},
+            {2, 2, 6, 4, 1, 17, 1, 5, 1, 1, 0, 2, 0, 0, f32, bf, f_nhwc, p_relu, true},
+            {1, 1, 9, 6, 1, 21, 1, 1, 1, 1, 0, 0, 0, 0, bf, none, f_any, p_none, true},
     };
     uint64_t seed = 1;
     for (int nthr : {1, 2})
