@@ -111,6 +111,10 @@ private:
 // chunks of output points. The 1x1 variant (unit stride, no padding) feeds
 // src to the GEMM directly with no im2col. The epilogue runs on each GEMM
 // tile while it is in cache; a leading sum post-op becomes the GEMM's beta.
+// bf16 src/weights run through the same f32 GEMM: the weights are converted
+// to f32 into the scratchpad once per execution, src is converted while the
+// column buffer is built (the 1x1 variant then builds one too), and a bf16
+// dst is accumulated in a per-thread f32 buffer and rounded once at the end.
 struct gemm_conv_fwd_t : conv_fwd_prim_t {
     struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, gemm_conv_fwd_t> {
         using pd_impl_t::pd_impl_t;
@@ -120,6 +124,8 @@ struct gemm_conv_fwd_t : conv_fwd_prim_t {
         bool is_1x1 = false; // set by the 1x1 entry before init
         bool nxc = false; // channels-last data
         bool sum_in_gemm = false; // post-op 0 is a sum done through beta
+        bool bf16 = false; // src and weights are bf16 (converted to f32)
+        bool acc_buf = false; // dst is not f32: the GEMM writes an f32 buffer
         dim_t chunk = 0; // output points per GEMM call
         dim_t K = 0; // ICg * KD * KH * KW
         gemm::plan_t plan;

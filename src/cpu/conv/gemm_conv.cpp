@@ -4,14 +4,18 @@
 
 #include "cpu/conv/conv_impls.hpp"
 #include "cpu/threading.hpp"
+#include "cpu/types.hpp"
 
 namespace kestrel {
 
 namespace {
 
-// Scratchpad keys: the GEMM plan's packing buffers, then the im2col buffer.
+// Scratchpad keys: the GEMM plan's packing buffers, the im2col buffer, the
+// f32 copy of bf16 weights and the f32 accumulator of a bf16 dst.
 constexpr scratchpad::key_t key_gemm = 0;
 constexpr scratchpad::key_t key_col = gemm::key_count;
+constexpr scratchpad::key_t key_wei = key_col + 1;
+constexpr scratchpad::key_t key_acc = key_col + 2;
 // im2col chunk budget, in floats per thread (1 MiB).
 constexpr dim_t col_budget = 256 * 1024;
 
@@ -82,6 +86,45 @@ struct tile_epilogue_t : gemm::epilogue_t {
     }
 };
 
+inline float to_f32(float v) { return v; }
+inline float to_f32(uint16_t v) { return bf16_to_f32(v); }
+
+// Builds the column buffer of output points [sp0, sp0 + len) of one image
+// and group: col[k][j] (ncx) or col[j][k] (nxc), with
+// k = ((ic*KD + kd)*KH + kh)*KW + kw; src elements are read as f32.
+template <typename T>
+void im2col(const conv_geom_t &g, const T *src_ng, dim_t s_c, dim_t s_d, dim_t s_h, dim_t s_w,
+        bool nxc, dim_t K, dim_t sp0, dim_t len, float *buf) {
+    const dim_t kstride = nxc ? 1 : len, jstride = nxc ? K : 1;
+    for (dim_t j0 = 0; j0 < len;) {
+        const dim_t sp = sp0 + j0;
+        const dim_t ow0 = sp % g.OW, oh = sp / g.OW % g.OH, od = sp / (g.OW * g.OH);
+        const dim_t seg = std::min(len - j0, g.OW - ow0);
+        for (dim_t ic = 0; ic < g.ICg; ++ic)
+            for (dim_t kd = 0; kd < g.KD; ++kd) {
+                const dim_t id = od * g.SD - g.PD + kd * (g.DD + 1);
+                for (dim_t kh = 0; kh < g.KH; ++kh) {
+                    const dim_t ih = oh * g.SH - g.PH + kh * (g.DH + 1);
+                    const bool row_in = id >= 0 && id < g.ID && ih >= 0 && ih < g.IH;
+                    const T *srow = src_ng + ic * s_c + id * s_d + ih * s_h;
+                    for (dim_t kw = 0; kw < g.KW; ++kw) {
+                        const dim_t k = ((ic * g.KD + kd) * g.KH + kh) * g.KW + kw;
+                        float *out = buf + k * kstride + j0 * jstride;
+                        if (!row_in) {
+                            for (dim_t j = 0; j < seg; ++j) out[j * jstride] = 0.f;
+                            continue;
+                        }
+                        for (dim_t j = 0; j < seg; ++j) {
+                            const dim_t iw = (ow0 + j) * g.SW - g.PW + kw * (g.DW + 1);
+                            out[j * jstride] = iw >= 0 && iw < g.IW ? to_f32(srow[iw * s_w]) : 0.f;
+                        }
+                    }
+                }
+            }
+        j0 += seg;
+    }
+}
+
 } // namespace
 
 status_t gemm_conv_fwd_t::pd_t::init(dnnl_engine *) {
@@ -90,8 +133,12 @@ status_t gemm_conv_fwd_t::pd_t::init(dnnl_engine *) {
     if (g.is_deconv) return decline(me, "deconvolution");
     if (!one_of(desc_.alg_kind, dnnl_convolution_direct, dnnl_convolution_auto))
         return decline(me, "algorithm");
-    if (!types_are(dnnl_f32) || (g.with_bias && bias_md_.data_type != dnnl_f32))
+    bf16 = src_md_.data_type == dnnl_bf16 && weights_md_.data_type == dnnl_bf16
+            && one_of(dst_md_.data_type, dnnl_bf16, dnnl_f32)
+            && (!g.with_bias || one_of(bias_md_.data_type, dnnl_bf16, dnnl_f32));
+    if (!bf16 && (!types_are(dnnl_f32) || (g.with_bias && bias_md_.data_type != dnnl_f32)))
         return decline(me, "data types");
+    acc_buf = dst_md_.data_type != dnnl_f32;
     if (is_1x1 && !g.is_1x1_unit()) return decline(me, "not a unit-stride unpadded 1x1");
     if (status_t st = check_attr(); st != status::success)
         return st == status::unimplemented ? decline(me, "attributes") : st;
@@ -122,10 +169,13 @@ status_t gemm_conv_fwd_t::pd_t::init(dnnl_engine *) {
 
     K = g.ICg * g.KD * g.KH * g.KW;
     const dim_t OSP = g.OD * g.OH * g.OW;
-    if (is_1x1) {
+    if (is_1x1 && !bf16) {
         chunk = OSP;
     } else {
-        chunk = std::max<dim_t>(16, col_budget / K / 16 * 16);
+        // bf16 1x1 converts src through the column buffer too; an f32
+        // accumulator of a bf16 dst holds chunk x OCg.
+        const dim_t per_pt = std::max<dim_t>(1, acc_buf ? std::max(K, g.OCg) : K);
+        chunk = std::max<dim_t>(16, col_budget / per_pt / 16 * 16);
         if (chunk > OSP) chunk = OSP;
     }
     const dim_t pts = OSP % std::max<dim_t>(chunk, 1) == 0 ? chunk : DNNL_RUNTIME_DIM_VAL;
@@ -134,7 +184,10 @@ status_t gemm_conv_fwd_t::pd_t::init(dnnl_engine *) {
     else
         KESTREL_CHECK(plan.init(g.OCg, pts, K, false, false));
     plan.book(scratchpad_registry(), key_gemm);
-    if (!is_1x1) scratchpad_registry().book_per_thread(key_col, (size_t)K * chunk * sizeof(float));
+    auto &reg = scratchpad_registry();
+    if (!is_1x1 || bf16) reg.book_per_thread(key_col, (size_t)K * chunk * sizeof(float));
+    if (bf16) reg.book(key_wei, (size_t)g.G * g.OCg * K * sizeof(float));
+    if (acc_buf) reg.book_per_thread(key_acc, (size_t)g.OCg * chunk * sizeof(float));
     if (desc_.alg_kind == dnnl_convolution_auto) desc_.alg_kind = dnnl_convolution_direct;
     return status::success;
 }
@@ -145,10 +198,27 @@ status_t gemm_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const mdw_t src_d(p->src_md()), wei_d(p->weights_md()), dst_d(p->dst_md());
     if (dst_d.has_zero_dim()) return status::success;
     const conv_exec_args_t ex(ctx, p, epi_);
-    const float *src = static_cast<const float *>(ex.src);
-    const float *wei = static_cast<const float *>(ex.wei);
-    float *dst = static_cast<float *>(ex.dst);
     const auto &sg = ctx.scratchpad();
+    const bool bf16 = p->bf16, acc_buf = p->acc_buf;
+    const size_t dst_sz = data_type_size(dst_d.data_type());
+    // bf16 weights: one f32 copy per execution (the user may change them
+    // between runs), dense in the same plain layout, so offsets carry over
+    // less offset0.
+    const float *wei = static_cast<const float *>(ex.wei);
+    dim_t wei_off0 = 0;
+    if (bf16) {
+        float *wbuf = sg.get<float>(key_wei);
+        if (!wbuf) return status::out_of_memory;
+        const uint16_t *w16 = static_cast<const uint16_t *>(ex.wei) + p->weights_md()->offset0;
+        const dim_t nw = g.G * g.OCg * p->K;
+        parallel(std::max(1, std::min(max_threads(), sg.nthr())), [&](int ithr, int nthr) {
+            dim_t s, e;
+            balance211(nw, nthr, ithr, s, e);
+            for (dim_t i = s; i < e; ++i) wbuf[i] = bf16_to_f32(w16[i]);
+        });
+        wei = wbuf;
+        wei_off0 = p->weights_md()->offset0;
+    }
 
     float alpha = 1.f, beta = 0.f, shift = 0.f;
     if (p->sum_in_gemm) {
@@ -173,45 +243,27 @@ status_t gemm_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const dim_t sp0 = c * chunk, len = std::min(chunk, OSP - sp0);
         dim_t pos[max_ndims];
         g.data_pos(pos, n, gr * g.ICg, 0, 0, 0);
-        const float *src_ng = src + src_d.off_v(pos);
+        const dim_t src_off = src_d.off_v(pos);
         g.wei_pos(pos, gr, 0, 0, 0, 0, 0);
-        const float *w = wei + wei_d.off_v(pos);
+        const float *w = wei + (wei_d.off_v(pos) - wei_off0);
         g.data_pos(pos, n, gr * g.OCg, 0, 0, 0);
-        float *dst_ng = dst + dst_d.off_v(pos);
+        char *dst_ng = static_cast<char *>(ex.dst) + dst_d.off_v(pos) * dst_sz;
 
         const float *col = nullptr;
         dim_t ldcol = 0;
-        if (p->is_1x1) {
+        if (p->is_1x1 && !bf16) {
+            const float *src_ng = static_cast<const float *>(ex.src) + src_off;
             col = nxc ? src_ng + sp0 * s_w : src_ng + sp0;
             ldcol = nxc ? s_w : s_c;
         } else {
             float *buf = sg.get<float>(key_col, ithr);
             if (!buf) return status::out_of_memory;
-            // col[k][j] (ncx) or col[j][k] (nxc), k = ((ic*KD + kd)*KH + kh)*KW + kw.
-            const dim_t kstride = nxc ? 1 : len, jstride = nxc ? K : 1;
-            for (dim_t j0 = 0; j0 < len;) {
-                const dim_t sp = sp0 + j0;
-                const dim_t ow0 = sp % g.OW, oh = sp / g.OW % g.OH, od = sp / (g.OW * g.OH);
-                const dim_t seg = std::min(len - j0, g.OW - ow0);
-                for (dim_t ic = 0; ic < g.ICg; ++ic)
-                    for (dim_t kd = 0; kd < g.KD; ++kd) {
-                        const dim_t id = od * g.SD - g.PD + kd * (g.DD + 1);
-                        for (dim_t kh = 0; kh < g.KH; ++kh) {
-                            const dim_t ih = oh * g.SH - g.PH + kh * (g.DH + 1);
-                            const bool row_in = id >= 0 && id < g.ID && ih >= 0 && ih < g.IH;
-                            const float *srow = src_ng + ic * s_c + id * s_d + ih * s_h;
-                            for (dim_t kw = 0; kw < g.KW; ++kw) {
-                                const dim_t k = ((ic * g.KD + kd) * g.KH + kh) * g.KW + kw;
-                                float *out = buf + k * kstride + j0 * jstride;
-                                for (dim_t j = 0; j < seg; ++j) {
-                                    const dim_t iw = (ow0 + j) * g.SW - g.PW + kw * (g.DW + 1);
-                                    out[j * jstride] = row_in && iw >= 0 && iw < g.IW ? srow[iw * s_w] : 0.f;
-                                }
-                            }
-                        }
-                    }
-                j0 += seg;
-            }
+            if (bf16)
+                im2col(g, static_cast<const uint16_t *>(ex.src) + src_off, s_c, s_d, s_h, s_w, nxc, K,
+                        sp0, len, buf);
+            else
+                im2col(g, static_cast<const float *>(ex.src) + src_off, s_c, s_d, s_h, s_w, nxc, K,
+                        sp0, len, buf);
             col = buf;
             ldcol = nxc ? K : len;
         }
@@ -224,16 +276,34 @@ status_t gemm_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         ep.n = n, ep.oc_base = gr * g.OCg, ep.sp0 = sp0;
         const bool need_ep = !epi_.trivial() || shift != 0.f;
         const gemm::epilogue_t *epp = need_ep ? &ep : nullptr;
-        if (nxc) {
-            float *C = dst_ng + sp0 * ldd;
-            return parallel_gemm
-                    ? p->plan.execute(len, g.OCg, K, alpha, col, ldcol, w, K, beta, C, ldd, sg, key_gemm, epp)
-                    : p->plan.execute_st(len, g.OCg, K, alpha, col, ldcol, w, K, beta, C, ldd, sg, key_gemm, ithr, epp);
+        // The GEMM writes dst in place (f32), or an f32 accumulator that is
+        // rounded into a bf16 dst afterwards (rows x cols, row stride ldd).
+        const dim_t rows = nxc ? len : g.OCg, cols = nxc ? g.OCg : len;
+        char *dst_c = dst_ng + (nxc ? sp0 * ldd : sp0) * dst_sz;
+        float *C = reinterpret_cast<float *>(dst_c);
+        dim_t ldc = ldd;
+        uint16_t *d16 = reinterpret_cast<uint16_t *>(dst_c);
+        if (acc_buf) {
+            C = sg.get<float>(key_acc, ithr);
+            if (!C) return status::out_of_memory;
+            ldc = cols;
+            if (beta != 0.f)
+                for (dim_t i = 0; i < rows; ++i)
+                    for (dim_t j = 0; j < cols; ++j) C[i * ldc + j] = bf16_to_f32(d16[i * ldd + j]);
         }
-        float *C = dst_ng + sp0;
-        return parallel_gemm
-                ? p->plan.execute(g.OCg, len, K, alpha, w, K, col, ldcol, beta, C, ldd, sg, key_gemm, epp)
-                : p->plan.execute_st(g.OCg, len, K, alpha, w, K, col, ldcol, beta, C, ldd, sg, key_gemm, ithr, epp);
+        status_t st;
+        if (nxc)
+            st = parallel_gemm
+                    ? p->plan.execute(len, g.OCg, K, alpha, col, ldcol, w, K, beta, C, ldc, sg, key_gemm, epp)
+                    : p->plan.execute_st(len, g.OCg, K, alpha, col, ldcol, w, K, beta, C, ldc, sg, key_gemm, ithr, epp);
+        else
+            st = parallel_gemm
+                    ? p->plan.execute(g.OCg, len, K, alpha, w, K, col, ldcol, beta, C, ldc, sg, key_gemm, epp)
+                    : p->plan.execute_st(g.OCg, len, K, alpha, w, K, col, ldcol, beta, C, ldc, sg, key_gemm, ithr, epp);
+        if (st != status::success || !acc_buf) return st;
+        for (dim_t i = 0; i < rows; ++i)
+            for (dim_t j = 0; j < cols; ++j) d16[i * ldd + j] = f32_to_bf16(C[i * ldc + j]);
+        return status::success;
     };
 
     return conv_for_items(work, sg, run);
