@@ -268,6 +268,23 @@ void c_api_and_bad_input() {
     KT_OK(dnnl_memory_desc_query(got, dnnl_query_ndims_s32, &nd));
     t.check(gdt == dnnl_u8 && nd == 2, "get_dropout returns the mask descriptor that was set");
 
+    // Runtime dims: the draw needs dst's dims at creation.
+    {
+        const dnnl_dims_t rt = {DNNL_RUNTIME_DIM_VAL, 5}, rd = {DNNL_RUNTIME_DIM_VAL, 6};
+        dnnl_memory_desc_t ra = nullptr, rdst = nullptr;
+        KT_OK(dnnl_memory_desc_create_with_tag(&ra, 2, rt, dnnl_f32, dnnl_ab));
+        KT_OK(dnnl_memory_desc_create_with_tag(&rdst, 2, rd, dnnl_f32, dnnl_ab));
+        dnnl_primitive_attr_t nomask;
+        KT_OK(dnnl_primitive_attr_create(&nomask));
+        dnnl_memory_desc_t zero = nullptr;
+        KT_OK(dnnl_memory_desc_create_with_tag(&zero, 0, rt, dnnl_f32, dnnl_format_tag_undef));
+        KT_OK(dnnl_primitive_attr_set_dropout(nomask, zero));
+        dnnl_primitive_desc_t rpd = nullptr;
+        t.check(dnnl_matmul_primitive_desc_create(&rpd, eng, ra, w, nullptr, rdst, nomask) == dnnl_unimplemented,
+                "matmul with runtime dims and dropout: unimplemented");
+        KT_OK(dnnl_primitive_attr_destroy(nomask));
+        for (auto h : {ra, rdst, zero}) KT_OK(dnnl_memory_desc_destroy(h));
+    }
     // Other kinds refuse the attribute.
     dnnl_primitive_desc_t epd = nullptr;
     t.check(dnnl_eltwise_forward_primitive_desc_create(&epd, eng, dnnl_forward_training,

@@ -51,6 +51,9 @@ status_t matmul_pd_t::init_common() {
     const unsigned allowed = attr_t::skip_scales | attr_t::skip_post_ops | attr_t::skip_dropout
             | (is_int8() ? (unsigned)attr_t::skip_zero_points : 0u);
     if (!attr_.has_default_values(allowed)) return status::unimplemented;
+    // Dropout draws by dst's logical index and writes its mask through the
+    // mask's layout: both need dims known at creation.
+    if (attr_.dropout && has_runtime_dims()) return status::unimplemented;
     const int nd = ndims();
     if (!gemm::scales_ok(attr_, ((1 << nd) - 1) & ~(1 << (nd - 2)))) return status::unimplemented;
     if (!zero_points_ok(attr_, nd)) return status::unimplemented;
