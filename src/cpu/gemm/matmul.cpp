@@ -232,14 +232,7 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
     // One GEMM of the batch: operand origins through the layout helper.
     auto one = [&](dim_t ib, int ithr, bool st) -> status_t {
         dim_t pos[max_ndims], sp[max_ndims], wp[max_ndims];
-        dim_t r = ib;
-        for (int i = nd - 3; i >= 0; --i) {
-            pos[i] = r % d.dims()[i];
-            r /= d.dims()[i];
-        }
-        pos[nd - 2] = pos[nd - 1] = 0;
-        matmul_operand_pos(smd, pos, 0, 0, sp);
-        matmul_operand_pos(wmd, pos, 0, 0, wp);
+        matmul_batch_origin(dmd, smd, wmd, ib, pos, sp, wp);
         const gemm::out_stage_t ep = out.stage_at(pos, wmd, wp);
         const gemm::epilogue_t *e = out.needed ? &ep : nullptr;
         const auto &g = ctx.scratchpad();

@@ -78,6 +78,20 @@ inline void matmul_operand_pos(
     out[n - 1] = c;
 }
 
+// The dst position of batch `ib` (row-major over dst's batch dims, last two
+// 0) and the positions of the src and weights origins feeding it.
+inline void matmul_batch_origin(const memory_desc_t &dmd, const memory_desc_t &smd, const memory_desc_t &wmd,
+        dim_t ib, dim_t *pos, dim_t *sp, dim_t *wp) {
+    const int nd = dmd.ndims;
+    for (int i = nd - 3; i >= 0; --i) {
+        pos[i] = ib % dmd.dims[i];
+        ib /= dmd.dims[i];
+    }
+    pos[nd - 2] = pos[nd - 1] = 0;
+    matmul_operand_pos(smd, pos, 0, 0, sp);
+    matmul_operand_pos(wmd, pos, 0, 0, wp);
+}
+
 // Walk order of implementations; defined in matmul_list.cpp.
 extern const impl_entry_t matmul_impl_list[];
 

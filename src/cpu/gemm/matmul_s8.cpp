@@ -147,14 +147,7 @@ status_t s8_matmul_t::execute(const exec_ctx_t &ctx) const {
     for (int i = 0; i < nd - 2; ++i) batch *= d.dims()[i];
     for (dim_t ib = 0; ib < batch; ++ib) {
         dim_t pos[max_ndims], sp[max_ndims], wp[max_ndims];
-        dim_t r = ib;
-        for (int i = nd - 3; i >= 0; --i) {
-            pos[i] = r % d.dims()[i];
-            r /= d.dims()[i];
-        }
-        pos[nd - 2] = pos[nd - 1] = 0;
-        matmul_operand_pos(smd, pos, 0, 0, sp);
-        matmul_operand_pos(wmd, pos, 0, 0, wp);
+        matmul_batch_origin(dmd, smd, wmd, ib, pos, sp, wp);
         const gemm::out_stage_t stage = out.stage_at(pos, wmd, wp);
         s8_out_t ep;
         ep.stage = out.needed ? &stage : nullptr;
