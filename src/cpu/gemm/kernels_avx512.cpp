@@ -18,10 +18,17 @@ constexpr int MR = 12, NR = 32;
 
 #define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 
-template <int M>
-KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b, float beta,
-        float *c, dim_t ldc, dim_t nr) {
+// One tile, packed (D false: a and b are micro-panels, ars = 1, acs = MR,
+// ldb = NR) or direct (D true: both read in place through the strides, B's
+// columns beyond nr masked off so nothing past them is read).
+template <int M, bool D>
+KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
+        const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
     __m512 acc[M][2];
+    const __mmask16 m0 = nr >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nr) - 1);
+    const __mmask16 m1 = nr >= 32 ? (__mmask16)0xffff
+            : nr > 16            ? (__mmask16)((1u << (nr - 16)) - 1)
+                                 : (__mmask16)0;
     // C's tile is touched only after the k loop: start fetching it now
     // (first and last line of each row; 32 floats span 2 or 3 lines).
 #pragma GCC unroll 12
@@ -32,20 +39,17 @@ KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b,
     }
 #pragma GCC unroll 4
     for (dim_t p = 0; p < k; ++p) {
-        const __m512 b0 = _mm512_load_ps(b + p * NR);
-        const __m512 b1 = _mm512_load_ps(b + p * NR + 16);
+        const __m512 b0 = D ? _mm512_maskz_loadu_ps(m0, b + p * ldb) : _mm512_load_ps(b + p * NR);
+        const __m512 b1 = D ? _mm512_maskz_loadu_ps(m1, b + p * ldb + 16) : _mm512_load_ps(b + p * NR + 16);
+        const float *ap = D ? a + p * acs : a + p * MR;
 #pragma GCC unroll 12
         for (int i = 0; i < M; ++i) {
-            const __m512 ai = _mm512_set1_ps(a[p * MR + i]);
+            const __m512 ai = _mm512_set1_ps(ap[D ? i * ars : i]);
             acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
             acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
         }
     }
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    const __mmask16 m0 = nr >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nr) - 1);
-    const __mmask16 m1 = nr >= 32 ? (__mmask16)0xffff
-            : nr > 16            ? (__mmask16)((1u << (nr - 16)) - 1)
-                                 : (__mmask16)0;
 #pragma GCC unroll 12
     for (int i = 0; i < M; ++i) {
         float *ci = c + i * ldc;
@@ -57,6 +61,18 @@ KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b,
         _mm512_mask_storeu_ps(ci, m0, r0);
         _mm512_mask_storeu_ps(ci + 16, m1, r1);
     }
+}
+
+template <int M>
+KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b, float beta,
+        float *c, dim_t ldc, dim_t nr) {
+    tile<M, false>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
+}
+
+template <int M>
+KESTREL_AVX512 void direct(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
+        const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
+    tile<M, true>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
 }
 
 // ---------------------------------------------------------------- skinny
@@ -206,7 +222,9 @@ void skinny(const skinny_args_t &s) {
 const ukernel_t table = {"f32_gemm_12x32__avx512", MR, NR,
         {nullptr, kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>,
                 kernel<8>, kernel<9>, kernel<10>, kernel<11>, kernel<12>},
-        skinny, "f32_gemm_skinny8__avx512"};
+        skinny, "f32_gemm_skinny8__avx512",
+        {nullptr, direct<1>, direct<2>, direct<3>, direct<4>, direct<5>, direct<6>, direct<7>,
+                direct<8>, direct<9>, direct<10>, direct<11>, direct<12>}};
 
 } // namespace
 
