@@ -363,7 +363,7 @@ const cache_sizes_t &host_caches() {
 //       half of L2. Multiple of MR, in [MR, 1020].
 //   NC: the packed B blocks of all threads (nthr x KC x NC) take half of
 //       L3. Multiple of NR, in [NR, 4096].
-// Zen 5 (48 KB / 1 MB / 32 MB and more): KC = 256, MC = 672, NC = 4096 for
+// Zen 5 (48 KB / 1 MB / 32 MB and more): KC = 256, MC = 504, NC = 4096 for
 // the 12x32 kernel.
 blocking_t derive_blocking(const cache_sizes_t &c, dim_t mr, dim_t nr, int nthr) {
     const dim_t l1 = (dim_t)clamp_size(c.l1, 32u << 10, 8u << 10, 1u << 20);
