@@ -164,24 +164,25 @@ void pack_straight(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *d
 
 // Packs rows [0, m) x cols [0, k) of op(A) (origin already applied) into
 // MR-row micro-panels, zero-padding the last panel's missing rows.
-void pack_a(const float *A, dim_t lda, bool trans, dim_t m, dim_t k, int MR, float *pa) {
+// pt: the ISA's transposing pack, or the portable one.
+void pack_a(const float *A, dim_t lda, bool trans, dim_t m, dim_t k, int MR, float *pa, pack_fn_t pt) {
     for (dim_t i0 = 0; i0 < m; i0 += MR) {
         const dim_t mr = m - i0 < MR ? m - i0 : MR;
         if (trans) // op(A)(i, p) = A[p * lda + i]: rows of A are contiguous in i
             pack_straight(A + i0, lda, k, mr, MR, pa + i0 * k);
         else // op(A)(i, p) = A[i * lda + p]
-            pack_transposing(A + i0 * lda, lda, k, mr, MR, pa + i0 * k);
+            pt(A + i0 * lda, lda, k, mr, MR, pa + i0 * k);
     }
 }
 
 // Packs rows [0, k) x cols [0, n) of op(B) into NR-column micro-panels.
-void pack_b(const float *B, dim_t ldb, bool trans, dim_t k, dim_t n, int NR, float *pb) {
+void pack_b(const float *B, dim_t ldb, bool trans, dim_t k, dim_t n, int NR, float *pb, pack_fn_t pt) {
     for (dim_t j0 = 0; j0 < n; j0 += NR) {
         const dim_t nr = n - j0 < NR ? n - j0 : NR;
         if (!trans) // op(B)(p, j) = B[p * ldb + j]
             pack_straight(B + j0, ldb, k, nr, NR, pb + j0 * k);
         else // op(B)(p, j) = B[j * ldb + p]
-            pack_transposing(B + j0 * ldb, ldb, k, nr, NR, pb + j0 * k);
+            pt(B + j0 * ldb, ldb, k, nr, NR, pb + j0 * k);
     }
 }
 
@@ -218,6 +219,7 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
         dim_t m0, dim_t m1, dim_t n0, dim_t n1, float *pa, float *pb) {
     if (m0 >= m1 || n0 >= n1) return;
     const int MR = uk.mr, NR = uk.nr;
+    const pack_fn_t pt = uk.pack_transposing ? uk.pack_transposing : pack_transposing;
     if (a.K == 0) {
         scale_only(a, m0, m1, n0, n1, MR, NR);
         return;
@@ -229,11 +231,11 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
             const float beta = pc == 0 ? a.beta : 1.f;
             const bool last_k = pc + kc == a.K;
             const float *Bblk = a.transb ? a.B + jc * a.ldb + pc : a.B + pc * a.ldb + jc;
-            pack_b(Bblk, a.ldb, a.transb, kc, nc, NR, pb);
+            pack_b(Bblk, a.ldb, a.transb, kc, nc, NR, pb, pt);
             for (dim_t ic = m0; ic < m1; ic += mc_max) {
                 const dim_t mc = m1 - ic < mc_max ? m1 - ic : mc_max;
                 const float *Ablk = a.transa ? a.A + pc * a.lda + ic : a.A + ic * a.lda + pc;
-                pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa);
+                pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa, pt);
                 for (dim_t jr = 0; jr < nc; jr += NR) {
                     const dim_t nr = nc - jr < NR ? nc - jr : NR;
                     const float *bp = pb + jr * kc;

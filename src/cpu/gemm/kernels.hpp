@@ -58,6 +58,11 @@ using skinny_fn_t = void (*)(const skinny_args_t &);
 using direct_fn_t = void (*)(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
         const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr);
 
+// A transposing pack (optional, per ISA; gemm.cpp has the portable one):
+//   dst[p * W + j] = src[j * ld + p] for p < k, j < w; zeros for w <= j < W.
+// Reads only those src elements; writes exactly k * W floats.
+using pack_fn_t = void (*)(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *dst);
+
 struct ukernel_t {
     const char *name;
     int mr, nr;
@@ -68,6 +73,8 @@ struct ukernel_t {
     const char *skinny_name = nullptr;
     // nullptr at [1]: no direct tiles, small products are packed too.
     direct_fn_t direct[max_mr + 1] = {};
+    // nullptr: the portable transposing pack.
+    pack_fn_t pack_transposing = nullptr;
 };
 
 // One per ISA; the avx2/avx512 ones are nullptr when the compiler could not

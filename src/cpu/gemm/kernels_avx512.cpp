@@ -75,6 +75,64 @@ KESTREL_AVX512 void direct(dim_t k, float alpha, const float *a, dim_t ars, dim_
     tile<M, true>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
 }
 
+// ------------------------------------------------------ transposing pack
+
+// Transposes 16 rows of 16 floats in registers: r[c] becomes column c.
+// Three stages, each within ever wider groups: pairs of rows interleaved
+// (unpack), four rows gathered per 128-bit lane (shuffle_ps), then the
+// 128-bit lanes regrouped across four-row groups (two shuffle_f32x4).
+KESTREL_AVX512 inline void transpose16(__m512 r[16]) {
+    __m512 t[16], u[16];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) { // t[2k]: a0 b0 a1 b1 per lane; t[2k+1]: a2 b2 a3 b3
+        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) { // u[4k+m], lane L: column m + 4L of rows 4k..4k+3
+        u[4 * k + 0] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
+        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xEE);
+        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xEE);
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < 4; ++m) { // column m + 4L: lane L of u[m], u[4+m], u[8+m], u[12+m]
+        const __m512 v0 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x88); // lanes 0,2 of each
+        const __m512 v1 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xDD); // lanes 1,3 of each
+        const __m512 w0 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0x88);
+        const __m512 w1 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0xDD);
+        r[m] = _mm512_shuffle_f32x4(v0, w0, 0x88);
+        r[m + 8] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
+        r[m + 4] = _mm512_shuffle_f32x4(v1, w1, 0x88);
+        r[m + 12] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
+    }
+}
+
+KESTREL_AVX512 inline __mmask16 lanes_below(dim_t n) {
+    return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
+}
+
+// Contract: kernels.hpp (pack_fn_t). 16 x 16 tiles through registers: 16
+// masked row loads, the transpose, 16 masked stores of up to 16 columns.
+KESTREL_AVX512 void pack_transposing(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *dst) {
+    for (dim_t p0 = 0; p0 < k; p0 += 16) {
+        const dim_t pt = k - p0 < 16 ? k - p0 : 16;
+        const __mmask16 mp = lanes_below(pt);
+        for (dim_t j0 = 0; j0 < W; j0 += 16) {
+            const __mmask16 mj = lanes_below(W - j0);
+            const dim_t rows = w - j0;
+            __m512 r[16];
+#pragma GCC unroll 16
+            for (int j = 0; j < 16; ++j)
+                r[j] = j < rows ? _mm512_maskz_loadu_ps(mp, src + (j0 + j) * ld + p0) : _mm512_setzero_ps();
+            transpose16(r);
+#pragma GCC unroll 16
+            for (int p = 0; p < 16; ++p)
+                if (p < pt) _mm512_mask_storeu_ps(dst + (p0 + p) * W + j0, mj, r[p]);
+        }
+    }
+}
+
 // ---------------------------------------------------------------- skinny
 
 KESTREL_AVX512 inline __mmask16 first_lanes(dim_t n) {
@@ -224,7 +282,8 @@ const ukernel_t table = {"f32_gemm_12x32__avx512", MR, NR,
                 kernel<8>, kernel<9>, kernel<10>, kernel<11>, kernel<12>},
         skinny, "f32_gemm_skinny8__avx512",
         {nullptr, direct<1>, direct<2>, direct<3>, direct<4>, direct<5>, direct<6>, direct<7>,
-                direct<8>, direct<9>, direct<10>, direct<11>, direct<12>}};
+                direct<8>, direct<9>, direct<10>, direct<11>, direct<12>},
+        pack_transposing};
 
 } // namespace
 
