@@ -176,13 +176,22 @@ void pack_a(const float *A, dim_t lda, bool trans, dim_t m, dim_t k, int MR, flo
 }
 
 // Packs rows [0, k) x cols [0, n) of op(B) into NR-column micro-panels.
+// Not transposed, op(B)(p, j) = B[p * ldb + j]: rows of B are read whole,
+// one after the other (one sequential stream the prefetchers follow, where
+// panel by panel would read NR floats per row from k rows ldb apart), each
+// row's pieces going to every panel.
 void pack_b(const float *B, dim_t ldb, bool trans, dim_t k, dim_t n, int NR, float *pb, pack_fn_t pt) {
-    for (dim_t j0 = 0; j0 < n; j0 += NR) {
+    if (!trans) {
+        for (dim_t p = 0; p < k; ++p)
+            for (dim_t j0 = 0; j0 < n; j0 += NR) {
+                const dim_t nr = n - j0 < NR ? n - j0 : NR;
+                pack_straight(B + p * ldb + j0, ldb, 1, nr, NR, pb + j0 * k + p * NR);
+            }
+        return;
+    }
+    for (dim_t j0 = 0; j0 < n; j0 += NR) { // op(B)(p, j) = B[j * ldb + p]
         const dim_t nr = n - j0 < NR ? n - j0 : NR;
-        if (!trans) // op(B)(p, j) = B[p * ldb + j]
-            pack_straight(B + j0, ldb, k, nr, NR, pb + j0 * k);
-        else // op(B)(p, j) = B[j * ldb + p]
-            pt(B + j0 * ldb, ldb, k, nr, NR, pb + j0 * k);
+        pt(B + j0 * ldb, ldb, k, nr, NR, pb + j0 * k);
     }
 }
 
