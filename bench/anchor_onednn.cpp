@@ -195,6 +195,24 @@ void onednn_ip_bwd(dnnl::engine &eng, dnnl::stream &strm, const bench::ip_bwd_sh
     time_training(strm, prim, args, b.id(id, sizeof(id)), b.flop());
 }
 
+// Inner product forward inference with weights `any` (oneDNN's preferred
+// blocked layout), no bias.
+void onednn_ip_fwd(dnnl::engine &eng, dnnl::stream &strm, const bench::ip_fwd_shape_t &b) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    memory::desc sd({b.mb, b.ic}, dt::f32, tag::nc), wd({b.oc, b.ic}, dt::f32, tag::any),
+            dd({b.mb, b.oc}, dt::f32, tag::nc);
+    dnnl::inner_product_forward::desc fd(dnnl::prop_kind::forward_inference, sd, wd, dd);
+    dnnl::inner_product_forward::primitive_desc pd(fd, eng);
+    std::unordered_map<int, memory> args;
+    args[DNNL_ARG_SRC] = zeroed(eng, pd.src_desc());
+    args[DNNL_ARG_WEIGHTS] = zeroed(eng, pd.weights_desc());
+    args[DNNL_ARG_DST] = zeroed(eng, pd.dst_desc());
+    dnnl::primitive prim = dnnl::inner_product_forward(pd);
+    char id[128];
+    time_training(strm, prim, args, b.id(id, sizeof(id)), b.flop());
+}
+
 // A memory-bound problem of bench::mem_shapes; the rate counts every
 // tensor argument of the primitive once (GB/s in the GFLOP/s column).
 void onednn_mem(dnnl::engine &eng, dnnl::stream &strm, const bench::mem_shape_t &s) {
@@ -304,10 +322,16 @@ int main(int argc, char **argv) {
         dnnl::engine eng(dnnl::engine::kind::cpu, 0);
         dnnl::stream strm(eng);
         if (gemm) {
-            for (const auto &s : bench::sgemm_shapes) onednn_sgemm(s);
-            for (const auto &s : bench::matmul_shapes) onednn_matmul(eng, strm, s);
-            for (const auto &s : bench::int8_shapes) onednn_gemm_u8s8s32(s);
-            for (const auto &s : bench::int8_shapes) onednn_int8_matmul(eng, strm, s);
+            for (const auto &s : bench::sgemm_shapes)
+                if (bench::selected(s.id(id, sizeof(id)))) onednn_sgemm(s);
+            for (const auto &s : bench::matmul_shapes)
+                if (bench::selected(s.id(id, sizeof(id)))) onednn_matmul(eng, strm, s);
+            for (const auto &s : bench::ip_fwd_shapes)
+                if (bench::selected(s.id(id, sizeof(id)))) onednn_ip_fwd(eng, strm, s);
+            for (const auto &s : bench::int8_shapes)
+                if (bench::selected(s.id(id, sizeof(id), "gemm_u8s8s32"))) onednn_gemm_u8s8s32(s);
+            for (const auto &s : bench::int8_shapes)
+                if (bench::selected(s.id(id, sizeof(id), "matmul_u8s8s32"))) onednn_int8_matmul(eng, strm, s);
         }
         if (conv)
             for (const auto &s : bench::conv_shapes) onednn_conv(eng, strm, s);
@@ -325,9 +349,10 @@ int main(int argc, char **argv) {
 #ifdef ANCHOR_HAVE_OPENBLAS
     if (gemm) {
         for (const auto &s : bench::sgemm_shapes)
-            openblas_sgemm(1, s.M, s.N, s.K, s.ta, s.tb, s.id(id, sizeof(id)), s.flop());
+            if (bench::selected(s.id(id, sizeof(id))))
+                openblas_sgemm(1, s.M, s.N, s.K, s.ta, s.tb, id, s.flop());
         for (const auto &s : bench::matmul_shapes)
-            openblas_sgemm(s.B, s.M, s.N, s.K, 'N', 'N', s.id(id, sizeof(id)), s.flop());
+            if (bench::selected(s.id(id, sizeof(id)))) openblas_sgemm(s.B, s.M, s.N, s.K, 'N', 'N', id, s.flop());
     }
 #endif
     (void)id;

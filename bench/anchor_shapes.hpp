@@ -22,8 +22,12 @@ struct sgemm_shape_t {
 const sgemm_shape_t sgemm_shapes[] = {
         {1024, 1024, 1024, 'N', 'N'},
         {1024, 1024, 1024, 'T', 'T'},
+        {128, 128, 128, 'N', 'N'},
         {256, 256, 256, 'N', 'N'},
+        {512, 512, 512, 'N', 'N'},
+        {2048, 2048, 2048, 'N', 'N'},
         {1, 4096, 1024, 'N', 'N'}, // GEMV-like, one row
+        {1, 4096, 4096, 'N', 'N'}, // GEMV, one row
         {4096, 1, 1024, 'N', 'N'}, // GEMV-like, one column
         {4096, 64, 576, 'N', 'N'}, // im2col-like
 };
@@ -39,6 +43,7 @@ struct matmul_shape_t {
 
 const matmul_shape_t matmul_shapes[] = {
         {1, 512, 512, 512},
+        {1, 128, 768, 3072},
         {64, 64, 64, 64},
         {8, 128, 768, 768},
 };
@@ -110,6 +115,20 @@ const conv_bwd_shape_t conv_bwd_shapes[] = {
         {'w', {layout_t::nChw16c, 16, 64, 64, 56, 3, 1, 1}},
         {'d', {layout_t::nhwc, 16, 256, 64, 56, 1, 1, 0}},
         {'w', {layout_t::nhwc, 16, 256, 64, 56, 1, 1, 0}},
+};
+
+// Inner product forward inference, 2D src, no bias: dst[mb, oc].
+struct ip_fwd_shape_t {
+    long mb, ic, oc;
+    const char *id(char *buf, size_t n) const {
+        std::snprintf(buf, n, "ip_fwd_mb%ld_%ld-%ld", mb, ic, oc);
+        return buf;
+    }
+    double flop() const { return 2.0 * mb * ic * oc; }
+};
+
+const ip_fwd_shape_t ip_fwd_shapes[] = {
+        {64, 2048, 1000},
 };
 
 // Inner product backward data ('d') / weights ('w'), 2D src, no bias.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -35,6 +36,28 @@ double median_seconds(F f, int min_reps = 5, double min_seconds = 0.15) {
 inline bool machine_mode(int argc, char **argv) {
     for (int i = 1; i < argc; ++i)
         if (!std::strcmp(argv[i], "--machine")) return true;
+    return false;
+}
+
+// BENCH_ONLY=sub1,sub2 in the environment runs only the shapes whose id
+// contains one of the substrings (quick before/after measurements of a few
+// cases); unset or empty runs everything.
+inline bool selected(const char *id) {
+    const char *only = std::getenv("BENCH_ONLY");
+    if (!only || !*only) return true;
+    const char *p = only;
+    while (*p) {
+        const char *e = std::strchr(p, ',');
+        const size_t n = e ? (size_t)(e - p) : std::strlen(p);
+        if (n > 0 && n < 96) {
+            char sub[96];
+            std::memcpy(sub, p, n);
+            sub[n] = 0;
+            if (std::strstr(id, sub)) return true;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
     return false;
 }
 

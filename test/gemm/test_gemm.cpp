@@ -2,7 +2,9 @@
 // microkernel (portable, AVX2, AVX-512 where the CPU has them), every
 // transpose combination, padded leading dims, alpha/beta (beta = 0 over a
 // NaN-filled C), 1 and 2 threads, the epilogue hook, the single-threaded
-// slot variant, the skinny (unpacked) path, and dnnl_sgemm's argument checks.
+// slot variant, the skinny (unpacked) path, the direct (unpacked small)
+// path, the blocking derived from cache sizes (odd and injected ones, whose
+// tiny blocks cut every dimension), and dnnl_sgemm's argument checks.
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -96,8 +98,9 @@ struct runner_t {
     gemm::plan_t plan;
     scratchpad::registry_t reg;
     std::vector<char> buf;
-    status_t init(const shape_t &s, int nthr = 0) {
-        KESTREL_CHECK(plan.init(s.M, s.N, s.K, s.ta, s.tb, nthr));
+    status_t init(const shape_t &s, int nthr = 0, const gemm::cache_sizes_t *caches = nullptr) {
+        KESTREL_CHECK(caches ? plan.init(*caches, s.M, s.N, s.K, s.ta, s.tb, nthr)
+                             : plan.init(s.M, s.N, s.K, s.ta, s.tb, nthr));
         plan.book(reg, 10);
         buf.assign(reg.size() + 64, 0);
         return status::success;
@@ -109,8 +112,18 @@ struct runner_t {
     }
 };
 
-void grid_for_kernel(gemm::kernel_level_t level, const char *label) {
+// Caches so small (clamped to 8 KB / 64 KB / 1 MB) that KC = 64, MC = 120
+// (12-row kernel) and NC is a few hundred: every dimension of the grid's
+// larger shapes crosses block edges, and only products of a few KB go direct.
+const gemm::cache_sizes_t tiny_caches {8u << 10, 64u << 10, 1u << 20};
+
+// caches: nullptr for the machine's own (small products go direct), else
+// the plans' blocking comes from these.
+void grid_for_kernel(gemm::kernel_level_t level, const char *label,
+        const gemm::cache_sizes_t *caches = nullptr) {
     gemm::set_kernel_level_for_testing(level);
+    int n_direct = 0;
+    bool direct_ok = true;
     const dim_t sizes[] = {1, 2, 5, 16, 17, 31, 33, 64, 100, 257};
     const float ab[][2] = {{1.f, 0.f}, {0.5f, 0.f}, {1.f, 1.f}, {-1.5f, 0.25f}};
     int n_ok = 0, n_all = 0, idx = 0;
@@ -129,8 +142,11 @@ void grid_for_kernel(gemm::kernel_level_t level, const char *label) {
                     bool ok = true;
                     kt::with_threads(nthr, [&] {
                         runner_t r;
-                        ok = r.init(s) == status::success;
+                        ok = r.init(s, 0, caches) == status::success;
                         kname = r.plan.kernel_name();
+                        n_direct += r.plan.direct();
+                        // Direct tiles never read a transposed B in place.
+                        direct_ok = direct_ok && !(r.plan.direct() && s.tb);
                         std::vector<float> C = d.C0;
                         ok = ok
                                 && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda,
@@ -144,9 +160,20 @@ void grid_for_kernel(gemm::kernel_level_t level, const char *label) {
                 }
             }
     char what[160];
-    std::snprintf(what, sizeof(what), "%s (%s): %d/%d shapes match the naive product", label,
-            kname.c_str(), n_ok, n_all);
-    T.check(n_ok == n_all, what);
+    std::snprintf(what, sizeof(what), "%s (%s, %s caches): %d/%d shapes match the naive product, %d direct",
+            label, kname.c_str(), caches ? "tiny" : "host", n_ok, n_all, n_direct);
+    T.check(n_ok == n_all && direct_ok, what);
+    // Kernels with direct tiles take them for the machine's caches (the
+    // grid's small shapes fit any L2); the portable one has none.
+    if (!caches) {
+        std::snprintf(what, sizeof(what), "%s: direct path %s", label,
+                level == gemm::kernel_level_t::portable ? "unused" : "used");
+        T.check(level == gemm::kernel_level_t::portable ? n_direct == 0 : n_direct > 0, what);
+    }
+    if (caches) {
+        gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+        return;
+    }
     // All four transpose combinations on one odd shape for this kernel.
     for (int tr = 0; tr < 4; ++tr) {
         shape_t s {37, 45, 300, (tr & 1) != 0, (tr & 2) != 0, 1.f, 0.5f};
@@ -179,9 +206,11 @@ struct counting_epilogue_t : gemm::epilogue_t {
 };
 
 void test_epilogue() {
+    // transb: packed; not transb and K = 7: direct tiles.
     for (dim_t K : {0, 7, 600})
-        for (int nthr : {1, 2}) {
-            shape_t s {131, 77, K, false, true, 1.f, K == 0 ? 0.5f : 0.f};
+        for (int nthr : {1, 2})
+            for (bool tb : {true, false}) {
+            shape_t s {131, 77, K, false, tb, 1.f, K == 0 ? 0.5f : 0.f};
             data_t d = make_data(s, 7 + K);
             std::vector<std::atomic<int>> hits(s.M * s.N);
             for (auto &h : hits) h = 0;
@@ -203,9 +232,57 @@ void test_epilogue() {
                 ok = ok && matches(s, d, C);
             });
             char what[120];
-            std::snprintf(what, sizeof(what), "epilogue covers C once (K=%ld, %d threads)", (long)K, nthr);
+            std::snprintf(what, sizeof(what), "epilogue covers C once (K=%ld, transb=%d, %d threads)",
+                    (long)K, tb, nthr);
             T.check(ok, what);
         }
+}
+
+// The blocking rule on odd, clamped and unknown cache sizes: every block a
+// multiple of its unit and inside its range; and two cases worked out by
+// hand from the rule stated in gemm.cpp (KC x NR x 4 bytes = 2/3 of L1,
+// MC x KC x 4 = L2 / 2, nthr x KC x NC x 4 = L3 / 2, each rounded down).
+void test_blocking() {
+    const gemm::cache_sizes_t odd[] = {{0, 0, 0}, {7000, 77777, 1234567}, {48u << 10, 1u << 20, 32u << 20},
+            {1, 1, 1}, {size_t(1) << 40, size_t(1) << 40, size_t(1) << 40}, {32u << 10, 256u << 10, 0},
+            {12345, 3u << 20, 3u << 20}, gemm::host_caches()};
+    const dim_t kernels[][2] = {{12, 32}, {6, 16}, {4, 16}};
+    int bad = 0, n = 0;
+    for (const auto &c : odd)
+        for (const auto &k : kernels)
+            for (int nthr : {1, 2, 3}) {
+                const gemm::blocking_t b = gemm::derive_blocking(c, k[0], k[1], nthr);
+                ++n;
+                const bool ok = b.kc % 8 == 0 && b.kc >= 64 && b.kc <= 512 && b.mc % k[0] == 0
+                        && b.mc >= k[0] && b.mc <= 1020 && b.nc % k[1] == 0 && b.nc >= k[1]
+                        && b.nc <= 4096;
+                if (!ok)
+                    std::fprintf(stderr, "  caches %zu/%zu/%zu, %ldx%ld, %d thr: mc %ld nc %ld kc %ld\n",
+                            c.l1, c.l2, c.l3, (long)k[0], (long)k[1], nthr, (long)b.mc, (long)b.nc,
+                            (long)b.kc);
+                bad += !ok;
+            }
+    char what[120];
+    std::snprintf(what, sizeof(what), "blocking from %d cache/kernel/thread combinations in range", n);
+    T.check(bad == 0, what);
+    // 48 KB / 1 MB / 32 MB, 12x32, 1 thread: KC = 32768 / 128 = 256,
+    // MC = 524288 / 1024 = 512 -> 504, NC = 16 M / 1024 = 16384 -> cap 4096.
+    gemm::blocking_t b = gemm::derive_blocking({48u << 10, 1u << 20, 32u << 20}, 12, 32, 1);
+    T.check(b.kc == 256 && b.mc == 504 && b.nc == 4096, "blocking for Zen 5 caches, 12x32");
+    // 32 KB / 256 KB / 8 MB, 6x16, 2 threads: KC = 21845 / 64 = 341 -> 336,
+    // MC = 131072 / 1344 = 97 -> 96, NC = 4 M / 2688 = 1560 -> 1552.
+    b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 6, 16, 2);
+    T.check(b.kc == 336 && b.mc == 96 && b.nc == 1552, "blocking for 32K/256K/8M caches, 6x16, 2 threads");
+    const gemm::cache_sizes_t &h = gemm::host_caches();
+    std::printf("  host caches: L1 %zu, L2 %zu, L3 %zu bytes\n", h.l1, h.l2, h.l3);
+    // Plans built on the tiny caches use the tiny blocks.
+    gemm::plan_t p;
+    bool ok = p.init(tiny_caches, 1000, 1000, 1000, false, false, 1) == status::success;
+    b = gemm::derive_blocking(tiny_caches, p.mr(), p.nr(), 1);
+    // K = 1000 cut into equal blocks no larger than KC.
+    T.check(ok && b.kc <= 80 && p.kc() == div_up(1000, div_up(1000, b.kc)) && p.mc() == b.mc && p.nc() <= b.nc
+                    && !p.direct(),
+            "plan on tiny caches: the tiny blocks, packed");
 }
 
 // execute_st from inside a parallel region: each slot its own buffers.
@@ -369,6 +446,10 @@ int main() {
     grid_for_kernel(gemm::kernel_level_t::portable, "portable");
     if (isa::has(isa::avx2)) grid_for_kernel(gemm::kernel_level_t::avx2, "avx2");
     if (isa::has(isa::avx512)) grid_for_kernel(gemm::kernel_level_t::avx512, "avx512");
+    grid_for_kernel(gemm::kernel_level_t::portable, "portable", &tiny_caches);
+    if (isa::has(isa::avx2)) grid_for_kernel(gemm::kernel_level_t::avx2, "avx2", &tiny_caches);
+    if (isa::has(isa::avx512)) grid_for_kernel(gemm::kernel_level_t::avx512, "avx512", &tiny_caches);
+    test_blocking();
     test_epilogue();
     test_skinny(gemm::kernel_level_t::portable, "portable");
     if (isa::has(isa::avx2)) test_skinny(gemm::kernel_level_t::avx2, "avx2 (packed path)");

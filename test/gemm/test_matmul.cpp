@@ -173,6 +173,22 @@ void test_batched() {
         c.po = v;
         for (int nthr : {1, 2}) run_case(c, nthr, true);
     }
+    // Batch-parallel GEMMs (one per thread slot) on odd sizes: direct tiles
+    // (not transposed B, lda > M through transposed src) and skinny ones.
+    for (int v = 0; v < 3; ++v) {
+        case_t c {};
+        c.nd = 3;
+        const dnnl_dim_t M = v == 0 ? 33 : v == 1 ? 1 : 65, N = v == 1 ? 65 : 17, K = v == 2 ? 7 : 65;
+        const dnnl_dim_t s[] = {9, M, K}, w[] = {9, K, N}, d[] = {9, M, N}, b[] = {1, 1, N};
+        std::memcpy(c.sdims, s, sizeof(s));
+        std::memcpy(c.wdims, w, sizeof(w));
+        std::memcpy(c.ddims, d, sizeof(d));
+        std::memcpy(c.bdims, b, sizeof(b));
+        c.ta = v != 1;
+        c.bias = v != 0;
+        c.po = v;
+        for (int nthr : {1, 2}) run_case(c, nthr, true);
+    }
     // A big 3D batch (GEMM per batch in parallel mode) and a small one.
     for (dnnl_dim_t M : {4, 200}) {
         case_t c {};

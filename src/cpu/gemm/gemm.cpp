@@ -13,6 +13,14 @@
 #include "cpu/gemm/gemm.hpp"
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define KESTREL_GEMM_CPUID 1
+#endif
 
 #include "cpu/gemm/kernels.hpp"
 #include "cpu/isa.hpp"
@@ -23,14 +31,92 @@ namespace gemm {
 
 namespace {
 
-// Cache blocks in elements. KC * NR floats (one B micro-panel) fit L1 with
-// room for A; MC * KC (the A block) fits L2; KC * NC stays in L3.
-constexpr dim_t block_kc = 256;
-constexpr dim_t block_mc = 144; // a multiple of every MR (4, 6, 12)
-constexpr dim_t block_nc = 2048; // a multiple of every NR (16, 32)
-
 // Below this many multiply-adds a problem runs on one thread.
 constexpr double min_flops_per_thread = 32.0 * 1024;
+
+// ------------------------------------------------------------ cache sizes
+
+#ifdef KESTREL_GEMM_CPUID
+// Deterministic cache parameters (leaf 4 on Intel, 0x8000001D on AMD: the
+// same layout): fills the data/unified levels 1-3 still unknown.
+void caches_from_leaf(unsigned leaf, cache_sizes_t &c) {
+    if (__get_cpuid_max(leaf & 0x80000000u, nullptr) < leaf) return;
+    for (unsigned i = 0; i < 16; ++i) {
+        unsigned a, b, cx, d;
+        __cpuid_count(leaf, i, a, b, cx, d);
+        const unsigned type = a & 31, level = (a >> 5) & 7;
+        if (type == 0) break;
+        if (type == 2) continue; // instruction cache
+        const size_t size = (size_t)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1)
+                * ((size_t)cx + 1);
+        size_t *dst = level == 1 ? &c.l1 : level == 2 ? &c.l2 : level == 3 ? &c.l3 : nullptr;
+        if (dst && !*dst) *dst = size;
+    }
+}
+#endif
+
+// "48K", "1024K", "32M" (sysfs size files).
+size_t parse_size(const char *s) {
+    char *end = nullptr;
+    const unsigned long long v = std::strtoull(s, &end, 10);
+    if (end == s) return 0;
+    if (*end == 'K' || *end == 'k') return (size_t)v << 10;
+    if (*end == 'M' || *end == 'm') return (size_t)v << 20;
+    if (*end == 'G' || *end == 'g') return (size_t)v << 30;
+    return (size_t)v;
+}
+
+void caches_from_sysfs(cache_sizes_t &c) {
+    for (int i = 0; i < 8; ++i) {
+        char path[96], buf[32];
+        auto read = [&](const char *what) {
+            std::snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/%s", i, what);
+            FILE *f = std::fopen(path, "r");
+            if (!f) return false;
+            const bool ok = std::fgets(buf, sizeof(buf), f) != nullptr;
+            std::fclose(f);
+            return ok;
+        };
+        if (!read("type")) break;
+        if (!std::strncmp(buf, "Instruction", 11)) continue;
+        if (!read("level")) continue;
+        const int level = std::atoi(buf);
+        if (!read("size")) continue;
+        size_t *dst = level == 1 ? &c.l1 : level == 2 ? &c.l2 : level == 3 ? &c.l3 : nullptr;
+        if (dst && !*dst) *dst = parse_size(buf);
+    }
+}
+
+cache_sizes_t read_caches() {
+    cache_sizes_t c;
+#ifdef KESTREL_GEMM_CPUID
+    caches_from_leaf(4, c);
+    caches_from_leaf(0x8000001Du, c);
+    // AMD's older report (Intel leaves these zero): L1d KB in 0x80000005
+    // ECX[31:24], L2 KB in 0x80000006 ECX[31:16], L3 in 512 KB units in
+    // EDX[31:18].
+    unsigned a, b, cx, d;
+    if (__get_cpuid_max(0x80000000u, nullptr) >= 0x80000006u) {
+        __cpuid(0x80000005u, a, b, cx, d);
+        if (!c.l1) c.l1 = (size_t)(cx >> 24) << 10;
+        __cpuid(0x80000006u, a, b, cx, d);
+        if (!c.l2) c.l2 = (size_t)(cx >> 16) << 10;
+        if (!c.l3) c.l3 = (size_t)(d >> 18) << 19;
+    }
+#endif
+    if (!c.l1 || !c.l2 || !c.l3) caches_from_sysfs(c);
+    return c;
+}
+
+size_t clamp_size(size_t v, size_t fallback, size_t lo, size_t hi) {
+    if (v == 0) return fallback;
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+dim_t floor_to(dim_t v, dim_t unit, dim_t lo, dim_t hi) {
+    v = v / unit * unit;
+    return v < lo ? lo : v > hi ? hi : v;
+}
 
 std::atomic<int> level_cap {(int)kernel_level_t::best};
 
@@ -78,24 +164,34 @@ void pack_straight(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *d
 
 // Packs rows [0, m) x cols [0, k) of op(A) (origin already applied) into
 // MR-row micro-panels, zero-padding the last panel's missing rows.
-void pack_a(const float *A, dim_t lda, bool trans, dim_t m, dim_t k, int MR, float *pa) {
+// pt: the ISA's transposing pack, or the portable one.
+void pack_a(const float *A, dim_t lda, bool trans, dim_t m, dim_t k, int MR, float *pa, pack_fn_t pt) {
     for (dim_t i0 = 0; i0 < m; i0 += MR) {
         const dim_t mr = m - i0 < MR ? m - i0 : MR;
         if (trans) // op(A)(i, p) = A[p * lda + i]: rows of A are contiguous in i
             pack_straight(A + i0, lda, k, mr, MR, pa + i0 * k);
         else // op(A)(i, p) = A[i * lda + p]
-            pack_transposing(A + i0 * lda, lda, k, mr, MR, pa + i0 * k);
+            pt(A + i0 * lda, lda, k, mr, MR, pa + i0 * k);
     }
 }
 
 // Packs rows [0, k) x cols [0, n) of op(B) into NR-column micro-panels.
-void pack_b(const float *B, dim_t ldb, bool trans, dim_t k, dim_t n, int NR, float *pb) {
-    for (dim_t j0 = 0; j0 < n; j0 += NR) {
+// Not transposed, op(B)(p, j) = B[p * ldb + j]: rows of B are read whole,
+// one after the other (one sequential stream the prefetchers follow, where
+// panel by panel would read NR floats per row from k rows ldb apart), each
+// row's pieces going to every panel.
+void pack_b(const float *B, dim_t ldb, bool trans, dim_t k, dim_t n, int NR, float *pb, pack_fn_t pt) {
+    if (!trans) {
+        for (dim_t p = 0; p < k; ++p)
+            for (dim_t j0 = 0; j0 < n; j0 += NR) {
+                const dim_t nr = n - j0 < NR ? n - j0 : NR;
+                pack_straight(B + p * ldb + j0, ldb, 1, nr, NR, pb + j0 * k + p * NR);
+            }
+        return;
+    }
+    for (dim_t j0 = 0; j0 < n; j0 += NR) { // op(B)(p, j) = B[j * ldb + p]
         const dim_t nr = n - j0 < NR ? n - j0 : NR;
-        if (!trans) // op(B)(p, j) = B[p * ldb + j]
-            pack_straight(B + j0, ldb, k, nr, NR, pb + j0 * k);
-        else // op(B)(p, j) = B[j * ldb + p]
-            pack_transposing(B + j0 * ldb, ldb, k, nr, NR, pb + j0 * k);
+        pt(B + j0 * ldb, ldb, k, nr, NR, pb + j0 * k);
     }
 }
 
@@ -132,6 +228,7 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
         dim_t m0, dim_t m1, dim_t n0, dim_t n1, float *pa, float *pb) {
     if (m0 >= m1 || n0 >= n1) return;
     const int MR = uk.mr, NR = uk.nr;
+    const pack_fn_t pt = uk.pack_transposing ? uk.pack_transposing : pack_transposing;
     if (a.K == 0) {
         scale_only(a, m0, m1, n0, n1, MR, NR);
         return;
@@ -143,11 +240,11 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
             const float beta = pc == 0 ? a.beta : 1.f;
             const bool last_k = pc + kc == a.K;
             const float *Bblk = a.transb ? a.B + jc * a.ldb + pc : a.B + pc * a.ldb + jc;
-            pack_b(Bblk, a.ldb, a.transb, kc, nc, NR, pb);
+            pack_b(Bblk, a.ldb, a.transb, kc, nc, NR, pb, pt);
             for (dim_t ic = m0; ic < m1; ic += mc_max) {
                 const dim_t mc = m1 - ic < mc_max ? m1 - ic : mc_max;
                 const float *Ablk = a.transa ? a.A + pc * a.lda + ic : a.A + ic * a.lda + pc;
-                pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa);
+                pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa, pt);
                 for (dim_t jr = 0; jr < nc; jr += NR) {
                     const dim_t nr = nc - jr < NR ? nc - jr : NR;
                     const float *bp = pb + jr * kc;
@@ -219,10 +316,77 @@ void run_skinny(const args_t &a, const ukernel_t &uk, dim_t j0, dim_t j1) {
         }
 }
 
+// Small products skip packing: the direct tiles read A in place through
+// its strides and B in place when its rows are contiguous (not transb; a
+// transposed B would need gathers). Worth it while A and B together fit in
+// half of L2, where the tiles' repeated reads of them hit; beyond, packing
+// pays for itself.
+bool is_direct(const ukernel_t &uk, const cache_sizes_t &c, dim_t M, dim_t N, dim_t K, bool transb) {
+    if (!uk.direct[1] || transb || K == 0) return false;
+    const double l2 = (double)clamp_size(c.l2, 512u << 10, 64u << 10, 16u << 20);
+    return ((double)M * K + (double)K * N) * sizeof(float) <= l2 / 2;
+}
+
+// C block [m0, m1) x [n0, n1) with direct tiles: the B panel of NR columns
+// stays in L1 while the tiles walk down A.
+void run_direct(const args_t &a, const ukernel_t &uk, dim_t m0, dim_t m1, dim_t n0, dim_t n1) {
+    const dim_t ars = a.transa ? 1 : a.lda, acs = a.transa ? a.lda : 1;
+    for (dim_t j = n0; j < n1; j += uk.nr) {
+        const dim_t nr = n1 - j < uk.nr ? n1 - j : uk.nr;
+        for (dim_t i = m0; i < m1; i += uk.mr) {
+            const dim_t mr = m1 - i < uk.mr ? m1 - i : uk.mr;
+            float *c = a.C + i * a.ldc + j;
+            uk.direct[mr](a.K, a.alpha, a.A + i * ars, ars, acs, a.B + j, a.ldb, a.beta, c, a.ldc, nr);
+            if (a.ep) a.ep->apply(i, j, mr, nr, c, a.ldc);
+        }
+    }
+}
+
+// Thread ithr's block of C, rows [ms, me) x columns [ns, ne), in an
+// nthr_m x nthr_n grid of MR/NR-aligned blocks.
+void thread_block(dim_t M, dim_t N, dim_t MR, dim_t NR, int nthr_m, int nthr_n, int ithr, dim_t &ms,
+        dim_t &me, dim_t &ns, dim_t &ne) {
+    balance211(div_up(M, MR), nthr_m, ithr / nthr_n, ms, me);
+    balance211(div_up(N, NR), nthr_n, ithr % nthr_n, ns, ne);
+    ms *= MR;
+    me = me * MR < M ? me * MR : M;
+    ns *= NR;
+    ne = ne * NR < N ? ne * NR : N;
+}
+
 // Skinny columns are handed to threads in units of one vector.
 constexpr dim_t skinny_unit = 16;
 
 } // namespace
+
+const cache_sizes_t &host_caches() {
+    static const cache_sizes_t c = read_caches();
+    return c;
+}
+
+// The blocking rule. Sizes outside what CPUs have (virtual machines report
+// anything) are clamped, unknown ones take typical values (32 KB / 512 KB /
+// 8 MB). Then, with 4-byte floats:
+//   KC: one packed B micro-panel (KC x NR), reused by every A micro-panel
+//       of the block, takes 2/3 of L1; the streaming A micro-panel and C
+//       tile share the rest. Multiple of 8, in [64, 512].
+//   MC: the packed A block (MC x KC), reread for every B micro-panel, takes
+//       half of L2. Multiple of MR, in [MR, 1020].
+//   NC: the packed B blocks of all threads (nthr x KC x NC) take half of
+//       L3. Multiple of NR, in [NR, 4096].
+// Zen 5 (48 KB / 1 MB / 32 MB and more): KC = 256, MC = 504, NC = 4096 for
+// the 12x32 kernel.
+blocking_t derive_blocking(const cache_sizes_t &c, dim_t mr, dim_t nr, int nthr) {
+    const dim_t l1 = (dim_t)clamp_size(c.l1, 32u << 10, 8u << 10, 1u << 20);
+    const dim_t l2 = (dim_t)clamp_size(c.l2, 512u << 10, 64u << 10, 16u << 20);
+    const dim_t l3 = (dim_t)clamp_size(c.l3, 8u << 20, 1u << 20, 256u << 20);
+    const dim_t f = (dim_t)sizeof(float);
+    blocking_t b;
+    b.kc = floor_to(l1 * 2 / 3 / (nr * f), 8, 64, 512);
+    b.mc = floor_to(l2 / 2 / (b.kc * f), mr, mr, 1020 / mr * mr);
+    b.nc = floor_to(l3 / 2 / ((nthr < 1 ? 1 : nthr) * b.kc * f), nr, nr, 4096 / nr * nr);
+    return b;
+}
 
 kernel_level_t set_kernel_level_for_testing(kernel_level_t l) {
     return (kernel_level_t)level_cap.exchange((int)l);
@@ -236,6 +400,11 @@ const char *plan_t::kernel_name() const {
 }
 
 status_t plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int nthr) {
+    return init(host_caches(), M, N, K, transa, transb, nthr);
+}
+
+status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bool transa, bool transb,
+        int nthr) {
     for (dim_t v : {M, N, K})
         if (v < 0 && !is_runtime(v)) return status::invalid_arguments;
     M_ = M;
@@ -244,14 +413,15 @@ status_t plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int n
     transa_ = transa;
     transb_ = transb;
     uk_ = pick_kernel();
-    skinny_ = false;
+    skinny_ = direct_ = false;
     nthr_ = nthr > 0 ? nthr : max_threads();
     const dim_t MR = uk_->mr, NR = uk_->nr;
-    mc_ = is_runtime(M) ? block_mc : (rnd_up(M, MR) < block_mc ? rnd_up(M, MR) : block_mc);
-    nc_ = is_runtime(N) ? block_nc : (rnd_up(N, NR) < block_nc ? rnd_up(N, NR) : block_nc);
-    // K is cut into equal blocks no larger than block_kc (576 = 3 x 192,
+    const blocking_t blk = derive_blocking(caches, MR, NR, nthr_);
+    mc_ = is_runtime(M) ? blk.mc : (rnd_up(M, MR) < blk.mc ? rnd_up(M, MR) : blk.mc);
+    nc_ = is_runtime(N) ? blk.nc : (rnd_up(N, NR) < blk.nc ? rnd_up(N, NR) : blk.nc);
+    // K is cut into equal blocks no larger than blk.kc (576 = 3 x 192,
     // not 256 + 256 + 64): fewer, fuller passes over C.
-    kc_ = is_runtime(K) ? block_kc : (K < block_kc ? K : div_up(K, div_up(K, block_kc)));
+    kc_ = is_runtime(K) ? blk.kc : (K < blk.kc ? K : div_up(K, div_up(K, blk.kc)));
     if (!is_runtime(M) && !is_runtime(N) && !is_runtime(K)) {
         const double flops = (double)M * N * K;
         if (flops < min_flops_per_thread * nthr_) {
@@ -269,6 +439,8 @@ status_t plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int n
         grid(M, N, nthr_m_, nthr_n_);
         // The grid may leave threads idle (prime counts, tiny sides).
         nthr_ = nthr_m_ * nthr_n_;
+        direct_ = is_direct(*uk_, caches, M, N, K, transb);
+        if (direct_) return status::success;
         // Each thread's block is smaller than the whole: shrink the buffers.
         dim_t m_per = rnd_up(div_up(div_up(M, MR), nthr_m_) * MR, MR);
         dim_t n_per = rnd_up(div_up(div_up(N, NR), nthr_n_) * NR, NR);
@@ -289,7 +461,7 @@ size_t plan_t::pack_a_bytes() const { return (size_t)mc_ * kc_ * sizeof(float); 
 size_t plan_t::pack_b_bytes() const { return (size_t)nc_ * kc_ * sizeof(float); }
 
 void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
-    if (skinny_) return; // no packing
+    if (skinny_ || direct_) return; // no packing
     reg.book_per_thread(base + key_pack_a, pack_a_bytes(), 64);
     reg.book_per_thread(base + key_pack_b, pack_b_bytes(), 64);
 }
@@ -302,6 +474,10 @@ status_t plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float 
     const args_t a {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, transa_, transb_, ep};
     if (is_skinny(*uk_, M, N)) {
         run_skinny(a, *uk_, 0, skinny_cols(a));
+        return status::success;
+    }
+    if (direct_) {
+        run_direct(a, *uk_, 0, M, 0, N);
         return status::success;
     }
     float *pa = nullptr, *pb = nullptr;
@@ -335,6 +511,14 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
         });
         return status::success;
     }
+    if (direct_) { // known sizes: the plan's grid
+        parallel(nthr_, [&](int ithr, int) {
+            dim_t ms, me, ns, ne;
+            thread_block(M, N, uk_->mr, uk_->nr, nthr_m_, nthr_n_, ithr, ms, me, ns, ne);
+            if (ms < me && ns < ne) run_direct(a, *uk_, ms, me, ns, ne);
+        });
+        return status::success;
+    }
     int nthr = nthr_, nthr_m = nthr_m_, nthr_n = nthr_n_;
     if (is_runtime(M_) || is_runtime(N_) || is_runtime(K_)) {
         const double flops = (double)M * N * (K > 0 ? K : 1);
@@ -351,18 +535,10 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
     if (nthr == 1)
         return execute_st(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g, base, 0, ep);
 
-    const dim_t MR = uk_->mr, NR = uk_->nr;
-    const dim_t mb = div_up(M, MR), nb = div_up(N, NR);
     std::atomic<bool> oom {false};
     parallel(nthr, [&](int ithr, int) {
-        const int im = ithr / nthr_n, in = ithr % nthr_n;
         dim_t ms, me, ns, ne;
-        balance211(mb, nthr_m, im, ms, me);
-        balance211(nb, nthr_n, in, ns, ne);
-        ms *= MR;
-        me = me * MR < M ? me * MR : M;
-        ns *= NR;
-        ne = ne * NR < N ? ne * NR : N;
+        thread_block(M, N, uk_->mr, uk_->nr, nthr_m, nthr_n, ithr, ms, me, ns, ne);
         if (ms >= me || ns >= ne) return;
         float *pa = nullptr, *pb = nullptr;
         if (K > 0) {

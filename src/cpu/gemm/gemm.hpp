@@ -38,12 +38,32 @@ struct ukernel_t;
 // key_count keys starting at its base.
 enum : scratchpad::key_t { key_pack_a = 0, key_pack_b = 1, key_count = 2 };
 
+// Data cache sizes in bytes; 0 means unknown.
+struct cache_sizes_t {
+    size_t l1 = 0, l2 = 0, l3 = 0;
+};
+
+// This machine's data caches, read once (thread-safe) from CPUID (leaf 4 on
+// Intel, 0x8000001D then 0x80000005/6 on AMD) or, when CPUID says nothing,
+// /sys/devices/system/cpu/cpu0/cache.
+const cache_sizes_t &host_caches();
+
+// Cache blocks in elements, from cache sizes; the rule is in gemm.cpp.
+struct blocking_t {
+    dim_t mc = 0, nc = 0, kc = 0;
+};
+blocking_t derive_blocking(const cache_sizes_t &c, dim_t mr, dim_t nr, int nthr);
+
 class plan_t {
 public:
     // M, N, K may be DNNL_RUNTIME_DIM_VAL: the plan then books for the
     // largest blocks and picks the thread grid at execution. nthr 0 means
     // max_threads(). Fails with invalid_arguments on negative sizes.
     status_t init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int nthr = 0);
+    // The same with the blocking derived from the given cache sizes instead
+    // of the machine's (tests of odd cache sizes).
+    status_t init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bool transa, bool transb,
+            int nthr = 0);
 
     // Books this plan's packing buffers (per-thread) under base + key_*.
     void book(scratchpad::registry_t &reg, scratchpad::key_t base) const;
@@ -68,6 +88,9 @@ public:
     // True when the known sizes go through the skinny (unpacked) kernel.
     bool skinny() const { return skinny_; }
     bool transb() const { return transb_; }
+    // True when the known sizes are small enough to run the direct tiles,
+    // reading A and B in place without packing.
+    bool direct() const { return direct_; }
     int nthr() const { return nthr_; }
     const char *kernel_name() const;
 
@@ -89,6 +112,7 @@ private:
     dim_t mc_ = 0, nc_ = 0, kc_ = 0;
     const ukernel_t *uk_ = nullptr;
     bool skinny_ = false; // known sizes with few rows or columns: no packing
+    bool direct_ = false; // known small sizes: direct tiles, no packing
 };
 
 // Naming the kernel table level lets tests run every ISA's kernel on any

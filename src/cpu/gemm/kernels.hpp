@@ -50,6 +50,19 @@ struct skinny_args_t {
 };
 using skinny_fn_t = void (*)(const skinny_args_t &);
 
+// Direct (unpacked) tiles, for products small enough that packing would
+// cost more than it saves: the same tile as fn[mr], but A and B are read in
+// place, op(A)(i, p) = a[i * ars + p * acs] and op(B)(p, j) = b[p * ldb + j]
+// (rows of op(B) contiguous). Only rows [0, mr) of A and columns [0, nr) of
+// B are read; the rest of the contract is fn[mr]'s.
+using direct_fn_t = void (*)(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
+        const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr);
+
+// A transposing pack (optional, per ISA; gemm.cpp has the portable one):
+//   dst[p * W + j] = src[j * ld + p] for p < k, j < w; zeros for w <= j < W.
+// Reads only those src elements; writes exactly k * W floats.
+using pack_fn_t = void (*)(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *dst);
+
 struct ukernel_t {
     const char *name;
     int mr, nr;
@@ -58,6 +71,10 @@ struct ukernel_t {
     // packed path.
     skinny_fn_t skinny = nullptr;
     const char *skinny_name = nullptr;
+    // nullptr at [1]: no direct tiles, small products are packed too.
+    direct_fn_t direct[max_mr + 1] = {};
+    // nullptr: the portable transposing pack.
+    pack_fn_t pack_transposing = nullptr;
 };
 
 // One per ISA; the avx2/avx512 ones are nullptr when the compiler could not

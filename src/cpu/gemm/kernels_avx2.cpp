@@ -21,18 +21,23 @@ __attribute__((target("avx2,fma"))) inline __m256i tail_mask(dim_t n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), lanes);
 }
 
-template <int M>
-__attribute__((target("avx2,fma"))) void kernel(dim_t k, float alpha, const float *a,
-        const float *b, float beta, float *c, dim_t ldc, dim_t nr) {
+// One tile, packed (D false: micro-panels, ars = 1, acs = MR, ldb = NR) or
+// direct (D true: read in place through the strides; B's columns beyond nr
+// are masked off, so nothing past them is read).
+template <int M, bool D>
+__attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
+        dim_t acs, const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
     __m256 acc[M][2];
+    const __m256i m0 = tail_mask(nr), m1 = tail_mask(nr - 8);
 #pragma GCC unroll 6
     for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
     for (dim_t p = 0; p < k; ++p) {
-        const __m256 b0 = _mm256_load_ps(b + p * NR);
-        const __m256 b1 = _mm256_load_ps(b + p * NR + 8);
+        const __m256 b0 = D ? _mm256_maskload_ps(b + p * ldb, m0) : _mm256_load_ps(b + p * NR);
+        const __m256 b1 = D ? _mm256_maskload_ps(b + p * ldb + 8, m1) : _mm256_load_ps(b + p * NR + 8);
+        const float *ap = D ? a + p * acs : a + p * MR;
 #pragma GCC unroll 6
         for (int i = 0; i < M; ++i) {
-            const __m256 ai = _mm256_broadcast_ss(a + p * MR + i);
+            const __m256 ai = _mm256_broadcast_ss(ap + (D ? i * ars : i));
             acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
             acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
         }
@@ -52,7 +57,6 @@ __attribute__((target("avx2,fma"))) void kernel(dim_t k, float alpha, const floa
         }
         return;
     }
-    const __m256i m0 = tail_mask(nr), m1 = tail_mask(nr - 8);
 #pragma GCC unroll 6
     for (int i = 0; i < M; ++i) {
         float *ci = c + i * ldc;
@@ -66,8 +70,21 @@ __attribute__((target("avx2,fma"))) void kernel(dim_t k, float alpha, const floa
     }
 }
 
+template <int M>
+__attribute__((target("avx2,fma"))) void kernel(dim_t k, float alpha, const float *a,
+        const float *b, float beta, float *c, dim_t ldc, dim_t nr) {
+    tile<M, false>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
+}
+
+template <int M>
+__attribute__((target("avx2,fma"))) void direct(dim_t k, float alpha, const float *a, dim_t ars,
+        dim_t acs, const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
+    tile<M, true>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
+}
+
 const ukernel_t table = {"f32_gemm_6x16__avx2", MR, NR,
-        {nullptr, kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>}};
+        {nullptr, kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>}, nullptr, nullptr,
+        {nullptr, direct<1>, direct<2>, direct<3>, direct<4>, direct<5>, direct<6>}};
 
 } // namespace
 

@@ -18,10 +18,17 @@ constexpr int MR = 12, NR = 32;
 
 #define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 
-template <int M>
-KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b, float beta,
-        float *c, dim_t ldc, dim_t nr) {
+// One tile, packed (D false: a and b are micro-panels, ars = 1, acs = MR,
+// ldb = NR) or direct (D true: both read in place through the strides, B's
+// columns beyond nr masked off so nothing past them is read).
+template <int M, bool D>
+KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
+        const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
     __m512 acc[M][2];
+    const __mmask16 m0 = nr >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nr) - 1);
+    const __mmask16 m1 = nr >= 32 ? (__mmask16)0xffff
+            : nr > 16            ? (__mmask16)((1u << (nr - 16)) - 1)
+                                 : (__mmask16)0;
     // C's tile is touched only after the k loop: start fetching it now
     // (first and last line of each row; 32 floats span 2 or 3 lines).
 #pragma GCC unroll 12
@@ -32,20 +39,17 @@ KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b,
     }
 #pragma GCC unroll 4
     for (dim_t p = 0; p < k; ++p) {
-        const __m512 b0 = _mm512_load_ps(b + p * NR);
-        const __m512 b1 = _mm512_load_ps(b + p * NR + 16);
+        const __m512 b0 = D ? _mm512_maskz_loadu_ps(m0, b + p * ldb) : _mm512_load_ps(b + p * NR);
+        const __m512 b1 = D ? _mm512_maskz_loadu_ps(m1, b + p * ldb + 16) : _mm512_load_ps(b + p * NR + 16);
+        const float *ap = D ? a + p * acs : a + p * MR;
 #pragma GCC unroll 12
         for (int i = 0; i < M; ++i) {
-            const __m512 ai = _mm512_set1_ps(a[p * MR + i]);
+            const __m512 ai = _mm512_set1_ps(ap[D ? i * ars : i]);
             acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
             acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
         }
     }
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    const __mmask16 m0 = nr >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nr) - 1);
-    const __mmask16 m1 = nr >= 32 ? (__mmask16)0xffff
-            : nr > 16            ? (__mmask16)((1u << (nr - 16)) - 1)
-                                 : (__mmask16)0;
 #pragma GCC unroll 12
     for (int i = 0; i < M; ++i) {
         float *ci = c + i * ldc;
@@ -56,6 +60,76 @@ KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b,
         }
         _mm512_mask_storeu_ps(ci, m0, r0);
         _mm512_mask_storeu_ps(ci + 16, m1, r1);
+    }
+}
+
+template <int M>
+KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b, float beta,
+        float *c, dim_t ldc, dim_t nr) {
+    tile<M, false>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
+}
+
+template <int M>
+KESTREL_AVX512 void direct(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
+        const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
+    tile<M, true>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
+}
+
+// ------------------------------------------------------ transposing pack
+
+// Transposes 16 rows of 16 floats in registers: r[c] becomes column c.
+// Three stages, each within ever wider groups: pairs of rows interleaved
+// (unpack), four rows gathered per 128-bit lane (shuffle_ps), then the
+// 128-bit lanes regrouped across four-row groups (two shuffle_f32x4).
+KESTREL_AVX512 inline void transpose16(__m512 r[16]) {
+    __m512 t[16], u[16];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) { // t[2k]: a0 b0 a1 b1 per lane; t[2k+1]: a2 b2 a3 b3
+        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) { // u[4k+m], lane L: column m + 4L of rows 4k..4k+3
+        u[4 * k + 0] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
+        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xEE);
+        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xEE);
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < 4; ++m) { // column m + 4L: lane L of u[m], u[4+m], u[8+m], u[12+m]
+        const __m512 v0 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x88); // lanes 0,2 of each
+        const __m512 v1 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xDD); // lanes 1,3 of each
+        const __m512 w0 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0x88);
+        const __m512 w1 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0xDD);
+        r[m] = _mm512_shuffle_f32x4(v0, w0, 0x88);
+        r[m + 8] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
+        r[m + 4] = _mm512_shuffle_f32x4(v1, w1, 0x88);
+        r[m + 12] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
+    }
+}
+
+KESTREL_AVX512 inline __mmask16 lanes_below(dim_t n) {
+    return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
+}
+
+// Contract: kernels.hpp (pack_fn_t). 16 x 16 tiles through registers: 16
+// masked row loads, the transpose, 16 masked stores of up to 16 columns.
+KESTREL_AVX512 void pack_transposing(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *dst) {
+    for (dim_t p0 = 0; p0 < k; p0 += 16) {
+        const dim_t pt = k - p0 < 16 ? k - p0 : 16;
+        const __mmask16 mp = lanes_below(pt);
+        for (dim_t j0 = 0; j0 < W; j0 += 16) {
+            const __mmask16 mj = lanes_below(W - j0);
+            const dim_t rows = w - j0;
+            __m512 r[16];
+#pragma GCC unroll 16
+            for (int j = 0; j < 16; ++j)
+                r[j] = j < rows ? _mm512_maskz_loadu_ps(mp, src + (j0 + j) * ld + p0) : _mm512_setzero_ps();
+            transpose16(r);
+#pragma GCC unroll 16
+            for (int p = 0; p < 16; ++p)
+                if (p < pt) _mm512_mask_storeu_ps(dst + (p0 + p) * W + j0, mj, r[p]);
+        }
     }
 }
 
@@ -206,7 +280,10 @@ void skinny(const skinny_args_t &s) {
 const ukernel_t table = {"f32_gemm_12x32__avx512", MR, NR,
         {nullptr, kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>,
                 kernel<8>, kernel<9>, kernel<10>, kernel<11>, kernel<12>},
-        skinny, "f32_gemm_skinny8__avx512"};
+        skinny, "f32_gemm_skinny8__avx512",
+        {nullptr, direct<1>, direct<2>, direct<3>, direct<4>, direct<5>, direct<6>, direct<7>,
+                direct<8>, direct<9>, direct<10>, direct<11>, direct<12>},
+        pack_transposing};
 
 } // namespace
 
