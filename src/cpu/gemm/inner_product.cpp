@@ -38,12 +38,20 @@ bool ip_rows_layout(const mdw_t &s, const mdw_t &w, bool &w_ko) {
     return w_ko;
 }
 
-status_t ip_fwd_pd_t::init_common() {
-    for (const memory_desc_t *md : {&src_md_, &weights_md_, &dst_md_})
-        if (!gemm::float_dt(md->data_type)) return status::unimplemented;
-    if (with_bias() && !gemm::float_dt(bias_md_.data_type)) return status::unimplemented;
-    if (!attr_.has_default_values(attr_t::skip_scales | attr_t::skip_post_ops))
-        return status::unimplemented;
+status_t ip_fwd_pd_t::init_common(bool int8) {
+    if (int8) {
+        if (!int8_types()) return status::unimplemented;
+        for (const auto &q : attr_.zero_points.items)
+            if (!one_of(q.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || q.e.mask != 0 || q.e.ndims != 0
+                    || q.e.dt != dnnl_s32)
+                return status::unimplemented;
+    } else {
+        for (const memory_desc_t *md : {&src_md_, &weights_md_, &dst_md_})
+            if (!gemm::float_dt(md->data_type)) return status::unimplemented;
+        if (with_bias() && !gemm::float_dt(bias_md_.data_type)) return status::unimplemented;
+    }
+    const unsigned allowed = attr_t::skip_scales | attr_t::skip_post_ops | (int8 ? (unsigned)attr_t::skip_zero_points : 0u);
+    if (!attr_.has_default_values(allowed)) return status::unimplemented;
     if (!gemm::scales_ok(attr_, 1 << 0)) return status::unimplemented; // per OC
     KESTREL_CHECK(ip_set_formats(src_md_, weights_md_, dst_md_, bias_md_));
     KESTREL_CHECK(post_ops::resolve_any(attr_.post_ops));
@@ -53,7 +61,7 @@ status_t ip_fwd_pd_t::init_common() {
 // ---------------------------------------------------------------- reference
 
 status_t ref_ip_fwd_t::pd_t::init(dnnl_engine *) {
-    return gemm::decline_common(name(), init_common());
+    return gemm::decline_common(name(), init_common(int8_types()));
 }
 
 status_t ref_ip_fwd_t::execute(const exec_ctx_t &ctx) const {
@@ -67,15 +75,26 @@ status_t ref_ip_fwd_t::execute(const exec_ctx_t &ctx) const {
     const post_ops::applier_t ap(pd->attr()->post_ops, *pd->dst_md(), ctx);
     const int nd = s.ndims();
     const dim_t MB = d.dims()[0], OC = d.dims()[1];
+    // int8: exact s32 sum of (src - zero point) * weights, wrapping modulo
+    // 2^32 like the int8 GEMM.
+    const bool int8 = gemm::int8_dt(s.data_type());
+    const uint32_t zp = (uint32_t)sc.src_zp;
     parallel_nd(MB, OC, [&](dim_t mb, dim_t oc) {
         dim_t sp[max_ndims] = {}, wp[max_ndims] = {}, inner[max_ndims] = {};
         float acc = 0.f;
+        uint32_t iacc = 0;
         do {
             sp[0] = mb;
             wp[0] = oc;
             for (int i = 1; i < nd; ++i) sp[i] = wp[i] = inner[i];
-            acc += load_f32(s.data_type(), src, s.off_v(sp)) * load_f32(w.data_type(), wei, w.off_v(wp));
+            const dim_t so = s.off_v(sp), wo = w.off_v(wp);
+            if (int8)
+                iacc += ((uint32_t)(int32_t)load_f32(s.data_type(), src, so) - zp)
+                        * (uint32_t) static_cast<const int8_t *>(wei)[wo];
+            else
+                acc += load_f32(s.data_type(), src, so) * load_f32(w.data_type(), wei, wo);
         } while (nd > 1 && nd_next(nd - 1, s.dims() + 1, inner + 1));
+        if (int8) acc = (float)(int32_t)iacc;
         float v = acc * sc.src * (sc.wei_p ? sc.wei_p[oc] : sc.wei);
         if (bias) {
             const dim_t bp[1] = {oc};

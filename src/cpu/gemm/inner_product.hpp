@@ -5,6 +5,7 @@
 
 #include "cpu/gemm/gemm.hpp"
 #include "cpu/gemm/gemm_cvt.hpp"
+#include "cpu/gemm/gemm_s8.hpp"
 #include "cpu/gemm/gemm_util.hpp"
 #include "cpu/gemm/inner_product_pd.hpp"
 
@@ -45,6 +46,30 @@ struct gemm_ip_fwd_t : primitive_t {
         float beta = 0.f;
     };
     explicit gemm_ip_fwd_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+};
+
+// int8 (u8/s8 src, s8 weights) on the int8 GEMM engine, same layouts as
+// gemm_ip_fwd_t: dst = src x weights^T exact in s32, the src zero point
+// through the weights' column sums, then the shared output stage (scales,
+// bias, post-ops, dst scale and zero point) and dst's rounding.
+struct gemm_s8_ip_fwd_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, ip_fwd_pd_t, gemm_s8_ip_fwd_t> {
+        using desc_t = ip_fwd_desc_t;
+        using base = pd_impl_t<pd_t, ip_fwd_pd_t, gemm_s8_ip_fwd_t>;
+        pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : base(d, a, hint) {}
+        const char *name() const override { return "gemm:s8"; }
+        status_t init(dnnl_engine *) override;
+
+        enum : scratchpad::key_t { key_plan = 0, key_bias = gemm::s8_key_count };
+
+        gemm::s8_plan_t plan;
+        bool transb = true;
+        dim_t lda = 0, ldb = 0, ldc = 0;
+        int first_po = 0;
+        float beta = 0.f;
+    };
+    explicit gemm_s8_ip_fwd_t(const pd_t *pd) : primitive_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;
 };
 
