@@ -85,7 +85,8 @@ struct quant_t {
     int32_t src_zp_v = 0, dst_zp_v = 0;
     dnnl_alg_kind_t elt = dnnl_alg_kind_undef; // eltwise post-op (relu/linear)
     float elt_alpha = 0.f, elt_beta = 0.f;
-    bool sum = false; // sum post-op (after the eltwise)
+    bool sum = false; // sum post-op (after the eltwise, or first)
+    bool sum_first = false;
     float sum_scale = 1.f;
     int32_t sum_zp = 0;
     bool bin = false; // binary add of a per-channel f32 src1 (last)
@@ -111,8 +112,9 @@ struct quant_t {
         if (dst_zp) KT_OK(dnnl_primitive_attr_set_zero_points_mask(a, DNNL_ARG_DST, 0));
         dnnl_post_ops_t po;
         KT_OK(dnnl_post_ops_create(&po));
+        if (sum && sum_first) KT_OK(dnnl_post_ops_append_sum(po, sum_scale, sum_zp, dnnl_data_type_undef));
         if (elt != dnnl_alg_kind_undef) KT_OK(dnnl_post_ops_append_eltwise(po, elt, elt_alpha, elt_beta));
-        if (sum) KT_OK(dnnl_post_ops_append_sum(po, sum_scale, sum_zp, dnnl_data_type_undef));
+        if (sum && !sum_first) KT_OK(dnnl_post_ops_append_sum(po, sum_scale, sum_zp, dnnl_data_type_undef));
         if (bin) {
             dnnl_dims_t d;
             for (int i = 0; i < dst_nd; ++i) d[i] = 1;
@@ -175,13 +177,15 @@ struct quant_t {
                 * (wei_scales.empty() ? 1.0 : wei_scales[wei_scales.size() == 1 ? 0 : oc]);
         double v = s * (double)acc + bias;
         double mag = std::fabs(v) + std::fabs(bias);
-        if (elt == dnnl_eltwise_relu) v = v > 0 ? v : elt_alpha * v;
-        if (elt == dnnl_eltwise_linear) v = elt_alpha * v + elt_beta, mag = mag * std::fabs(elt_alpha) + std::fabs(elt_beta);
-        if (sum) {
+        auto add_sum = [&] {
             const double t = sum_scale * (old - sum_zp);
             v += t;
             mag += std::fabs(t);
-        }
+        };
+        if (sum && sum_first) add_sum();
+        if (elt == dnnl_eltwise_relu) v = v > 0 ? v : elt_alpha * v;
+        if (elt == dnnl_eltwise_linear) v = elt_alpha * v + elt_beta, mag = mag * std::fabs(elt_alpha) + std::fabs(elt_beta);
+        if (sum && !sum_first) add_sum();
         if (bin) {
             v += bin_v[oc];
             mag += std::fabs(bin_v[oc]);
