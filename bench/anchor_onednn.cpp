@@ -11,6 +11,7 @@
 #include <vector>
 #include <unordered_map>
 
+#include "anchor_int8_shapes.hpp"
 #include "anchor_shapes.hpp"
 #include "anchor_timing.hpp"
 
@@ -73,6 +74,53 @@ void onednn_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_shape_
     memory ms(sd, eng), mw(pd.weights_desc(), eng), md(dd, eng);
     std::memset(ms.get_data_handle(), 0, sd.get_size());
     std::memset(mw.get_data_handle(), 0, pd.weights_desc().get_size());
+    const double sec = bench::median_seconds([&] {
+        prim.execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
+        strm.wait();
+    });
+    char id[96];
+    bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
+}
+
+// int8 convolution: u8 nhwc, s8 weights `any`, u8 nhwc, one output scale.
+void onednn_int8_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::int8_conv_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    const long oh = s.oh();
+    memory::desc sd({s.mb, s.ic, s.ih, s.ih}, dt::u8, tag::nhwc),
+            wd({s.oc, s.ic, s.k, s.k}, dt::s8, tag::any), dd({s.mb, s.oc, oh, oh}, dt::u8, tag::nhwc);
+    dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference,
+            dnnl::algorithm::convolution_direct, sd, wd, dd, {s.stride, s.stride}, {s.pad, s.pad},
+            {s.pad, s.pad});
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {0.01f});
+    dnnl::convolution_forward::primitive_desc pd(cd, attr, eng);
+    dnnl::convolution_forward prim(pd);
+    memory ms(sd, eng), mw(pd.weights_desc(), eng), md(dd, eng);
+    std::memset(ms.get_data_handle(), 1, sd.get_size());
+    std::memset(mw.get_data_handle(), 1, pd.weights_desc().get_size());
+    const double sec = bench::median_seconds([&] {
+        prim.execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
+        strm.wait();
+    });
+    char id[96];
+    bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
+}
+
+// int8 inner product: u8 ab, s8 weights `any`, s8 ab, one output scale.
+void onednn_int8_ip(dnnl::engine &eng, dnnl::stream &strm, const bench::int8_ip_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    memory::desc sd({s.mb, s.ic}, dt::u8, tag::ab), wd({s.oc, s.ic}, dt::s8, tag::any),
+            dd({s.mb, s.oc}, dt::s8, tag::ab);
+    dnnl::inner_product_forward::desc ipd(dnnl::prop_kind::forward_inference, sd, wd, dd);
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {0.01f});
+    dnnl::inner_product_forward::primitive_desc pd(ipd, attr, eng);
+    dnnl::inner_product_forward prim(pd);
+    memory ms(sd, eng), mw(pd.weights_desc(), eng), md(dd, eng);
+    std::memset(ms.get_data_handle(), 1, sd.get_size());
+    std::memset(mw.get_data_handle(), 1, pd.weights_desc().get_size());
     const double sec = bench::median_seconds([&] {
         prim.execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
         strm.wait();
@@ -309,8 +357,11 @@ int main(int argc, char **argv) {
             for (const auto &s : bench::int8_shapes) onednn_gemm_u8s8s32(s);
             for (const auto &s : bench::int8_shapes) onednn_int8_matmul(eng, strm, s);
         }
-        if (conv)
+        if (conv) {
             for (const auto &s : bench::conv_shapes) onednn_conv(eng, strm, s);
+            for (const auto &s : bench::int8_conv_shapes) onednn_int8_conv(eng, strm, s);
+            for (const auto &s : bench::int8_ip_shapes) onednn_int8_ip(eng, strm, s);
+        }
         if (train) {
             for (const auto &s : bench::conv_bwd_shapes) onednn_conv_bwd(eng, strm, s);
             for (const auto &s : bench::ip_bwd_shapes) onednn_ip_bwd(eng, strm, s);
