@@ -9,8 +9,7 @@
 #ifndef KESTREL_TEST_KT_S8_HPP
 #define KESTREL_TEST_KT_S8_HPP
 
-#include <cfenv>
-#include <map>
+#include <functional>
 
 #include "common/kt_test.hpp"
 
@@ -196,6 +195,60 @@ struct quant_t {
         return v;
     }
 };
+
+// Executes pd on the given buffers (bias may be nullptr) with the
+// attribute arguments of q, descriptors from the pd, and waits.
+inline void execute_quant(dnnl_engine_t eng, dnnl_stream_t strm, const_dnnl_primitive_desc_t pd, void *src,
+        void *wei, void *bias, void *dst, const quant_t &q, int dst_nd, int64_t OC) {
+    std::vector<dnnl_exec_arg_t> args;
+    quant_t::holder_t hold;
+    const int which[] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST};
+    void *bufs[] = {src, wei, bias, dst};
+    for (int i = 0; i < 4; ++i) {
+        if (!bufs[i]) continue;
+        dnnl_memory_t m;
+        KT_OK(dnnl_memory_create(&m, dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, which[i]), eng, bufs[i]));
+        hold.mems.push_back(m);
+        args.push_back({which[i], m});
+    }
+    q.add_args(eng, dst_nd, OC, args, hold);
+    dnnl_primitive_t prim;
+    KT_OK(dnnl_primitive_create(&prim, pd));
+    KT_OK(dnnl_primitive_execute(prim, strm, (int)args.size(), args.data()));
+    KT_OK(dnnl_stream_wait(strm));
+    dnnl_primitive_destroy(prim);
+}
+
+// The checks of one case's pd (created with status st): it exists, is the
+// implementation expected, run(pd) passes with 1 and 2 threads; then the
+// walk on to the reference implementation `ref` (when pd is not already
+// it), which must pass too. Destroys pd.
+inline void check_pd(tally_t &t, dnnl_status_t st, dnnl_primitive_desc_t pd, const char *want,
+        const char *ref, const char *what, const std::function<bool(const_dnnl_primitive_desc_t)> &run) {
+    char msg[256];
+    std::snprintf(msg, sizeof msg, "%s: pd created", what);
+    t.check(st == dnnl_success, msg);
+    if (st != dnnl_success) return;
+    const std::string name = impl_name(pd);
+    std::snprintf(msg, sizeof msg, "%s: impl %s, expected %s", what, name.c_str(), want);
+    t.check(name == want, msg);
+    for (int nthr : {1, 2})
+        with_threads(nthr, [&] {
+            std::snprintf(msg, sizeof msg, "%s [%s, %d thr]", what, name.c_str(), nthr);
+            t.check(run(pd), msg);
+        });
+    if (ref && name != ref) {
+        bool found = false;
+        while (!found && dnnl_primitive_desc_next_impl(pd) == dnnl_success) found = impl_name(pd) == ref;
+        std::snprintf(msg, sizeof msg, "%s: reference reachable", what);
+        t.check(found, msg);
+        if (found) {
+            std::snprintf(msg, sizeof msg, "%s [%s, 2 thr]", what, ref);
+            with_threads(2, [&] { t.check(run(pd), msg); });
+        }
+    }
+    dnnl_primitive_desc_destroy(pd);
+}
 
 // dst's conversion: round half to even, saturate (NaN never arises here).
 inline double to_dst(dnnl_data_type_t dt, double v) {

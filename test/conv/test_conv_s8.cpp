@@ -4,8 +4,6 @@
 // common/kt_s8.hpp. Every case runs with 1 and 2 threads, through the C
 // API; one through the C++ API. Bad input must give a clear status and
 // leave dst alone.
-#include <functional>
-
 #include "common/kt_s8.hpp"
 #include "dnnl.hpp"
 
@@ -209,25 +207,8 @@ bool run_pd(dnnl_engine_t eng, dnnl_stream_t strm, const_dnnl_primitive_desc_t p
         kt::set_elem(p.ddt, db.data(), i, x.dst_old[i]);
     }
 
-    dnnl_memory_t ms, mw, mb = nullptr, md;
-    KT_OK(dnnl_memory_create(&ms, smd, eng, sb.data()));
-    KT_OK(dnnl_memory_create(&mw, wmd, eng, wb.data()));
-    KT_OK(dnnl_memory_create(&md, dmd, eng, db.data()));
-    std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
-    if (p.bdt != dnnl_data_type_undef) {
-        KT_OK(dnnl_memory_create(&mb, dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, DNNL_ARG_BIAS),
-                eng, bb.data()));
-        args.push_back({DNNL_ARG_BIAS, mb});
-    }
-    kt::quant_t::holder_t hold;
-    p.q.add_args(eng, nd, OC, args, hold);
-    dnnl_primitive_t prim;
-    KT_OK(dnnl_primitive_create(&prim, pd));
-    KT_OK(dnnl_primitive_execute(prim, strm, (int)args.size(), args.data()));
-    KT_OK(dnnl_stream_wait(strm));
-    dnnl_primitive_destroy(prim);
-    for (auto m : {ms, mw, mb, md})
-        if (m) dnnl_memory_destroy(m);
+    kt::execute_quant(eng, strm, pd, sb.data(), wb.data(), p.bdt != dnnl_data_type_undef ? bb.data() : nullptr,
+            db.data(), p.q, nd, OC);
 
     int bad = 0;
     for (int64_t n = 0; n < p.mb; ++n)
@@ -248,45 +229,15 @@ bool run_pd(dnnl_engine_t eng, dnnl_stream_t strm, const_dnnl_primitive_desc_t p
     return bad == 0;
 }
 
-int run_case(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p, const char *what) {
+void run_case(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p, const char *what) {
     tensors_t ts;
     make_mds(p, ts);
     dnnl_primitive_attr_t attr = p.q.attr(p.nd(), p.g * p.ocg);
     dnnl_primitive_desc_t pd = nullptr;
     const dnnl_status_t st = make_pd(&pd, eng, p, ts, attr);
     dnnl_primitive_attr_destroy(attr);
-    char msg[256];
-    std::snprintf(msg, sizeof msg, "%s: pd created", what);
-    t.check(st == dnnl_success, msg);
-    if (st != dnnl_success) return 1;
-    const std::string name = kt::impl_name(pd);
-    std::snprintf(msg, sizeof msg, "%s: impl %s, expected %s", what, name.c_str(), p.want_impl);
-    t.check(name == p.want_impl, msg);
-    for (int nthr : {1, 2}) {
-        kt::with_threads(nthr, [&] {
-            std::snprintf(msg, sizeof msg, "%s [%s, %d thr]", what, name.c_str(), nthr);
-            t.check(run_pd(eng, strm, pd, p), msg);
-        });
-    }
-    if (p.with_ref && name != "ref:any" && name != "ref:any:deconv") {
-        // Walk to the reference implementation and check it too.
-        bool found = false;
-        while (dnnl_primitive_desc_next_impl(pd) == dnnl_success) {
-            const std::string n = kt::impl_name(pd);
-            if (n == "ref:any") {
-                found = true;
-                break;
-            }
-        }
-        std::snprintf(msg, sizeof msg, "%s: reference reachable", what);
-        t.check(found, msg);
-        if (found) {
-            std::snprintf(msg, sizeof msg, "%s [ref:any, 2 thr]", what);
-            kt::with_threads(2, [&] { t.check(run_pd(eng, strm, pd, p), msg); });
-        }
-    }
-    dnnl_primitive_desc_destroy(pd);
-    return 0;
+    kt::check_pd(t, st, pd, p.want_impl, p.with_ref && !p.deconv ? "ref:any" : nullptr, what,
+            [&](const_dnnl_primitive_desc_t x) { return run_pd(eng, strm, x, p); });
 }
 
 prb_t base2d(int64_t mb, int64_t g, int64_t icg, int64_t ocg, int64_t ih, int64_t iw, int64_t k, int64_t s,

@@ -77,25 +77,8 @@ bool run_pd(dnnl_engine_t eng, dnnl_stream_t strm, const_dnnl_primitive_desc_t p
         kt::set_elem(p.ddt, db.data(), (int64_t)i, old[i]);
     }
 
-    dnnl_memory_t ms, mw, mb = nullptr, md;
-    KT_OK(dnnl_memory_create(&ms, smd, eng, sb.data()));
-    KT_OK(dnnl_memory_create(&mw, wmd, eng, wb.data()));
-    KT_OK(dnnl_memory_create(&md, dmd, eng, db.data()));
-    std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
-    if (p.bdt != dnnl_data_type_undef) {
-        KT_OK(dnnl_memory_create(&mb, dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, DNNL_ARG_BIAS),
-                eng, bb.data()));
-        args.push_back({DNNL_ARG_BIAS, mb});
-    }
-    kt::quant_t::holder_t hold;
-    p.q.add_args(eng, 2, p.oc, args, hold);
-    dnnl_primitive_t prim;
-    KT_OK(dnnl_primitive_create(&prim, pd));
-    KT_OK(dnnl_primitive_execute(prim, strm, (int)args.size(), args.data()));
-    KT_OK(dnnl_stream_wait(strm));
-    dnnl_primitive_destroy(prim);
-    for (auto m : {ms, mw, mb, md})
-        if (m) dnnl_memory_destroy(m);
+    kt::execute_quant(eng, strm, pd, sb.data(), wb.data(), p.bdt != dnnl_data_type_undef ? bb.data() : nullptr,
+            db.data(), p.q, 2, p.oc);
 
     const int32_t zp = p.q.src_zp ? p.q.src_zp_v : 0;
     int bad = 0;
@@ -142,29 +125,8 @@ void run_case(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t
     dnnl_primitive_desc_t pd = nullptr;
     const dnnl_status_t st = make_pd(&pd, eng, p, dnnl_s8, p.oc, attr);
     dnnl_primitive_attr_destroy(attr);
-    char msg[256];
-    std::snprintf(msg, sizeof msg, "%s: pd created", what);
-    t.check(st == dnnl_success, msg);
-    if (st != dnnl_success) return;
-    const std::string name = kt::impl_name(pd);
-    std::snprintf(msg, sizeof msg, "%s: impl %s, expected %s", what, name.c_str(), p.want_impl);
-    t.check(name == p.want_impl, msg);
-    for (int nthr : {1, 2})
-        kt::with_threads(nthr, [&] {
-            std::snprintf(msg, sizeof msg, "%s [%s, %d thr]", what, name.c_str(), nthr);
-            t.check(run_pd(eng, strm, pd, p), msg);
-        });
-    if (name != "ref:any") {
-        bool found = false;
-        while (!found && dnnl_primitive_desc_next_impl(pd) == dnnl_success) found = kt::impl_name(pd) == "ref:any";
-        std::snprintf(msg, sizeof msg, "%s: reference reachable", what);
-        t.check(found, msg);
-        if (found) {
-            std::snprintf(msg, sizeof msg, "%s [ref:any, 2 thr]", what);
-            kt::with_threads(2, [&] { t.check(run_pd(eng, strm, pd, p), msg); });
-        }
-    }
-    dnnl_primitive_desc_destroy(pd);
+    kt::check_pd(t, st, pd, p.want_impl, "ref:any", what,
+            [&](const_dnnl_primitive_desc_t x) { return run_pd(eng, strm, x, p); });
 }
 
 prb_t base(int64_t mb, int64_t ic, int64_t oc, int nd, dnnl_format_tag_t stag, dnnl_format_tag_t wtag) {

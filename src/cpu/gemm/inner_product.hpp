@@ -24,6 +24,27 @@ struct ref_ip_fwd_t : primitive_t {
     status_t execute(const exec_ctx_t &ctx) const override;
 };
 
+// How a GEMM-based inner product sees its problem: dst (M x N) = src
+// (M x K) x weights^T, with src and weights rows of the same IC * spatial
+// order (weights stored K x N when 2D `ba`: transb false), dst ab, a plain
+// bias, and a leading plain sum on the GEMM's beta. init declines (verbose,
+// unimplemented) problems outside that.
+struct ip_gemm_view_t {
+    bool transb = true;
+    dim_t M = 0, N = 0, K = 0, lda = 0, ldb = 0, ldc = 0;
+    int first_po = 0;
+    float beta = 0.f;
+    status_t init(const char *me, const ip_fwd_pd_t &pd);
+};
+
+// The output stage of a GEMM-based inner product (dst mb x oc): per-tensor
+// scales into the GEMM's `alpha`, per-OC weights scales, the bias (an f32
+// copy in the scratchpad under key_bias unless it is f32), post-ops from
+// first_po, dst scale and zero point.
+status_t ip_out_stage(const ip_fwd_pd_t &pd, const exec_ctx_t &ctx, const gemm::scales_t &sc,
+        const post_ops::applier_t &ap, int first_po, scratchpad::key_t key_bias, gemm::out_stage_t &st,
+        float &alpha);
+
 // src and weights in the same plain layout (rows of IC * spatial), dst ab:
 // one GEMM dst = src x weights^T. f32 directly ("gemm:f32"), bf16/f16
 // storage through f32 panels ("gemm:cvt").
@@ -40,10 +61,7 @@ struct gemm_ip_fwd_t : primitive_t {
         bool cvt = false;
         gemm::plan_t plan;
         gemm::cvt_plan_t cplan;
-        bool transb = true;
-        dim_t lda = 0, ldb = 0, ldc = 0;
-        int first_po = 0;
-        float beta = 0.f;
+        ip_gemm_view_t gv;
     };
     explicit gemm_ip_fwd_t(const pd_t *pd) : primitive_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;
@@ -64,10 +82,7 @@ struct gemm_s8_ip_fwd_t : primitive_t {
         enum : scratchpad::key_t { key_plan = 0, key_bias = gemm::s8_key_count };
 
         gemm::s8_plan_t plan;
-        bool transb = true;
-        dim_t lda = 0, ldb = 0, ldc = 0;
-        int first_po = 0;
-        float beta = 0.f;
+        ip_gemm_view_t gv;
     };
     explicit gemm_s8_ip_fwd_t(const pd_t *pd) : primitive_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;
