@@ -15,7 +15,7 @@ struct prb_t {
     int64_t in[3], k[3], s[3], dl[3], pl[3], pr[3]; // d/h/w of the last nsp used
     dnnl_data_type_t sdt, ddt, bdt; // bdt undef: no bias
     int data_tag; // 0 any, 1 channels-last, 2 channels-first
-    int wei_tag; // 0 any, 1 [g]oi.. , 2 [g]o..i
+    int wei_tag; // 0 any, 1 [g]oi.. , 2 [g]o..i, 3 ..io (no groups: K rows of OC)
     kt::quant_t q;
     bool deconv = false;
     const char *want_impl; // expected implementation of the first pd
@@ -36,6 +36,7 @@ dnnl_format_tag_t data_tag(int nd, int t) {
 }
 dnnl_format_tag_t wei_tag(int nd, bool groups, int t) {
     if (t == 0) return dnnl_format_tag_any;
+    if (t == 3) return nd == 3 ? dnnl_cba : nd == 4 ? dnnl_cdba : dnnl_cdeba;
     const int wn = nd + (groups ? 1 : 0);
     if (t == 1) return wn == 3 ? dnnl_abc : wn == 4 ? dnnl_abcd : wn == 5 ? dnnl_abcde : dnnl_abcdef;
     if (!groups) return nd == 3 ? dnnl_acb : nd == 4 ? dnnl_acdb : dnnl_acdeb;
@@ -469,6 +470,11 @@ int main() {
         prb_t p = base2d(1, 1, 5, 6, 6, 7, 3, 1, 1);
         p.data_tag = 2, p.wei_tag = 2, p.ddt = dnnl_s32;
         add(p, "ncx data, ohwi weights");
+    }
+    {
+        prb_t p = base2d(2, 1, 5, 7, 6, 5, 3, 1, 1);
+        p.data_tag = 1, p.wei_tag = 3, p.ddt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = 4;
+        add(p, "nxc data, hwio weights (B not transposed)");
     }
     {
         prb_t p = base2d(1, 2, 4, 4, 5, 5, 3, 1, 2);
