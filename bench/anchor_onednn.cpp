@@ -11,6 +11,7 @@
 #include <vector>
 #include <unordered_map>
 
+#include "anchor_int8_shapes.hpp"
 #include "anchor_shapes.hpp"
 #include "anchor_timing.hpp"
 
@@ -120,6 +121,7 @@ memory zeroed(dnnl::engine &eng, const memory::desc &md) {
     return m;
 }
 
+// Also times the int8 forward problems below.
 void time_training(dnnl::stream &strm, dnnl::primitive &prim, std::unordered_map<int, memory> &args,
         const char *id, double flop) {
     const double sec = bench::median_seconds([&] {
@@ -127,6 +129,47 @@ void time_training(dnnl::stream &strm, dnnl::primitive &prim, std::unordered_map
         strm.wait();
     });
     bench::machine_line("onednn", id, flop / sec * 1e-9);
+}
+
+// int8 convolution: u8 nhwc, s8 weights `any`, u8 nhwc, one output scale.
+void onednn_int8_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::int8_conv_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    const long oh = s.oh();
+    memory::desc sd({s.mb, s.ic, s.ih, s.ih}, dt::u8, tag::nhwc),
+            wd({s.oc, s.ic, s.k, s.k}, dt::s8, tag::any), dd({s.mb, s.oc, oh, oh}, dt::u8, tag::nhwc);
+    dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference,
+            dnnl::algorithm::convolution_direct, sd, wd, dd, {s.stride, s.stride}, {s.pad, s.pad},
+            {s.pad, s.pad});
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {0.01f});
+    dnnl::convolution_forward::primitive_desc pd(cd, attr, eng);
+    dnnl::primitive prim = dnnl::convolution_forward(pd);
+    memory ms(sd, eng), mw(pd.weights_desc(), eng), md(dd, eng);
+    std::memset(ms.get_data_handle(), 1, sd.get_size());
+    std::memset(mw.get_data_handle(), 1, pd.weights_desc().get_size());
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+    char id[96];
+    time_training(strm, prim, args, s.id(id, sizeof(id)), s.flop());
+}
+
+// int8 inner product: u8 ab, s8 weights `any`, s8 ab, one output scale.
+void onednn_int8_ip(dnnl::engine &eng, dnnl::stream &strm, const bench::int8_ip_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    memory::desc sd({s.mb, s.ic}, dt::u8, tag::ab), wd({s.oc, s.ic}, dt::s8, tag::any),
+            dd({s.mb, s.oc}, dt::s8, tag::ab);
+    dnnl::inner_product_forward::desc ipd(dnnl::prop_kind::forward_inference, sd, wd, dd);
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {0.01f});
+    dnnl::inner_product_forward::primitive_desc pd(ipd, attr, eng);
+    dnnl::primitive prim = dnnl::inner_product_forward(pd);
+    memory ms(sd, eng), mw(pd.weights_desc(), eng), md(dd, eng);
+    std::memset(ms.get_data_handle(), 1, sd.get_size());
+    std::memset(mw.get_data_handle(), 1, pd.weights_desc().get_size());
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+    char id[96];
+    time_training(strm, prim, args, s.id(id, sizeof(id)), s.flop());
 }
 
 // Backward data / weights of a convolution, weights `any`, hint the forward.
@@ -333,8 +376,11 @@ int main(int argc, char **argv) {
             for (const auto &s : bench::int8_shapes)
                 if (bench::selected(s.id(id, sizeof(id), "matmul_u8s8s32"))) onednn_int8_matmul(eng, strm, s);
         }
-        if (conv)
+        if (conv) {
             for (const auto &s : bench::conv_shapes) onednn_conv(eng, strm, s);
+            for (const auto &s : bench::int8_conv_shapes) onednn_int8_conv(eng, strm, s);
+            for (const auto &s : bench::int8_ip_shapes) onednn_int8_ip(eng, strm, s);
+        }
         if (train) {
             for (const auto &s : bench::conv_bwd_shapes) onednn_conv_bwd(eng, strm, s);
             for (const auto &s : bench::ip_bwd_shapes) onednn_ip_bwd(eng, strm, s);

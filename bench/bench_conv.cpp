@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "anchor_int8_shapes.hpp"
 #include "anchor_shapes.hpp"
 #include "anchor_timing.hpp"
 #include "dnnl.h"
@@ -125,6 +126,73 @@ int run_machine(dnnl_engine_t eng, dnnl_stream_t strm, const bench::conv_shape_t
     return 0;
 }
 
+// int8 (bench/anchor_int8_shapes.hpp): u8 src, s8 weights `any`, one
+// common weights scale, u8 (conv) or s8 (ip) dst; the default implementation.
+int run_int8(dnnl_engine_t eng, dnnl_stream_t strm, bool conv, const dnnl_dims_t sd, const dnnl_dims_t wd,
+        const dnnl_dims_t dd, int nd, const dnnl_dim_t *st, const dnnl_dim_t *pad, const char *id, double flop) {
+    dnnl_memory_desc_t src, wei, dst;
+    CHECK(dnnl_memory_desc_create_with_tag(&src, nd, sd, dnnl_u8, nd == 4 ? dnnl_nhwc : dnnl_ab));
+    CHECK(dnnl_memory_desc_create_with_tag(&wei, nd, wd, dnnl_s8, dnnl_format_tag_any));
+    CHECK(dnnl_memory_desc_create_with_tag(&dst, 2, dd, conv ? dnnl_u8 : dnnl_s8, dnnl_ab));
+    if (conv) {
+        dnnl_memory_desc_destroy(dst);
+        CHECK(dnnl_memory_desc_create_with_tag(&dst, nd, dd, dnnl_u8, dnnl_nhwc));
+    }
+    dnnl_primitive_attr_t attr;
+    CHECK(dnnl_primitive_attr_create(&attr));
+    CHECK(dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_WEIGHTS, 0));
+    dnnl_primitive_desc_t pd = nullptr;
+    if (conv)
+        CHECK(dnnl_convolution_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference,
+                dnnl_convolution_direct, src, wei, nullptr, dst, st, nullptr, pad, pad, attr));
+    else
+        CHECK(dnnl_inner_product_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, src, wei,
+                nullptr, dst, attr));
+    dnnl_primitive_attr_destroy(attr);
+    const_dnnl_memory_desc_t wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    std::vector<uint8_t> a(dnnl_memory_desc_get_size(src), 1), w(dnnl_memory_desc_get_size(wmd), 1),
+            d(dnnl_memory_desc_get_size(dst));
+    float scale = 0.01f;
+    dnnl_memory_desc_t smd;
+    const dnnl_dims_t one = {1};
+    CHECK(dnnl_memory_desc_create_with_tag(&smd, 1, one, dnnl_f32, dnnl_a));
+    dnnl_memory_t ma, mw, md, msc;
+    CHECK(dnnl_memory_create(&ma, src, eng, a.data()));
+    CHECK(dnnl_memory_create(&mw, wmd, eng, w.data()));
+    CHECK(dnnl_memory_create(&md, dst, eng, d.data()));
+    CHECK(dnnl_memory_create(&msc, smd, eng, &scale));
+    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md},
+            {DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, msc}};
+    dnnl_primitive_t prim;
+    CHECK(dnnl_primitive_create(&prim, pd));
+    dnnl_status_t s = dnnl_success;
+    const double sec = bench::median_seconds([&] {
+        s = dnnl_primitive_execute(prim, strm, 4, args);
+        dnnl_stream_wait(strm);
+    });
+    if (s == dnnl_success) bench::machine_line("kestrel", id, flop / sec * 1e-9);
+    dnnl_primitive_destroy(prim);
+    for (auto m : {ma, mw, md, msc}) dnnl_memory_destroy(m);
+    dnnl_primitive_desc_destroy(pd);
+    for (auto m : {src, wei, dst, smd}) dnnl_memory_desc_destroy(m);
+    return 0;
+}
+
+int run_int8_all(dnnl_engine_t eng, dnnl_stream_t strm) {
+    char id[96];
+    for (const auto &p : bench::int8_conv_shapes) {
+        const dnnl_dims_t sd = {p.mb, p.ic, p.ih, p.ih}, wd = {p.oc, p.ic, p.k, p.k},
+                          dd = {p.mb, p.oc, p.oh(), p.oh()};
+        const dnnl_dim_t st[2] = {p.stride, p.stride}, pad[2] = {p.pad, p.pad};
+        if (run_int8(eng, strm, true, sd, wd, dd, 4, st, pad, p.id(id, sizeof(id)), p.flop())) return 1;
+    }
+    for (const auto &p : bench::int8_ip_shapes) {
+        const dnnl_dims_t sd = {p.mb, p.ic}, wd = {p.oc, p.ic}, dd = {p.mb, p.oc};
+        if (run_int8(eng, strm, false, sd, wd, dd, 2, nullptr, nullptr, p.id(id, sizeof(id)), p.flop())) return 1;
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -135,6 +203,7 @@ int main(int argc, char **argv) {
     if (bench::machine_mode(argc, argv)) {
         for (const auto &p : bench::conv_shapes)
             if (run_machine(eng, strm, p)) return 1;
+        if (run_int8_all(eng, strm)) return 1;
         dnnl_stream_destroy(strm);
         dnnl_engine_destroy(eng);
         return 0;

@@ -1,7 +1,7 @@
 # Tests link the internal library (libkestrel.la) unless they test the
 # shared object itself. Every test prints lines that test/summary.sh counts.
 TEST_LIBS = libkestrel.la $(TBB_LIBS) $(NUMA_LIBS)
-EXTRA_DIST += test/common/kt_test.hpp test/common/naive_attr.hpp test/common/naive_gemm.hpp test/common/attr_cases.hpp test/summary.sh
+EXTRA_DIST += test/common/kt_test.hpp test/common/naive_attr.hpp test/common/naive_gemm.hpp test/common/attr_cases.hpp test/common/kt_s8.hpp test/summary.sh
 
 include test/api/local.mk
 include test/scratchpad/local.mk

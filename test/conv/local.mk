@@ -43,3 +43,12 @@ test_conv_test_conv_bf16_LDADD = $(TEST_LIBS)
 # The bf16 suite under ONEDNN_MAX_CPU_ISA=AVX2 and the baseline.
 EXTRA_DIST += test/conv/test_conv_bf16_isa.sh
 TESTS += test/conv/test_conv_bf16_isa.sh
+# int8 convolution (gemm:s8, the reference, int8 deconvolution through the
+# reference) against a naive quantized loop; again with the ISA capped.
+check_PROGRAMS += test/conv/test_conv_s8
+TESTS += test/conv/test_conv_s8
+test_conv_test_conv_s8_SOURCES = test/conv/test_conv_s8.cpp
+test_conv_test_conv_s8_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_s8_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/conv/test_conv_s8_isa.sh
+TESTS += test/conv/test_conv_s8_isa.sh

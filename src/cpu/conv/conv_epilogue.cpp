@@ -23,6 +23,8 @@ void conv_epilogue_t::init(const conv_fwd_pd_t *pd) {
     wei_s_per_oc_ = wei_s_ && q->mask != 0;
     dst_s_ = (q = a->scales.get(DNNL_ARG_DST)) != nullptr;
     dst_s_per_oc_ = dst_s_ && q->mask != 0;
+    if ((q = a->zero_points.get(DNNL_ARG_SRC))) src_zp_ = true, src_zp_dt_ = q->dt;
+    if ((q = a->zero_points.get(DNNL_ARG_DST))) dst_zp_ = true, dst_zp_dt_ = q->dt;
     has_sum_ = post_ops::sum_index(a->post_ops) >= 0;
     has_chain_ = !a->post_ops.entries.empty();
 }
@@ -32,6 +34,18 @@ void conv_epilogue_t::get_args(const exec_ctx_t &ctx, args_t &a) const {
     a.src_scale = src_s_ ? ctx.input<float>(DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC) : nullptr;
     a.wei_scale = wei_s_ ? ctx.input<float>(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS) : nullptr;
     a.dst_scale = dst_s_ ? ctx.input<float>(DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST) : nullptr;
+    // Zero points: one value each (checked at creation), s32, s8 or u8.
+    auto zp = [&](int arg, data_type_t dt) -> int32_t {
+        const void *p = ctx.input<void>(DNNL_ARG_ATTR_ZERO_POINTS | arg);
+        if (!p) return 0;
+        switch (dt) {
+            case dnnl_s8: return *static_cast<const int8_t *>(p);
+            case dnnl_u8: return *static_cast<const uint8_t *>(p);
+            default: return *static_cast<const int32_t *>(p);
+        }
+    };
+    a.src_zp = src_zp_ ? zp(DNNL_ARG_SRC, src_zp_dt_) : 0;
+    a.dst_zp = dst_zp_ ? (float)zp(DNNL_ARG_DST, dst_zp_dt_) : 0.f;
 }
 
 void conv_epilogue_t::pre(float *v, dim_t n, dim_t oc0, const args_t &a, dim_t oc_step,
@@ -60,13 +74,14 @@ void conv_epilogue_t::pre(float *v, dim_t n, dim_t oc0, const args_t &a, dim_t o
 }
 
 void conv_epilogue_t::post(float *v, dim_t n, dim_t oc0, const args_t &a, dim_t oc_step) const {
-    if (!dst_s_) return;
     if (dst_s_per_oc_) {
         for (dim_t c = 0; c < n; ++c) v[c] /= a.dst_scale[oc0 + c * oc_step];
-    } else {
+    } else if (dst_s_) {
         const float s = a.dst_scale[0];
         for (dim_t c = 0; c < n; ++c) v[c] /= s;
     }
+    if (dst_zp_)
+        for (dim_t c = 0; c < n; ++c) v[c] += a.dst_zp;
 }
 
 void conv_epilogue_t::apply(float *v, dim_t n, dim_t oc0, dim_t *pos, const float *prev,

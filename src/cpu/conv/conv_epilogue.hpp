@@ -1,7 +1,7 @@
 // What happens to a convolution accumulator before it is stored:
 //   v = acc * src_scale * wei_scale[oc] + bias[oc]     (pre)
 //   v = post-op chain (eltwise, sum, binary)           (shared post_ops helper)
-//   v = v / dst_scale[oc]                              (post)
+//   v = v / dst_scale[oc] + dst_zero_point            (post)
 // Built once per primitive from the pd. pre/post work on runs of consecutive
 // output channels; the chain is applied by the caller through
 // post_ops::applier_t (per element, or along rows of the innermost dim).
@@ -19,6 +19,8 @@ struct conv_epilogue_t {
     struct args_t {
         const void *bias = nullptr;
         const float *src_scale = nullptr, *wei_scale = nullptr, *dst_scale = nullptr;
+        int32_t src_zp = 0; // int8: subtracted from src before the product
+        float dst_zp = 0.f; // int8: added last
     };
 
     void init(const conv_fwd_pd_t *pd);
@@ -27,7 +29,8 @@ struct conv_epilogue_t {
     bool has_sum() const { return has_sum_; }
     bool has_chain() const { return has_chain_; }
     bool has_pre() const { return with_bias_ || src_s_ || wei_s_; }
-    bool has_post() const { return dst_s_; }
+    bool has_post() const { return dst_s_ || dst_zp_; }
+    bool has_src_zp() const { return src_zp_; }
     bool trivial() const { return !has_pre() && !has_chain() && !has_post(); }
 
     // v[0..n) are the values of output channels oc0 + c * oc_step (oc_step
@@ -56,6 +59,8 @@ private:
     memory_desc_t bias_md_ = zero_md();
     bool src_s_ = false, wei_s_ = false, wei_s_per_oc_ = false;
     bool dst_s_ = false, dst_s_per_oc_ = false;
+    bool src_zp_ = false, dst_zp_ = false;
+    data_type_t src_zp_dt_ = dnnl_s32, dst_zp_dt_ = dnnl_s32;
     bool has_sum_ = false, has_chain_ = false;
 };
 

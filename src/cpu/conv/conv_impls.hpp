@@ -10,6 +10,7 @@
 #include "cpu/conv/conv_pd.hpp"
 #include "cpu/conv/direct_conv.hpp"
 #include "cpu/gemm/gemm.hpp"
+#include "cpu/gemm/gemm_s8.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
@@ -61,8 +62,14 @@ status_t conv_for_items(dim_t work, const scratchpad::grantor_t &sg, const F &ru
     return status::success;
 }
 
-// Reference: any layout through mdw_t, f32/bf16/f16 storage, f32 compute,
-// every attribute the kind accepts. Serves convolution and deconvolution.
+// The reference loop (also the int8 GEMM path's fallback): every dst
+// element of one execution, any layout through mdw_t.
+void ref_conv_fwd_run(const conv_fwd_pd_t *pd, const conv_epilogue_t &epi, const conv_exec_args_t &ex);
+
+// Reference: any layout through mdw_t, f32/bf16/f16 storage with f32
+// compute, or int8 (u8/s8 src, s8 weights) with exact s32 accumulation and
+// src/dst zero points; every attribute the kind accepts. Serves
+// convolution and deconvolution.
 struct ref_conv_fwd_t : conv_fwd_prim_t {
     struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, ref_conv_fwd_t> {
         using pd_impl_t::pd_impl_t;
@@ -137,6 +144,38 @@ struct gemm_conv_fwd_t : conv_fwd_prim_t {
         }
     };
     explicit gemm_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+
+private:
+    const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
+};
+
+// int8 convolution on the int8 GEMM engine (u8/s8 src, s8 weights), plain
+// ncx or nxc data. Per image, group and chunk of output points,
+//   acc (points x OCg) = col (points x K) * W^T (K x OCg)      exact s32
+// where col is the byte im2col of src (ncx: built K x points and read
+// transposed) or, for a unit-stride unpadded 1x1, src itself. K runs over
+// (tap, ic) or (ic, tap), whichever order the plain weights store as one
+// matrix per group (`any`: [g]o..i with nxc data, [g]oi.. with ncx). The
+// src zero point comes out through the weights' column sums, padding
+// holding the zero point's byte (a zero point the src type cannot hold
+// sends padded problems to the reference loop). The conv epilogue runs on
+// each s32 tile while it is in cache. Chunks are spread over the threads,
+// each GEMM running on one.
+struct gemm_s8_conv_fwd_t : conv_fwd_prim_t {
+    struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, gemm_s8_conv_fwd_t> {
+        using pd_impl_t::pd_impl_t;
+        const char *name() const override { return "gemm:s8"; }
+        status_t init(dnnl_engine *) override;
+
+        bool nxc = true; // channels-last data
+        bool ic_inner = true; // K order: k = tap * ICg + ic (else ic * taps + tap)
+        bool direct = false; // 1x1 unit stride, no padding: no im2col
+        bool transb = true; // weights are OCg rows of K (else K rows of OCg)
+        dim_t ldb = 0, K = 0, chunk = 0;
+        gemm::s8_plan_t plan;
+    };
+    explicit gemm_s8_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;
 
 private:

@@ -62,9 +62,21 @@ bool conv_fwd_pd_t::types_are(data_type_t dt) const {
     return !geom_.with_bias || one_of(bias_md_.data_type, dnnl_f32, dt);
 }
 
-status_t conv_fwd_pd_t::check_attr() {
+bool conv_fwd_pd_t::int8_types() const {
+    return one_of(src_md_.data_type, dnnl_u8, dnnl_s8) && weights_md_.data_type == dnnl_s8
+            && one_of(dst_md_.data_type, dnnl_f32, dnnl_bf16, dnnl_s32, dnnl_s8, dnnl_u8)
+            && (!geom_.with_bias
+                    || one_of(bias_md_.data_type, dnnl_f32, dnnl_bf16, dnnl_s32, dnnl_s8, dnnl_u8));
+}
+
+status_t conv_fwd_pd_t::check_attr(bool int8) {
     using sk = attr_t::skip_t;
-    if (!attr_.has_default_values(sk::skip_scales | sk::skip_post_ops)) return status::unimplemented;
+    const unsigned allowed = sk::skip_scales | sk::skip_post_ops | (int8 ? (unsigned)sk::skip_zero_points : 0u);
+    if (!attr_.has_default_values(allowed)) return status::unimplemented;
+    for (const auto &q : attr_.zero_points.items)
+        if (!one_of(q.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || q.e.mask != 0 || q.e.ndims != 0
+                || !one_of(q.e.dt, dnnl_s32, dnnl_s8, dnnl_u8))
+            return status::unimplemented;
     for (const auto &q : attr_.scales.items) {
         if (q.e.dt != dnnl_f32 || q.e.ndims != 0) return status::unimplemented;
         const int per_oc = geom_.with_groups ? 3 : 1;

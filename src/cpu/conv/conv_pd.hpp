@@ -120,9 +120,13 @@ protected:
     // common or per output channel, dst common or per channel) and the
     // post-op chains of post_ops::check; resolves binary src1 `any`.
     // unimplemented or invalid_arguments (malformed binary src1) otherwise.
-    status_t check_attr();
+    // int8: per-tensor src and dst zero points (s32/s8/u8 values) too.
+    status_t check_attr(bool int8 = false);
     // Data types all equal to `dt` (bias f32 or dt).
     bool types_are(data_type_t dt) const;
+    // int8 problem: u8/s8 src, s8 weights, f32/bf16/s32/s8/u8 dst, bias
+    // f32/bf16/s32/s8/u8.
+    bool int8_types() const;
     // Resolves `any` in src/dst/weights with the given tags; bias gets `a`.
     status_t set_formats(format_tag_t data_tag, format_tag_t wei_tag);
 

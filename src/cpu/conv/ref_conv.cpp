@@ -22,11 +22,12 @@ status_t ref_conv_fwd_t::pd_t::init(dnnl_engine *) {
             && weights_md_.data_type == src_md_.data_type
             && one_of(dst_md_.data_type, dnnl_f32, src_md_.data_type)
             && (!geom_.with_bias || one_of(bias_md_.data_type, dnnl_f32, src_md_.data_type));
-    if (!fp) return decline(me, "data types");
+    const bool int8 = int8_types();
+    if (!fp && !int8) return decline(me, "data types");
     if (geom_.is_deconv ? desc_.alg_kind != dnnl_deconvolution_direct
                         : !one_of(desc_.alg_kind, dnnl_convolution_direct, dnnl_convolution_auto))
         return decline(me, "algorithm");
-    if (status_t st = check_attr(); st != status::success)
+    if (status_t st = check_attr(int8); st != status::success)
         return st == status::unimplemented ? decline(me, "attributes") : st;
     KESTREL_CHECK(set_formats(conv_plain_data_tag(geom_.ndims),
             conv_plain_wei_tag(geom_.ndims, geom_.with_groups)));
@@ -35,13 +36,29 @@ status_t ref_conv_fwd_t::pd_t::init(dnnl_engine *) {
 }
 
 status_t ref_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
-    const conv_geom_t &g = pd()->geom();
-    const mdw_t src_d(pd()->src_md()), wei_d(pd()->weights_md()), dst_d(pd()->dst_md());
+    const mdw_t dst_d(pd()->dst_md());
     if (dst_d.has_zero_dim()) return status::success;
     const conv_exec_args_t ex(ctx, pd(), epi_);
+    ref_conv_fwd_run(pd(), epi_, ex);
+    return status::success;
+}
+
+// Integer source element minus the zero point (int8 path).
+static inline int32_t load_s32(data_type_t dt, const void *p, dim_t i) {
+    return dt == dnnl_u8 ? (int32_t) static_cast<const uint8_t *>(p)[i]
+                         : (int32_t) static_cast<const int8_t *>(p)[i];
+}
+
+void ref_conv_fwd_run(const conv_fwd_pd_t *pd, const conv_epilogue_t &epi, const conv_exec_args_t &ex) {
+    const conv_geom_t &g = pd->geom();
+    const mdw_t src_d(pd->src_md()), wei_d(pd->weights_md()), dst_d(pd->dst_md());
     const void *src = ex.src, *wei = ex.wei;
     void *dst = ex.dst;
     const data_type_t sdt = src_d.data_type(), wdt = wei_d.data_type(), ddt = dst_d.data_type();
+    // int8: exact s32 sum of (src - zero point) * weights, wrapping modulo
+    // 2^32 like the int8 GEMM, converted to f32 once for the epilogue.
+    const bool int8 = one_of(sdt, dnnl_u8, dnnl_s8);
+    const uint32_t zp = (uint32_t)ex.ea.src_zp;
 
     // Convolution: src index = dst index * stride - pad + k * (dil + 1).
     // Deconvolution inverts it: src index = (dst index + pad - k * (dil + 1))
@@ -61,6 +78,7 @@ status_t ref_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     parallel_nd(g.MB, g.G, g.OCg, osp, [&](dim_t n, dim_t gr, dim_t oc, dim_t sp) {
         const dim_t ow = sp % g.OW, oh = sp / g.OW % g.OH, od = sp / (g.OW * g.OH);
         float acc = 0.f;
+        uint32_t iacc = 0;
         dim_t pos[max_ndims];
         for (dim_t kd = 0; kd < g.KD; ++kd) {
             dim_t id;
@@ -73,22 +91,26 @@ status_t ref_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                     if (!src_idx(ow, kw, g.SW, g.PW, g.DW, g.IW, iw)) continue;
                     for (dim_t ic = 0; ic < g.ICg; ++ic) {
                         g.data_pos(pos, n, gr * g.ICg + ic, id, ih, iw);
-                        const float s = load_f32(sdt, src, src_d.off_v(pos));
+                        const dim_t so = src_d.off_v(pos);
                         g.wei_pos(pos, gr, oc, ic, kd, kh, kw);
-                        const float w = load_f32(wdt, wei, wei_d.off_v(pos));
-                        acc += s * w;
+                        const dim_t wo = wei_d.off_v(pos);
+                        if (int8)
+                            iacc += ((uint32_t)load_s32(sdt, src, so) - zp)
+                                    * (uint32_t) static_cast<const int8_t *>(wei)[wo];
+                        else
+                            acc += load_f32(sdt, src, so) * load_f32(wdt, wei, wo);
                     }
                 }
             }
         }
+        if (int8) acc = (float)(int32_t)iacc;
         const dim_t c = gr * g.OCg + oc;
         g.data_pos(pos, n, c, od, oh, ow);
         const dim_t off = dst_d.off_v(pos);
-        const float prev = epi_.has_sum() ? load_f32(ddt, dst, off) : 0.f;
-        epi_.apply(&acc, 1, c, pos, &prev, ex.ea, ex.ap);
+        const float prev = epi.has_sum() ? load_f32(ddt, dst, off) : 0.f;
+        epi.apply(&acc, 1, c, pos, &prev, ex.ea, ex.ap);
         store_f32(ddt, dst, off, acc);
     });
-    return status::success;
 }
 
 } // namespace kestrel

@@ -301,5 +301,18 @@ status_t s8_plan_t::execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb
     return oom ? status::out_of_memory : status::success;
 }
 
+status_t s8_plan_t::execute_st(dim_t M, const void *A, dim_t lda, const int8_t *B, dim_t ldb,
+        const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
+        const s8_epilogue_t &ep) const {
+    if (M > M_) return status::invalid_arguments;
+    if (M <= 0 || N_ <= 0) return status::success;
+    uint8_t *pa = g.get<uint8_t>(base + s8_key_pack_a, ithr);
+    int8_t *pb = g.get<int8_t>(base + s8_key_pack_b, ithr);
+    int32_t *sums = g.get<int32_t>(base + s8_key_sums, ithr);
+    if (!pa || !pb || !sums) return status::out_of_memory;
+    run_block(A, lda, B, ldb, 0, M, 0, N_, pa, pb, sums, ep);
+    return status::success;
+}
+
 } // namespace gemm
 } // namespace kestrel

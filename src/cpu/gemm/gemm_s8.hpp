@@ -56,6 +56,13 @@ public:
             const scratchpad::grantor_t &g, scratchpad::key_t base,
             const s8_epilogue_t &ep) const;
 
+    // The first M rows (M <= the planned M) on the calling thread alone,
+    // with the buffers of slot ithr: for callers that spread many small
+    // GEMMs over the threads themselves (plan made with nthr 1).
+    status_t execute_st(dim_t M, const void *A, dim_t lda, const int8_t *B, dim_t ldb,
+            const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
+            const s8_epilogue_t &ep) const;
+
     const char *kernel_name() const;
     int nthr() const { return nthr_; }
     dim_t mc() const { return mc_; }

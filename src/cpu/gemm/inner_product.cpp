@@ -38,12 +38,20 @@ bool ip_rows_layout(const mdw_t &s, const mdw_t &w, bool &w_ko) {
     return w_ko;
 }
 
-status_t ip_fwd_pd_t::init_common() {
-    for (const memory_desc_t *md : {&src_md_, &weights_md_, &dst_md_})
-        if (!gemm::float_dt(md->data_type)) return status::unimplemented;
-    if (with_bias() && !gemm::float_dt(bias_md_.data_type)) return status::unimplemented;
-    if (!attr_.has_default_values(attr_t::skip_scales | attr_t::skip_post_ops))
-        return status::unimplemented;
+status_t ip_fwd_pd_t::init_common(bool int8) {
+    if (int8) {
+        if (!int8_types()) return status::unimplemented;
+        for (const auto &q : attr_.zero_points.items)
+            if (!one_of(q.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || q.e.mask != 0 || q.e.ndims != 0
+                    || q.e.dt != dnnl_s32)
+                return status::unimplemented;
+    } else {
+        for (const memory_desc_t *md : {&src_md_, &weights_md_, &dst_md_})
+            if (!gemm::float_dt(md->data_type)) return status::unimplemented;
+        if (with_bias() && !gemm::float_dt(bias_md_.data_type)) return status::unimplemented;
+    }
+    const unsigned allowed = attr_t::skip_scales | attr_t::skip_post_ops | (int8 ? (unsigned)attr_t::skip_zero_points : 0u);
+    if (!attr_.has_default_values(allowed)) return status::unimplemented;
     if (!gemm::scales_ok(attr_, 1 << 0)) return status::unimplemented; // per OC
     KESTREL_CHECK(ip_set_formats(src_md_, weights_md_, dst_md_, bias_md_));
     KESTREL_CHECK(post_ops::resolve_any(attr_.post_ops));
@@ -53,7 +61,7 @@ status_t ip_fwd_pd_t::init_common() {
 // ---------------------------------------------------------------- reference
 
 status_t ref_ip_fwd_t::pd_t::init(dnnl_engine *) {
-    return gemm::decline_common(name(), init_common());
+    return gemm::decline_common(name(), init_common(int8_types()));
 }
 
 status_t ref_ip_fwd_t::execute(const exec_ctx_t &ctx) const {
@@ -67,15 +75,26 @@ status_t ref_ip_fwd_t::execute(const exec_ctx_t &ctx) const {
     const post_ops::applier_t ap(pd->attr()->post_ops, *pd->dst_md(), ctx);
     const int nd = s.ndims();
     const dim_t MB = d.dims()[0], OC = d.dims()[1];
+    // int8: exact s32 sum of (src - zero point) * weights, wrapping modulo
+    // 2^32 like the int8 GEMM.
+    const bool int8 = gemm::int8_dt(s.data_type());
+    const uint32_t zp = (uint32_t)sc.src_zp;
     parallel_nd(MB, OC, [&](dim_t mb, dim_t oc) {
         dim_t sp[max_ndims] = {}, wp[max_ndims] = {}, inner[max_ndims] = {};
         float acc = 0.f;
+        uint32_t iacc = 0;
         do {
             sp[0] = mb;
             wp[0] = oc;
             for (int i = 1; i < nd; ++i) sp[i] = wp[i] = inner[i];
-            acc += load_f32(s.data_type(), src, s.off_v(sp)) * load_f32(w.data_type(), wei, w.off_v(wp));
+            const dim_t so = s.off_v(sp), wo = w.off_v(wp);
+            if (int8)
+                iacc += ((uint32_t)(int32_t)load_f32(s.data_type(), src, so) - zp)
+                        * (uint32_t) static_cast<const int8_t *>(wei)[wo];
+            else
+                acc += load_f32(s.data_type(), src, so) * load_f32(w.data_type(), wei, wo);
         } while (nd > 1 && nd_next(nd - 1, s.dims() + 1, inner + 1));
+        if (int8) acc = (float)(int32_t)iacc;
         float v = acc * sc.src * (sc.wei_p ? sc.wei_p[oc] : sc.wei);
         if (bias) {
             const dim_t bp[1] = {oc};
@@ -89,28 +108,54 @@ status_t ref_ip_fwd_t::execute(const exec_ctx_t &ctx) const {
 
 // --------------------------------------------------------------- GEMM-based
 
+status_t ip_out_stage(const ip_fwd_pd_t &pd, const exec_ctx_t &ctx, const gemm::scales_t &sc,
+        const post_ops::applier_t &ap, int first_po, scratchpad::key_t key_bias, gemm::out_stage_t &st,
+        float &alpha) {
+    alpha = st.init(sc, ap, first_po, 2);
+    st.wei_n = sc.wei_p;
+    st.wei_sn = 1;
+    if (sc.dst_zp) st.dst_zp = &sc;
+    if (pd.with_bias()) {
+        const memory_desc_t &bmd = *pd.weights_md(1);
+        float *buf = ctx.scratchpad().get<float>(key_bias);
+        if (bmd.data_type != dnnl_f32 && !buf) return status::out_of_memory;
+        gemm::bias_f32_t bias;
+        bias.init(bmd, ctx.input(DNNL_ARG_BIAS), buf);
+        st.bias = bias.at(bmd.offset0);
+        st.bias_sm = 0;
+        st.bias_sn = bmd.blocking.strides[0];
+    }
+    return status::success;
+}
+
+status_t ip_gemm_view_t::init(const char *me, const ip_fwd_pd_t &pd) {
+    if (pd.with_bias() && !mdw_t(pd.weights_md(1)).is_plain()) return decline(me, "needs a plain bias");
+    const mdw_t s(pd.src_md()), w(pd.weights_md(0)), d(pd.dst_md());
+    if (!d.matches_tag(dnnl_ab)) return decline(me, "dst must be ab");
+    bool w_ko = false;
+    if (!ip_rows_layout(s, w, w_ko)) return decline(me, "src and weights layouts differ");
+    transb = !w_ko; // weights stored IC x OC: B = weights^T read directly
+    if (!gemm::plan_sum(*pd.attr(), first_po, beta))
+        return decline(me, "sum post-op other than a leading plain sum");
+    M = d.dims()[0];
+    N = d.dims()[1];
+    K = s.nelems() / (M > 0 ? M : 1);
+    lda = K;
+    ldb = transb ? K : N;
+    ldc = N;
+    return status::success;
+}
+
 status_t gemm_ip_fwd_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(gemm::decline_common(name(), init_common()));
     const data_type_t sdt = src_md_.data_type, wdt = weights_md_.data_type, ddt = dst_md_.data_type;
     cvt = !(sdt == dnnl_f32 && wdt == dnnl_f32 && ddt == dnnl_f32);
-    if (with_bias() && !mdw_t(bias_md_).is_plain()) return decline(name(), "needs a plain bias");
-    const mdw_t s(src_md_), w(weights_md_), d(dst_md_);
-    if (!d.matches_tag(dnnl_ab)) return decline(name(), "dst must be ab");
-    bool w_ko = false;
-    if (!ip_rows_layout(s, w, w_ko)) return decline(name(), "src and weights layouts differ");
-    transb = !w_ko; // weights stored IC x OC: B = weights^T read directly
-    if (!gemm::plan_sum(attr_, first_po, beta))
-        return decline(name(), "sum post-op other than a leading plain sum");
-    const dim_t MB = d.dims()[0], OC = d.dims()[1];
-    const dim_t K = s.nelems() / (MB > 0 ? MB : 1);
-    lda = K;
-    ldb = transb ? K : OC;
-    ldc = OC;
+    KESTREL_CHECK(gv.init(name(), *this));
     if (cvt) {
-        KESTREL_CHECK(cplan.init(MB, OC, K, sdt, false, wdt, transb, ddt));
+        KESTREL_CHECK(cplan.init(gv.M, gv.N, gv.K, sdt, false, wdt, gv.transb, ddt));
         cplan.book(scratchpad_registry(), key_plan);
     } else {
-        KESTREL_CHECK(plan.init(MB, OC, K, false, transb));
+        KESTREL_CHECK(plan.init(gv.M, gv.N, gv.K, false, gv.transb));
         plan.book(scratchpad_registry(), key_plan);
     }
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
@@ -120,8 +165,8 @@ status_t gemm_ip_fwd_t::pd_t::init(dnnl_engine *) {
 status_t gemm_ip_fwd_t::execute(const exec_ctx_t &ctx) const {
     const auto *pd = static_cast<const pd_t *>(pd_.get());
     const mdw_t s(pd->src_md()), w(pd->weights_md(0)), d(pd->dst_md());
-    const dim_t MB = d.dims()[0], OC = d.dims()[1];
-    const dim_t K = pd->lda;
+    const ip_gemm_view_t &gv = pd->gv;
+    const dim_t MB = gv.M, OC = gv.N, K = gv.K;
     const char *src = ctx.input<char>(DNNL_ARG_SRC) + pd->src_md()->offset0 * s.dt_size();
     const char *wei = ctx.input<char>(DNNL_ARG_WEIGHTS) + pd->weights_md(0)->offset0 * w.dt_size();
     char *dst = ctx.output<char>(DNNL_ARG_DST) + pd->dst_md()->offset0 * d.dt_size();
@@ -129,34 +174,23 @@ status_t gemm_ip_fwd_t::execute(const exec_ctx_t &ctx) const {
     KESTREL_CHECK(sc.init(*pd->attr(), ctx));
     const post_ops::applier_t ap(pd->attr()->post_ops, *pd->dst_md(), ctx);
     gemm::out_stage_t ep;
-    const float alpha = ep.init(sc, ap, pd->first_po, 2);
-    ep.wei_n = sc.wei_p;
-    ep.wei_sn = 1;
-    if (pd->with_bias()) {
-        const memory_desc_t &bmd = *pd->weights_md(1);
-        float *buf = ctx.scratchpad().get<float>(pd_t::key_bias);
-        if (bmd.data_type != dnnl_f32 && !buf) return status::out_of_memory;
-        gemm::bias_f32_t bias;
-        bias.init(bmd, ctx.input(DNNL_ARG_BIAS), buf);
-        ep.bias = bias.at(bmd.offset0);
-        ep.bias_sm = 0;
-        ep.bias_sn = bmd.blocking.strides[0];
-    }
+    float alpha;
+    KESTREL_CHECK(ip_out_stage(*pd, ctx, sc, ap, gv.first_po, pd_t::key_bias, ep, alpha));
     const gemm::epilogue_t *e = ep.trivial() ? nullptr : &ep;
     const auto &g = ctx.scratchpad();
     if (pd->cvt) {
         gemm::operand_t A, B;
         A.p = src;
         A.dt = s.data_type();
-        A.ld = pd->lda;
+        A.ld = gv.lda;
         B.p = wei;
         B.dt = w.data_type();
-        B.ld = pd->ldb;
-        B.trans = pd->transb;
-        return pd->cplan.execute(MB, OC, K, alpha, A, B, pd->beta, dst, pd->ldc, g, pd_t::key_plan, e);
+        B.ld = gv.ldb;
+        B.trans = gv.transb;
+        return pd->cplan.execute(MB, OC, K, alpha, A, B, gv.beta, dst, gv.ldc, g, pd_t::key_plan, e);
     }
-    return pd->plan.execute(MB, OC, K, alpha, reinterpret_cast<const float *>(src), pd->lda,
-            reinterpret_cast<const float *>(wei), pd->ldb, pd->beta, reinterpret_cast<float *>(dst), pd->ldc,
+    return pd->plan.execute(MB, OC, K, alpha, reinterpret_cast<const float *>(src), gv.lda,
+            reinterpret_cast<const float *>(wei), gv.ldb, gv.beta, reinterpret_cast<float *>(dst), gv.ldc,
             g, pd_t::key_plan, e);
 }
 

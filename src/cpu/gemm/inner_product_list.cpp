@@ -6,6 +6,7 @@ namespace kestrel {
 
 const impl_entry_t ip_fwd_impl_list[] = {
         {"gemm", make_pd<gemm_ip_fwd_t::pd_t>},
+        {"gemm:s8", make_pd<gemm_s8_ip_fwd_t::pd_t>},
         {"ref:any", make_pd<ref_ip_fwd_t::pd_t>},
         {nullptr, nullptr},
 };

@@ -47,8 +47,17 @@ struct ip_fwd_pd_t : pd_t {
     int n_outputs() const override { return 1; }
     bool with_bias() const { return !mdw_t(bias_md_).is_zero(); }
 
+    // int8 problem: u8/s8 src, s8 weights, f32/bf16/s32/s8/u8 dst and bias.
+    bool int8_types() const {
+        return one_of(src_md_.data_type, dnnl_u8, dnnl_s8) && weights_md_.data_type == dnnl_s8
+                && one_of(dst_md_.data_type, dnnl_f32, dnnl_bf16, dnnl_s32, dnnl_s8, dnnl_u8)
+                && (!with_bias() || one_of(bias_md_.data_type, dnnl_f32, dnnl_bf16, dnnl_s32, dnnl_s8, dnnl_u8));
+    }
+
 protected:
-    status_t init_common();
+    // Types (float, or int8 with int8_types()), attributes (scales; for
+    // int8 also per-tensor s32 src and dst zero points), formats, post-ops.
+    status_t init_common(bool int8 = false);
 
     ip_fwd_desc_t desc_;
     memory_desc_t src_md_, weights_md_, bias_md_, dst_md_;

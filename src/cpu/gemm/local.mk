@@ -15,9 +15,9 @@ libkestrel_la_SOURCES += \
 	src/cpu/gemm/gemm_util.hpp src/cpu/gemm/gemm_util.cpp \
 	src/cpu/gemm/gemm_cvt.hpp src/cpu/gemm/gemm_cvt.cpp \
 	src/cpu/gemm/matmul_pd.hpp src/cpu/gemm/matmul_out.hpp src/cpu/gemm/matmul.hpp src/cpu/gemm/matmul.cpp \
-	src/cpu/gemm/matmul_s8.hpp src/cpu/gemm/matmul_s8.cpp \
+	src/cpu/gemm/matmul_s8.hpp src/cpu/gemm/matmul_s8.cpp src/cpu/gemm/s8_out.hpp \
 	src/cpu/gemm/matmul_list.cpp \
 	src/cpu/gemm/inner_product_pd.hpp src/cpu/gemm/inner_product.hpp \
-	src/cpu/gemm/inner_product.cpp src/cpu/gemm/inner_product_list.cpp \
+	src/cpu/gemm/inner_product.cpp src/cpu/gemm/ip_s8.cpp src/cpu/gemm/inner_product_list.cpp \
 	src/cpu/gemm/inner_product_bwd.hpp src/cpu/gemm/inner_product_bwd.cpp \
 	src/api/gemm.cpp src/api/matmul.cpp src/api/inner_product.cpp

@@ -5,105 +5,10 @@
 
 #include "cpu/gemm/kernels_s8.hpp"
 #include "cpu/gemm/matmul_out.hpp"
+#include "cpu/gemm/s8_out.hpp"
 #include "cpu/types.hpp"
 
 namespace kestrel {
-
-namespace {
-
-// f32 to an integer type as store_f32 does it (NaN to 0, round to nearest
-// even, saturate), but without a libm call per element so that rows
-// vectorize: below 2^23 adding and removing 1.5 * 2^23 rounds to nearest
-// even in the default rounding mode; from 2^23 on every f32 is an integer.
-template <typename T>
-inline T round_sat(float f, float lo, float hi) {
-    if (f != f) return 0;
-    const float magic = 12582912.f;
-    float r = std::fabs(f) < 8388608.f ? (f + magic) - magic : f;
-    r = r < lo ? lo : r;
-    r = r > hi ? hi : r;
-    return (T)r;
-}
-
-// One row of f32 values into dst of type dt, from element `off`.
-void store_row(data_type_t dt, void *dst, dim_t off, const float *t, dim_t n) {
-    switch (dt) {
-        case dnnl_f32: {
-            float *d = static_cast<float *>(dst) + off;
-            for (dim_t j = 0; j < n; ++j) d[j] = t[j];
-            return;
-        }
-        case dnnl_s32: {
-            // 2^31 and above saturate to INT32_MAX; 2147483520 is the
-            // largest f32 below 2^31.
-            int32_t *d = static_cast<int32_t *>(dst) + off;
-            for (dim_t j = 0; j < n; ++j)
-                d[j] = t[j] >= 2147483648.f ? INT32_MAX
-                                            : round_sat<int32_t>(t[j], -2147483648.f, 2147483520.f);
-            return;
-        }
-        case dnnl_s8: {
-            int8_t *d = static_cast<int8_t *>(dst) + off;
-            for (dim_t j = 0; j < n; ++j) d[j] = round_sat<int8_t>(t[j], -128.f, 127.f);
-            return;
-        }
-        case dnnl_u8: {
-            uint8_t *d = static_cast<uint8_t *>(dst) + off;
-            for (dim_t j = 0; j < n; ++j) d[j] = round_sat<uint8_t>(t[j], 0.f, 255.f);
-            return;
-        }
-        default:
-            for (dim_t j = 0; j < n; ++j) store_f32(dt, dst, off + j, t[j]);
-    }
-}
-
-// One GEMM's tiles into dst: the exact s32 sum minus src_zp * colsum(B),
-// then as the float GEMM path does it: alpha * acc (+ beta * old dst for a
-// leading sum), the output stage, dst's rounding and saturation.
-class s8_out_t : public gemm::s8_epilogue_t {
-public:
-    const gemm::out_stage_t *stage = nullptr; // nullptr: nothing to apply
-    float alpha = 1.f, beta = 0.f;
-    int32_t src_zp = 0;
-    char *dst = nullptr; // element (0, 0) of this GEMM's C
-    data_type_t ddt = dnnl_f32;
-    dim_t ldc = 0;
-
-    void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, const int32_t *acc, dim_t ld,
-            const int32_t *, const int32_t *col_sum) const override {
-        if (!stage && beta == 0.f && !src_zp && alpha == 1.f && ddt == dnnl_s32) {
-            // Plain s32 out: the value goes through f32 as below (integral,
-            // so only the saturation at 2^31 is left to do).
-            for (dim_t i = 0; i < m; ++i) {
-                int32_t *d = reinterpret_cast<int32_t *>(dst) + (m0 + i) * ldc + n0;
-                const int32_t *a = acc + i * ld;
-                for (dim_t j = 0; j < n; ++j) {
-                    const float f = (float)a[j];
-                    d[j] = f >= 2147483648.f ? INT32_MAX : (int32_t)f;
-                }
-            }
-            return;
-        }
-        float t[gemm::s8_max_mr * gemm::s8_max_nr];
-        const uint32_t zp = (uint32_t)src_zp;
-        for (dim_t i = 0; i < m; ++i) {
-            const int32_t *a = acc + i * ld;
-            float *ti = t + i * n;
-            if (zp)
-                for (dim_t j = 0; j < n; ++j)
-                    ti[j] = alpha * (float)(int32_t)((uint32_t)a[j] - zp * (uint32_t)col_sum[j]);
-            else
-                for (dim_t j = 0; j < n; ++j) ti[j] = alpha * (float)a[j];
-            if (beta != 0.f)
-                for (dim_t j = 0; j < n; ++j)
-                    ti[j] = std::fma(beta, load_f32(ddt, dst, (m0 + i) * ldc + n0 + j), ti[j]);
-        }
-        if (stage) stage->apply(m0, n0, m, n, t, n);
-        for (dim_t i = 0; i < m; ++i) store_row(ddt, dst, (m0 + i) * ldc + n0, t + i * n, n);
-    }
-};
-
-} // namespace
 
 status_t s8_matmul_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(gemm::decline_common(name(), init_common()));
@@ -149,7 +54,7 @@ status_t s8_matmul_t::execute(const exec_ctx_t &ctx) const {
         dim_t pos[max_ndims], sp[max_ndims], wp[max_ndims];
         matmul_batch_origin(dmd, smd, wmd, ib, pos, sp, wp);
         const gemm::out_stage_t stage = out.stage_at(pos, wmd, wp);
-        s8_out_t ep;
+        gemm::s8_out_t ep;
         ep.stage = out.needed ? &stage : nullptr;
         ep.alpha = out.alpha;
         ep.beta = pd->beta;

@@ -1,0 +1,41 @@
+// int8 inner product on the int8 GEMM engine: see inner_product.hpp.
+#include "cpu/gemm/inner_product.hpp"
+#include "cpu/gemm/s8_out.hpp"
+
+namespace kestrel {
+
+status_t gemm_s8_ip_fwd_t::pd_t::init(dnnl_engine *) {
+    if (!int8_types()) return decline(name(), "data types");
+    KESTREL_CHECK(gemm::decline_common(name(), init_common(true)));
+    KESTREL_CHECK(gv.init(name(), *this));
+    const bool src_zp = attr_.zero_points.get(DNNL_ARG_SRC) != nullptr;
+    KESTREL_CHECK(plan.init(gv.M, gv.N, gv.K, false, gv.transb, src_md_.data_type == dnnl_s8, false, src_zp));
+    plan.book(scratchpad_registry(), key_plan);
+    if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
+    return status::success;
+}
+
+status_t gemm_s8_ip_fwd_t::execute(const exec_ctx_t &ctx) const {
+    const auto *pd = static_cast<const pd_t *>(pd_.get());
+    const mdw_t s(pd->src_md()), w(pd->weights_md(0)), d(pd->dst_md());
+    const char *src = ctx.input<char>(DNNL_ARG_SRC) + pd->src_md()->offset0 * s.dt_size();
+    const int8_t *wei = ctx.input<int8_t>(DNNL_ARG_WEIGHTS) + pd->weights_md(0)->offset0;
+    char *dst = ctx.output<char>(DNNL_ARG_DST) + pd->dst_md()->offset0 * d.dt_size();
+    gemm::scales_t sc;
+    KESTREL_CHECK(sc.init(*pd->attr(), ctx));
+    const post_ops::applier_t ap(pd->attr()->post_ops, *pd->dst_md(), ctx);
+    gemm::out_stage_t stage;
+    float alpha;
+    KESTREL_CHECK(ip_out_stage(*pd, ctx, sc, ap, pd->gv.first_po, pd_t::key_bias, stage, alpha));
+    gemm::s8_out_t ep;
+    ep.stage = stage.trivial() ? nullptr : &stage;
+    ep.alpha = alpha;
+    ep.beta = pd->gv.beta;
+    ep.src_zp = sc.src_zp;
+    ep.dst = dst;
+    ep.ddt = d.data_type();
+    ep.ldc = pd->gv.ldc;
+    return pd->plan.execute(src, pd->gv.lda, wei, pd->gv.ldb, ctx.scratchpad(), pd_t::key_plan, ep);
+}
+
+} // namespace kestrel
