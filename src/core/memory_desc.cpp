@@ -454,6 +454,9 @@ size_t mdw_t::size(int index) const {
     if (is_sparse()) {
         if (has_zero_dim() || index < 0 || index >= md_num_handles(*md_)) return 0;
         const auto &sp = md_->sparse;
+        // A packed layout is chosen by an implementation; none is (see
+        // matmul_sparse.hpp), so a user-made descriptor has no sizes yet.
+        if (sp.encoding == dnnl_packed) return 0;
         const size_t nnz = (size_t)sp.nnz;
         if (index == 0) return nnz * dt_size();
         switch (sp.encoding) {
@@ -461,8 +464,6 @@ size_t mdw_t::size(int index) const {
                 return index == 1 ? nnz * data_type_size(sp.metadata_types[0])
                                   : (size_t)(md_->dims[0] + 1) * data_type_size(sp.metadata_types[1]);
             case dnnl_coo: return nnz * data_type_size(sp.metadata_types[0]);
-            // A packed layout is chosen by an implementation; none is (see
-            // matmul_sparse.hpp), so a user-made descriptor has no sizes yet.
             default: return 0;
         }
     }

@@ -86,8 +86,8 @@ std::vector<float> run_c(const shape_t &s, bool src_sparse, bool coo, bool shuff
     KT_OK(dnnl_memory_create(&dm, dmd, eng, dense.data()));
     KT_OK(dnnl_memory_create(&om, dst_md, eng, out.data()));
     const_dnnl_memory_desc_t spmd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    std::vector<char> spbuf(dnnl_memory_desc_get_size(spmd) + 1);
-    if (mode == 2) KT_OK(dnnl_memory_create(&spm, spmd, eng, spbuf.data()));
+    // A user scratchpad must be aligned: the library allocates it.
+    if (mode == 2) KT_OK(dnnl_memory_create(&spm, spmd, eng, DNNL_MEMORY_ALLOCATE));
     std::vector<dnnl_exec_arg_t> args = {{src_sparse ? DNNL_ARG_SRC : DNNL_ARG_WEIGHTS, sm},
             {src_sparse ? DNNL_ARG_WEIGHTS : DNNL_ARG_SRC, dm}, {DNNL_ARG_DST, om}};
     if (spm) args.push_back({DNNL_ARG_SCRATCHPAD, spm});
