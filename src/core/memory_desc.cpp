@@ -380,10 +380,12 @@ status_t md_init_sparse(memory_desc_t &md, dnnl_sparse_encoding_t encoding,
     if (!valid_dt(dt) || nnz < 0) return status::invalid_arguments;
     if (encoding != dnnl_packed && !valid_dt(indices_dt)) return status::invalid_arguments;
     if (encoding == dnnl_csr && !valid_dt(pointers_dt)) return status::invalid_arguments;
-    // Every buffer size below must be representable.
-    dim_t bytes = 0;
+    // Every buffer size, and the element count (a packed layout's bitmask
+    // and offsets follow it), must be representable.
+    dim_t bytes = 0, elems = 8;
     for (int d = 0; d < ndims; ++d)
-        if (dims[d] < 0 || is_runtime(dims[d]) || dims[d] > ((dim_t)1 << 40))
+        if (dims[d] < 0 || is_runtime(dims[d]) || dims[d] > ((dim_t)1 << 40)
+                || __builtin_mul_overflow(elems, std::max<dim_t>(dims[d], 1), &elems))
             return status::invalid_arguments;
     if (__builtin_mul_overflow(nnz, (dim_t)8, &bytes)) return status::invalid_arguments;
     memory_desc_t r = zero_md();
