@@ -11,6 +11,7 @@ CLEANFILES += $(BENCH_PROGS)
 # Per-area benchmark fragments append to BENCH_PROGS.
 include bench/eltwise.mk
 include bench/train.mk
+include bench/sparse.mk
 
 bench: $(BENCH_PROGS)
 	@for b in $(BENCH_PROGS); do echo "== $$b"; ./$$b || exit 1; done

@@ -304,7 +304,9 @@ dnnl_status_t dnnl_post_ops_get_params_eltwise(const_dnnl_post_ops_t post_ops, i
 dnnl_status_t dnnl_post_ops_append_binary(dnnl_post_ops_t post_ops, dnnl_alg_kind_t alg_kind,
         const_dnnl_memory_desc_t src1_desc) {
     if (any_null(post_ops, src1_desc) || !valid_binary_alg(alg_kind)) return dnnl_invalid_arguments;
-    if (src1_desc->format_kind == dnnl_format_kind_undef || src1_desc->ndims == 0)
+    // No implementation reads a sparse second operand.
+    if (src1_desc->format_kind == dnnl_format_kind_undef || src1_desc->ndims == 0
+            || src1_desc->format_kind == dnnl_format_kind_sparse)
         return dnnl_invalid_arguments;
     if (post_ops->entries.size() >= max_post_ops) return dnnl_out_of_memory;
     return guard([&] {
@@ -372,7 +374,8 @@ dnnl_status_t dnnl_primitive_attr_set_dropout(dnnl_primitive_attr_t attr,
         const_dnnl_memory_desc_t dropout_desc) {
     if (any_null(attr, dropout_desc)) return dnnl_invalid_arguments;
     if (dropout_desc->ndims < 0 || dropout_desc->ndims > DNNL_MAX_NDIMS
-            || (dropout_desc->ndims != 0 && dropout_desc->data_type != dnnl_u8))
+            || (dropout_desc->ndims != 0 && dropout_desc->data_type != dnnl_u8)
+            || dropout_desc->format_kind == dnnl_format_kind_sparse) // a mask is written densely
         return dnnl_invalid_arguments;
     attr->dropout = true;
     attr->dropout_mask = *dropout_desc;

@@ -11,11 +11,11 @@ dnnl_status_t dnnl_memory_create(dnnl_memory_t *memory, const_dnnl_memory_desc_t
     return guard([&] { return memory_create(memory, *memory_desc, engine, handle); });
 }
 
-// api-coverage: partial: one buffer only; several (sparse encodings) return dnnl_unimplemented
+// One handle per buffer of the descriptor (md_num_handles), no more, no less.
 dnnl_status_t dnnl_memory_create_v2(dnnl_memory_t *memory, const_dnnl_memory_desc_t memory_desc,
         dnnl_engine_t engine, int nhandles, void **handles) {
-    if (nhandles != 1 || !handles) return nhandles > 1 ? dnnl_unimplemented : dnnl_invalid_arguments;
-    return dnnl_memory_create(memory, memory_desc, engine, handles[0]);
+    if (any_null(memory, memory_desc, engine, handles) || nhandles < 1) return dnnl_invalid_arguments;
+    return guard([&] { return memory_create(memory, *memory_desc, engine, nhandles, handles); });
 }
 
 dnnl_status_t dnnl_memory_get_memory_desc(const_dnnl_memory_t memory,
@@ -38,8 +38,10 @@ dnnl_status_t dnnl_memory_map_data(const_dnnl_memory_t memory, void **mapped_ptr
 }
 
 dnnl_status_t dnnl_memory_map_data_v2(const_dnnl_memory_t memory, void **mapped_ptr, int index) {
-    if (index != 0) return dnnl_invalid_arguments;
-    return dnnl_memory_map_data(memory, mapped_ptr);
+    if (any_null(memory, mapped_ptr) || index < 0 || index >= memory->nhandles)
+        return dnnl_invalid_arguments;
+    *mapped_ptr = memory->handle(index);
+    return dnnl_success;
 }
 
 dnnl_status_t dnnl_memory_unmap_data(const_dnnl_memory_t memory, void *mapped_ptr) {
@@ -48,8 +50,8 @@ dnnl_status_t dnnl_memory_unmap_data(const_dnnl_memory_t memory, void *mapped_pt
 }
 
 dnnl_status_t dnnl_memory_unmap_data_v2(const_dnnl_memory_t memory, void *mapped_ptr, int index) {
-    if (index != 0) return dnnl_invalid_arguments;
-    return dnnl_memory_unmap_data(memory, mapped_ptr);
+    (void)mapped_ptr;
+    return memory && index >= 0 && index < memory->nhandles ? dnnl_success : dnnl_invalid_arguments;
 }
 
 dnnl_status_t dnnl_memory_get_data_handle(const_dnnl_memory_t memory, void **handle) {
@@ -59,21 +61,22 @@ dnnl_status_t dnnl_memory_get_data_handle(const_dnnl_memory_t memory, void **han
 }
 
 dnnl_status_t dnnl_memory_get_data_handle_v2(const_dnnl_memory_t memory, void **handle, int index) {
-    if (index != 0) return dnnl_invalid_arguments;
-    return dnnl_memory_get_data_handle(memory, handle);
+    if (any_null(memory, handle) || index < 0 || index >= memory->nhandles)
+        return dnnl_invalid_arguments;
+    *handle = memory->handle(index);
+    return dnnl_success;
 }
 
 dnnl_status_t dnnl_memory_set_data_handle(dnnl_memory_t memory, void *handle) {
     if (!memory) return dnnl_invalid_arguments;
-    if (memory->owns_data) aligned_free(memory->data);
-    memory->owns_data = false;
-    memory->data = handle;
+    memory->set_handle(0, handle);
     return dnnl_success;
 }
 
 dnnl_status_t dnnl_memory_set_data_handle_v2(dnnl_memory_t memory, void *handle, int index) {
-    if (index != 0) return dnnl_invalid_arguments;
-    return dnnl_memory_set_data_handle(memory, handle);
+    if (!memory || index < 0 || index >= memory->nhandles) return dnnl_invalid_arguments;
+    memory->set_handle(index, handle);
+    return dnnl_success;
 }
 
 dnnl_status_t dnnl_memory_destroy(dnnl_memory_t memory) {

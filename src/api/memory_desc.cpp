@@ -53,6 +53,40 @@ dnnl_status_t dnnl_memory_desc_create_with_strides(dnnl_memory_desc_t *memory_de
     });
 }
 
+dnnl_status_t dnnl_memory_desc_create_with_csr_encoding(dnnl_memory_desc_t *memory_desc, int ndims,
+        const dnnl_dims_t dims, dnnl_data_type_t data_type, dnnl_dim_t nnz,
+        dnnl_data_type_t indices_dt, dnnl_data_type_t pointers_dt) {
+    if (!memory_desc) return dnnl_invalid_arguments;
+    return guard([&] {
+        memory_desc_t md;
+        KESTREL_CHECK(md_init_sparse(md, dnnl_csr, ndims, dims, data_type, nnz, indices_dt, pointers_dt));
+        return emit(memory_desc, md);
+    });
+}
+
+dnnl_status_t dnnl_memory_desc_create_with_coo_encoding(dnnl_memory_desc_t *memory_desc, int ndims,
+        const dnnl_dims_t dims, dnnl_data_type_t data_type, dnnl_dim_t nnz,
+        dnnl_data_type_t indices_dt) {
+    if (!memory_desc) return dnnl_invalid_arguments;
+    return guard([&] {
+        memory_desc_t md;
+        KESTREL_CHECK(md_init_sparse(md, dnnl_coo, ndims, dims, data_type, nnz, indices_dt,
+                dnnl_data_type_undef));
+        return emit(memory_desc, md);
+    });
+}
+
+dnnl_status_t dnnl_memory_desc_create_with_packed_encoding(dnnl_memory_desc_t *memory_desc,
+        int ndims, const dnnl_dims_t dims, dnnl_data_type_t data_type, dnnl_dim_t nnz) {
+    if (!memory_desc) return dnnl_invalid_arguments;
+    return guard([&] {
+        memory_desc_t md;
+        KESTREL_CHECK(md_init_sparse(md, dnnl_packed, ndims, dims, data_type, nnz,
+                dnnl_data_type_undef, dnnl_data_type_undef));
+        return emit(memory_desc, md);
+    });
+}
+
 dnnl_status_t dnnl_memory_desc_create_submemory(dnnl_memory_desc_t *memory_desc,
         const_dnnl_memory_desc_t parent_memory_desc, const dnnl_dims_t dims,
         const dnnl_dims_t offsets) {
@@ -125,15 +159,30 @@ dnnl_status_t dnnl_memory_desc_query(const_dnnl_memory_desc_t memory_desc, dnnl_
     }
 }
 
+// Index 0 is the descriptor itself; a sparse descriptor also answers the
+// data type of buffer `index` (its values, then its metadata).
 dnnl_status_t dnnl_memory_desc_query_v2(const_dnnl_memory_desc_t memory_desc, dnnl_query_t what,
         int index, void *result) {
-    if (index != 0) return dnnl_invalid_arguments;
-    // Dense and blocked memory has exactly one data handle.
-    if (what == dnnl_query_num_handles_s32) {
-        if (any_null(memory_desc, result)) return dnnl_invalid_arguments;
-        return put<int>(result, 1);
+    if (any_null(memory_desc, result) || index < 0) return dnnl_invalid_arguments;
+    const memory_desc_t &md = *memory_desc;
+    const bool sparse = md.format_kind == dnnl_format_kind_sparse;
+    if (index > 0 && !(sparse && what == dnnl_query_data_type)) return dnnl_invalid_arguments;
+    switch (what) {
+        case dnnl_query_sparse_encoding:
+            if (!sparse) return dnnl_invalid_arguments;
+            return put<dnnl_sparse_encoding_t>(result, md.sparse.encoding);
+        case dnnl_query_nnz_s64:
+            if (!sparse) return dnnl_invalid_arguments;
+            return put<dnnl_dim_t>(result, md.sparse.nnz);
+        case dnnl_query_num_handles_s32: return put<int>(result, md_num_handles(md));
+        case dnnl_query_data_type:
+            if (index == 0) return put<dnnl_data_type_t>(result, md.data_type);
+            if (index >= md_num_handles(md)) return dnnl_invalid_arguments;
+            // COO's index buffers share one type; CSR has indices then pointers.
+            return put<dnnl_data_type_t>(result,
+                    md.sparse.metadata_types[md.sparse.encoding == dnnl_coo ? 0 : index - 1]);
+        default: return dnnl_memory_desc_query(memory_desc, what, result);
     }
-    return dnnl_memory_desc_query(memory_desc, what, result);
 }
 
 int dnnl_memory_desc_equal(const_dnnl_memory_desc_t lhs, const_dnnl_memory_desc_t rhs) {
@@ -147,7 +196,7 @@ size_t dnnl_memory_desc_get_size(const_dnnl_memory_desc_t memory_desc) {
 }
 
 size_t dnnl_memory_desc_get_size_v2(const_dnnl_memory_desc_t memory_desc, int index) {
-    return index == 0 ? dnnl_memory_desc_get_size(memory_desc) : 0;
+    return memory_desc ? mdw_t(memory_desc).size(index) : 0;
 }
 
 size_t dnnl_data_type_size(dnnl_data_type_t data_type) {

@@ -32,6 +32,12 @@ public:
         put(md.data_type);
         put(md.format_kind);
         for (int d = 0; d < md.ndims; ++d) put(md.dims[d]);
+        if (md.format_kind == dnnl_format_kind_sparse) {
+            put(md.sparse.encoding);
+            put(md.sparse.nnz);
+            put(md.sparse.metadata_types[0]);
+            put(md.sparse.metadata_types[1]);
+        }
         if (md.format_kind != dnnl_blocked) return;
         put(md.offset0);
         for (int d = 0; d < md.ndims; ++d) {

@@ -50,6 +50,36 @@ struct reader_t {
     int64_t i64() { return (int64_t)u(8); }
 };
 
+void write_blocks(writer_t &w, const memory_desc_t &md) {
+    const int nb = md.blocking.inner_nblks;
+    w.i32(nb);
+    for (int i = 0; i < nb; ++i) w.i64(md.blocking.inner_blks[i]);
+    for (int i = 0; i < nb; ++i) w.i64(md.blocking.inner_idxs[i]);
+}
+
+// A sparse descriptor read back is only used if Kestrel could have made it.
+bool read_sparse(reader_t &r, memory_desc_t &m) {
+    const int32_t enc = r.i32();
+    const dim_t nnz = r.i64();
+    const int32_t t0 = r.i32(), t1 = r.i32();
+    if (enc < dnnl_csr || enc > dnnl_coo) return false;
+    for (int32_t t : {t0, t1})
+        if (t < dnnl_data_type_undef || t > dnnl_f4_e3m0) return false;
+    for (int d = 0; d < m.ndims; ++d)
+        if (m.padded_dims[d] != m.dims[d] || m.padded_offsets[d] != 0) return false;
+    if (m.offset0 != 0) return false;
+    memory_desc_t check;
+    if (md_init_sparse(check, (dnnl_sparse_encoding_t)enc, m.ndims, m.dims, m.data_type, nnz,
+                (data_type_t)t0, (data_type_t)t1)
+            != status::success)
+        return false;
+    const bool types_match = check.sparse.metadata_types[0] == (data_type_t)t0
+            && check.sparse.metadata_types[1] == (data_type_t)t1;
+    if (!types_match) return false;
+    m = check;
+    return true;
+}
+
 bool valid_dim(dim_t d) { return d >= 0 || d == DNNL_RUNTIME_DIM_VAL; }
 
 // A decoded descriptor is only used if it could have come from Kestrel.
@@ -86,17 +116,24 @@ std::vector<uint8_t> md_to_blob(const memory_desc_t &md) {
     writer_t w {out};
     w.u(format_version, 4);
     w.u(0, 4); // payload length, set below
-    const int n = md.ndims, nb = md.blocking.inner_nblks;
+    const int n = md.ndims;
     w.i32(n);
     w.i32(md.data_type);
     w.i32(md.format_kind);
     w.i64(md.offset0);
-    for (const dim_t *a : {md.dims, md.padded_dims, md.padded_offsets, md.blocking.strides})
+    for (const dim_t *a : {md.dims, md.padded_dims, md.padded_offsets})
         for (int d = 0; d < n; ++d) w.i64(a[d]);
-    w.i32(nb);
-    for (int i = 0; i < nb; ++i) w.i64(md.blocking.inner_blks[i]);
-    for (int i = 0; i < nb; ++i) w.i64(md.blocking.inner_idxs[i]);
-    const uint32_t len = (uint32_t)(out.size() - header_bytes);
+    if (md.format_kind == dnnl_format_kind_sparse) {
+        w.i32(md.sparse.encoding);
+        w.i64(md.sparse.nnz);
+        w.i32(md.sparse.metadata_types[0]);
+        w.i32(md.sparse.metadata_types[1]);
+    } else {
+        for (int d = 0; d < n; ++d) w.i64(md.blocking.strides[d]);
+        write_blocks(w, md);
+    }
+    const uint32_t len
+ = (uint32_t)(out.size() - header_bytes);
     for (int i = 0; i < 4; ++i) out[8 + i] = (uint8_t)(len >> (8 * i));
     w.u(fnv1a(out.data(), out.size()), 8);
     return out;
@@ -119,13 +156,19 @@ status_t md_from_blob(memory_desc_t &md, const uint8_t *blob) {
     const int32_t dt = r.i32(), fk = r.i32();
     if (m.ndims == 0 ? dt != dnnl_data_type_undef || fk != dnnl_format_kind_undef
                      : dt <= dnnl_data_type_undef || dt > dnnl_f4_e3m0
-                    || (fk != dnnl_format_kind_any && fk != dnnl_blocked))
+                    || (fk != dnnl_format_kind_any && fk != dnnl_blocked && fk != dnnl_format_kind_sparse))
         return status::invalid_arguments;
     m.data_type = (data_type_t)dt;
     m.format_kind = (dnnl_format_kind_t)fk;
     m.offset0 = r.i64();
-    for (dim_t *a : {m.dims, m.padded_dims, m.padded_offsets, m.blocking.strides})
+    for (dim_t *a : {m.dims, m.padded_dims, m.padded_offsets})
         for (int d = 0; d < m.ndims; ++d) a[d] = r.i64();
+    if (fk == dnnl_format_kind_sparse) {
+        if (!read_sparse(r, m) || !r.ok || r.left != 0) return status::invalid_arguments;
+        md = m;
+        return status::success;
+    }
+    for (int d = 0; d < m.ndims; ++d) m.blocking.strides[d] = r.i64();
     m.blocking.inner_nblks = r.i32();
     if (m.blocking.inner_nblks < 0 || m.blocking.inner_nblks > max_ndims) return status::invalid_arguments;
     for (int i = 0; i < m.blocking.inner_nblks; ++i) m.blocking.inner_blks[i] = r.i64();

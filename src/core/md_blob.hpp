@@ -6,8 +6,10 @@
 //   u32     format version (1)
 //   u32     payload length in bytes
 //   payload: i32 ndims, data_type, format_kind; i64 offset0; i64 dims,
-//            padded_dims, padded_offsets, strides (ndims each); i32
-//            inner_nblks; i64 inner_blks, inner_idxs (inner_nblks each)
+//            padded_dims, padded_offsets (ndims each); then, for a sparse
+//            format: i32 encoding, i64 nnz, i32 two metadata data types;
+//            otherwise: i64 strides (ndims); i32 inner_nblks; i64
+//            inner_blks, inner_idxs (inner_nblks each)
 //   u64     FNV-1a of everything before it
 // Decoding checks the magic, the version, the checksum and then that the
 // descriptor is consistent, so a truncated, corrupted or foreign blob is

@@ -344,6 +344,8 @@ status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
 status_t md_permute_axes(memory_desc_t &md, const memory_desc_t &src, const int *perm) {
     mdw_t s(src);
     if (s.is_zero() || !perm || s.has_runtime_dims_or_strides()) return status::invalid_arguments;
+    // A sparse encoding fixes which dim is the row: no permuted view of it.
+    if (s.is_sparse()) return status::invalid_arguments;
     int seen = 0;
     for (int d = 0; d < src.ndims; ++d) {
         if (perm[d] < 0 || perm[d] >= src.ndims || (seen & (1 << perm[d])))
@@ -362,6 +364,51 @@ status_t md_permute_axes(memory_desc_t &md, const memory_desc_t &src, const int 
         r.blocking.inner_idxs[i] = perm[src.blocking.inner_idxs[i]];
     md = r;
     return status::success;
+}
+
+status_t md_init_sparse(memory_desc_t &md, dnnl_sparse_encoding_t encoding,
+        int ndims, const dim_t *dims, data_type_t dt, dim_t nnz,
+        data_type_t indices_dt, data_type_t pointers_dt) {
+    if (ndims == 0) {
+        md = zero_md();
+        return status::success;
+    }
+    const bool listed = encoding == dnnl_csr || encoding == dnnl_coo;
+    if (!listed && encoding != dnnl_packed) return status::invalid_arguments;
+    if (ndims < 0 || ndims > max_ndims || !dims) return status::invalid_arguments;
+    if (listed && ndims > 2) return status::unimplemented;
+    if (!valid_dt(dt) || nnz < 0) return status::invalid_arguments;
+    if (encoding != dnnl_packed && !valid_dt(indices_dt)) return status::invalid_arguments;
+    if (encoding == dnnl_csr && !valid_dt(pointers_dt)) return status::invalid_arguments;
+    // Every buffer size, and the element count (a packed layout's bitmask
+    // and offsets follow it), must be representable.
+    dim_t bytes = 0, elems = 8;
+    for (int d = 0; d < ndims; ++d)
+        if (dims[d] < 0 || is_runtime(dims[d]) || dims[d] > ((dim_t)1 << 40)
+                || __builtin_mul_overflow(elems, std::max<dim_t>(dims[d], 1), &elems))
+            return status::invalid_arguments;
+    if (__builtin_mul_overflow(nnz, (dim_t)8, &bytes)) return status::invalid_arguments;
+    memory_desc_t r = zero_md();
+    r.ndims = ndims;
+    r.data_type = dt;
+    for (int d = 0; d < ndims; ++d) r.dims[d] = r.padded_dims[d] = dims[d];
+    r.format_kind = dnnl_format_kind_sparse;
+    r.sparse.encoding = encoding;
+    r.sparse.nnz = nnz;
+    r.sparse.metadata_types[0] = encoding == dnnl_packed ? dnnl_data_type_undef : indices_dt;
+    r.sparse.metadata_types[1] = encoding == dnnl_csr ? pointers_dt : dnnl_data_type_undef;
+    md = r;
+    return status::success;
+}
+
+int md_num_handles(const memory_desc_t &md) {
+    if (md.format_kind != dnnl_format_kind_sparse) return 1;
+    switch (md.sparse.encoding) {
+        case dnnl_csr:
+        case dnnl_coo: return md.ndims + 1;
+        case dnnl_packed: return 3;
+        default: return 0;
+    }
 }
 
 // ---------------------------------------------------------------- mdw_t
@@ -405,8 +452,24 @@ dim_t mdw_t::inner_block_size() const {
     return b;
 }
 
-size_t mdw_t::size() const {
-    if (is_zero() || !is_blocked() || has_zero_dim()) return 0;
+size_t mdw_t::size(int index) const {
+    if (is_sparse()) {
+        if (has_zero_dim() || index < 0 || index >= md_num_handles(*md_)) return 0;
+        const auto &sp = md_->sparse;
+        // A packed layout is chosen by an implementation; none is (see
+        // matmul_sparse.hpp), so a user-made descriptor has no sizes yet.
+        if (sp.encoding == dnnl_packed) return 0;
+        const size_t nnz = (size_t)sp.nnz;
+        if (index == 0) return nnz * dt_size();
+        switch (sp.encoding) {
+            case dnnl_csr:
+                return index == 1 ? nnz * data_type_size(sp.metadata_types[0])
+                                  : (size_t)(md_->dims[0] + 1) * data_type_size(sp.metadata_types[1]);
+            case dnnl_coo: return nnz * data_type_size(sp.metadata_types[0]);
+            default: return 0;
+        }
+    }
+    if (index != 0 || is_zero() || !is_blocked() || has_zero_dim()) return 0;
     if (has_runtime_dims_or_strides()) return DNNL_RUNTIME_SIZE_VAL;
     // The extent of each outer dim times its stride bounds the buffer (a dim
     // of extent 1 contributes no stride), as oneDNN computes it; and so does
@@ -481,6 +544,10 @@ bool mdw_t::equal(const mdw_t &o) const {
         return false;
     for (int d = 0; d < a.ndims; ++d)
         if (a.dims[d] != b.dims[d]) return false;
+    if (a.format_kind == dnnl_format_kind_sparse)
+        return a.sparse.encoding == b.sparse.encoding && a.sparse.nnz == b.sparse.nnz
+                && a.sparse.metadata_types[0] == b.sparse.metadata_types[0]
+                && a.sparse.metadata_types[1] == b.sparse.metadata_types[1];
     if (a.format_kind != dnnl_blocked) return true;
     if (a.offset0 != b.offset0) return false;
     const auto &x = a.blocking, &y = b.blocking;

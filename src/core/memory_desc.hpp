@@ -4,8 +4,28 @@
 
 #include "core/common.hpp"
 
+// The layout of a blocked (format_kind blocked) descriptor.
+struct kestrel_blocking_desc {
+    dnnl_dims_t strides; // of the outer (blocked) dims, in elements
+    int inner_nblks;
+    dnnl_dims_t inner_blks;
+    dnnl_dims_t inner_idxs;
+};
+
+// The layout of a sparse (format_kind sparse) descriptor. Buffers, by
+// handle index: CSR 0 values, 1 indices (nnz, metadata_types[0]), 2 row
+// pointers (dims[0] + 1, metadata_types[1]); COO 0 values, then one index
+// buffer per dim (nnz each, metadata_types[0]); packed 0 values, 1 offsets,
+// 2 bitmask (sizes known only once an implementation has laid it out).
+struct kestrel_sparse_desc {
+    dnnl_sparse_encoding_t encoding;
+    dnnl_dim_t nnz;
+    dnnl_data_type_t metadata_types[2];
+};
+
 // A value type: copying it copies the whole layout. Handles given to users
-// are heap copies of it.
+// are heap copies of it. `blocking` and `sparse` share storage: which one is
+// meaningful follows format_kind (and the descriptor keeps its size).
 struct dnnl_memory_desc {
     int ndims;
     dnnl_dims_t dims;
@@ -14,12 +34,10 @@ struct dnnl_memory_desc {
     dnnl_dims_t padded_offsets;
     dnnl_dim_t offset0;
     dnnl_format_kind_t format_kind;
-    struct {
-        dnnl_dims_t strides; // of the outer (blocked) dims, in elements
-        int inner_nblks;
-        dnnl_dims_t inner_blks;
-        dnnl_dims_t inner_idxs;
-    } blocking;
+    union {
+        kestrel_blocking_desc blocking;
+        kestrel_sparse_desc sparse;
+    };
 };
 
 namespace kestrel {
@@ -41,6 +59,15 @@ status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
         const dim_t *dims);
 status_t md_permute_axes(memory_desc_t &md, const memory_desc_t &src,
         const int *perm);
+
+// Sparse descriptors (ndims 0 gives the zero descriptor). CSR and COO take
+// at most 2 dims (more is unimplemented, as in oneDNN); negative nnz,
+// runtime or negative dims and unknown data types are invalid_arguments.
+status_t md_init_sparse(memory_desc_t &md, dnnl_sparse_encoding_t encoding,
+        int ndims, const dim_t *dims, data_type_t dt, dim_t nnz,
+        data_type_t indices_dt, data_type_t pointers_dt);
+// Number of data handles a memory object of this descriptor has.
+int md_num_handles(const memory_desc_t &md);
 
 // Fills `md` (which must have format_kind any or blocked) with the layout of
 // `tag`, keeping dims and data type. Used to resolve format `any`.
@@ -64,12 +91,18 @@ public:
     bool is_blocked() const { return md_->format_kind == dnnl_blocked; }
     bool is_any() const { return md_->format_kind == dnnl_format_kind_any; }
     bool is_plain() const { return is_blocked() && blk().inner_nblks == 0; }
+    bool is_sparse() const { return md_->format_kind == dnnl_format_kind_sparse; }
+    dnnl_sparse_encoding_t encoding() const {
+        return is_sparse() ? md_->sparse.encoding : dnnl_sparse_encoding_undef;
+    }
     bool has_runtime_dims_or_strides() const;
     bool has_zero_dim() const;
 
     dim_t nelems(bool with_padding = false) const;
-    // Bytes the memory object needs (0 for zero-sized or non-blocked).
-    size_t size() const;
+    // Bytes the memory object needs (0 for zero-sized, any or undef); for a
+    // sparse descriptor, the bytes of buffer `index` (0 when there is no
+    // such buffer, or its size is not known yet).
+    size_t size(int index = 0) const;
     // Total block size of dim d (1 when not blocked).
     dim_t block_of(int d) const;
     // Number of elements in the innermost block (product of inner blocks).

@@ -79,11 +79,15 @@ status_t check_arg(const pd_t *pd, const exec_ctx_t &ctx, int arg) {
         return mdw_t(m->md).size() > 0 && !m->data ? status::invalid_arguments : status::success;
     }
     bool quant = (arg & (DNNL_ARG_ATTR_SCALES | DNNL_ARG_ATTR_ZERO_POINTS)) != 0;
-    size_t need = quant ? 1 : mdw_t(want).size();
+    // Every buffer of the descriptor (a sparse one has several) must be there.
+    const int nbuf = quant ? 1 : md_num_handles(*want);
+    size_t need = quant ? 1 : 0;
+    for (int i = 0; i < nbuf && !quant; ++i) need += mdw_t(want).size(i);
     if (!m) return need == 0 ? status::success : status::invalid_arguments;
     if (quant) return m->data ? status::success : status::invalid_arguments;
     if (!mdw_t(want).is_zero() && !md_equal(m->md, *want)) return status::invalid_arguments;
-    if (need > 0 && !m->data) return status::invalid_arguments;
+    for (int i = 0; i < nbuf; ++i)
+        if (mdw_t(want).size(i) > 0 && !m->handle(i)) return status::invalid_arguments;
     return status::success;
 }
 
@@ -109,15 +113,24 @@ bool in_place_allowed(dnnl_primitive_kind_t kind, int in, int out) {
 struct span_t {
     const char *lo = nullptr, *hi = nullptr;
 };
-span_t span_of(const dnnl_memory *m) {
+span_t span_of(const dnnl_memory *m, int index = 0) {
     span_t s;
-    if (!m || !m->data) return s;
+    if (!m || !m->handle(index)) return s;
     const mdw_t w(m->md);
-    size_t n = w.size();
+    size_t n = w.size(index);
     if (n == 0 || n == DNNL_RUNTIME_SIZE_VAL) return s;
-    s.lo = static_cast<const char *>(m->data) + m->md.offset0 * (dim_t)w.dt_size();
+    s.lo = static_cast<const char *>(m->handle(index)) + m->md.offset0 * (dim_t)w.dt_size();
     s.hi = s.lo + n;
     return s;
+}
+
+// True when any buffer of memory `m` shares a byte with span `o`.
+bool overlaps(const dnnl_memory *m, const span_t &o) {
+    for (int i = 0; m && i < m->nhandles; ++i) {
+        const span_t si = span_of(m, i);
+        if (si.lo && si.lo < o.hi && o.lo < si.hi) return true;
+    }
+    return false;
 }
 
 // An output that overlaps an input gives wrong results (or reads what it
@@ -133,8 +146,7 @@ status_t check_aliasing(const pd_t *pd, const exec_ctx_t &ctx) {
         for (int in : args) {
             if (pd->arg_usage(in) != arg_usage_t::input) continue;
             const dnnl_memory *mi = ctx.memory(in);
-            const span_t si = span_of(mi);
-            if (!si.lo || si.hi <= so.lo || so.hi <= si.lo) continue;
+            if (!overlaps(mi, so)) continue;
             const bool same = mi == mo || (mi->data == mo->data && md_equal(mi->md, mo->md));
             if (!(same && in_place_allowed(pd->kind(), in, out))) return status::invalid_arguments;
         }

@@ -210,6 +210,21 @@ status_t decline(const char *impl, const char *why) {
     return status::unimplemented;
 }
 
+bool pd_t::has_sparse_md() const {
+    using getter_t = const memory_desc_t *(pd_t::*)(int) const;
+    for (getter_t g : {&pd_t::src_md, &pd_t::dst_md, &pd_t::weights_md, &pd_t::diff_src_md,
+                 &pd_t::diff_dst_md, &pd_t::diff_weights_md, &pd_t::workspace_md}) {
+        // Roles with several descriptors (concat and sum sources, bias after
+        // weights) end at the first zero descriptor.
+        for (int i = 0; i < (1 << 16); ++i) {
+            const memory_desc_t *md = (this->*g)(i);
+            if (!md || mdw_t(md).is_zero()) break;
+            if (mdw_t(md).is_sparse()) return true;
+        }
+    }
+    return false;
+}
+
 status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
         const dnnl_primitive_attr *attr, dnnl_engine *engine, impl_list_t list,
         const dnnl_primitive_desc *hint) {

@@ -105,6 +105,11 @@ struct pd_t {
     // The index of the prelu post-op whose weights `arg` names, or -1.
     int prelu_post_op(int arg) const;
 
+    // An implementation that takes sparse memory says so; every other one
+    // is never shown a sparse descriptor (make_pd declines it first).
+    virtual bool accepts_sparse() const { return false; }
+    bool has_sparse_md() const;
+
 protected:
     dnnl_primitive_kind_t kind_;
     attr_t attr_;
@@ -131,6 +136,10 @@ struct impl_entry_t {
 // A kind's implementations in dispatch order, terminated by {nullptr, nullptr}.
 using impl_list_t = const impl_entry_t *;
 
+// Says in verbose mode why an implementation declined; returns
+// unimplemented so it can be used as `return decline(...)`.
+status_t decline(const char *impl, const char *why);
+
 // Creates an implementation's pd: constructs it from the op desc, runs
 // init() and finalize(); deletes it on any failure.
 template <typename impl_pd_t>
@@ -141,6 +150,7 @@ status_t make_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr,
     // std::bad_alloc (the C boundary turns it into out_of_memory).
     std::unique_ptr<impl_pd_t> pd(new (std::nothrow) impl_pd_t(static_cast<const desc_t *>(desc), attr, hint));
     if (!pd) return status::out_of_memory;
+    if (!pd->accepts_sparse() && pd->has_sparse_md()) return decline(pd->name(), "sparse memory");
     status_t st = pd->init(engine);
     if (st == status::success) st = pd->finalize(engine);
     if (st != status::success) return st;
@@ -159,9 +169,6 @@ struct pd_impl_t : base_t {
     status_t create_primitive(std::shared_ptr<primitive_t> &p) const override;
 };
 
-// Says in verbose mode why an implementation declined; returns
-// unimplemented so it can be used as `return decline(...)`.
-status_t decline(const char *impl, const char *why);
 
 } // namespace kestrel
 
