@@ -158,9 +158,11 @@ status_t check_args(const pd_t *pd, const exec_ctx_t &ctx) {
     return check_aliasing(pd, ctx);
 }
 
-void print_exec(const pd_t *pd, double ms) {
-    verbose::print("primitive,exec,cpu,%s,%s,%s,%.4f", dnnl_prim_kind2str(pd->kind()),
-            pd->name(), dnnl_prop_kind2str(pd->prop_kind()), ms);
+// A profiling line: the operation, every field of the problem, the time in
+// milliseconds; the timestamp column (if on) is when the call started.
+void print_profile(const char *op, const pd_t *pd, double ms) {
+    char info[verbose::info_cap];
+    verbose::print_at(verbose::wall_ms() - ms, "primitive,%s,%s,%g", op, verbose::pd_info(pd, info, sizeof(info)), ms);
 }
 
 } // namespace
@@ -176,7 +178,11 @@ status_t primitive_create(dnnl_primitive **out, const dnnl_primitive_desc *h) {
     p->pd.impl_idx = h->impl_idx;
     p->pd.engine = h->engine;
     p->pd.attr = h->attr;
-    KESTREL_CHECK(primitive_cache_get(*h, p->impl));
+    const bool timed = verbose::enabled(verbose::flag_create_profile);
+    const double t0 = timed ? verbose::now_ms() : 0.0;
+    bool hit = false;
+    KESTREL_CHECK(primitive_cache_get(*h, p->impl, &hit));
+    if (timed) print_profile(hit ? "create:cache_hit" : "create:cache_miss", pd, verbose::now_ms() - t0);
 
     // The scratchpad is what the (possibly shared) implementation books.
     size_t need = p->impl->pd()->scratchpad_size();
@@ -240,7 +246,7 @@ status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nar
         return status::success;
     }
 
-    const bool timed = verbose::enabled(verbose::level_exec);
+    const bool timed = verbose::enabled(verbose::flag_exec_profile);
     const double t0 = timed ? verbose::now_ms() : 0.0;
     status_t st;
     switch (p->policy) {
@@ -275,7 +281,7 @@ status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nar
     }
     if (st == status::success) zero_pad_outputs(pd, nargs, args);
     if (timed) {
-        print_exec(pd, verbose::now_ms() - t0);
+        print_profile("exec", pd, verbose::now_ms() - t0);
         if (p->policy == scratchpad_policy_t::global_arena) scratchpad::arena_t::global().report("exec");
     }
     return st;
