@@ -164,11 +164,6 @@ void set_level(int l) {
     current.store((unsigned long)f + 1);
 }
 
-void reset_from_env() {
-    current.store(0);
-    stamp.store(-1);
-}
-
 void print(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

@@ -45,8 +45,6 @@ bool timestamp();
 unsigned parse(const char *value);
 // dnnl_set_verbose: 0 silences, 1 profiles execution, 2 also creation.
 void set_level(int level);
-// Forgets the flags so the next use reads the environment again (tests).
-void reset_from_env();
 
 // One line to stdout: "onednn_verbose,v1,[timestamp,]" then the text;
 // thread-safe. The first line printed is preceded by the info header.
