@@ -153,9 +153,23 @@ status_t check_aliasing(const pd_t *pd, const exec_ctx_t &ctx) {
     return status::success;
 }
 
+// In check mode, says why an execution was refused (oneDNN's exec:check).
+void exec_check(const pd_t *pd, const char *why, int arg) {
+    if (!verbose::enabled(verbose::flag_exec_check)) return;
+    verbose::print("primitive,exec:check,%s,%s (argument %d)", dnnl_prim_kind2str(pd->kind()), why, arg);
+}
+
 status_t check_args(const pd_t *pd, const exec_ctx_t &ctx) {
-    for (int arg : pd->exec_args()) KESTREL_CHECK(check_arg(pd, ctx, arg));
-    return check_aliasing(pd, ctx);
+    for (int arg : pd->exec_args()) {
+        const status_t st = check_arg(pd, ctx, arg);
+        if (st != status::success) {
+            exec_check(pd, "execution argument missing or not matching the primitive descriptor", arg);
+            return st;
+        }
+    }
+    const status_t st = check_aliasing(pd, ctx);
+    if (st != status::success) exec_check(pd, "an output overlaps an input outside the in-place pairs", -1);
+    return st;
 }
 
 // A profiling line: the operation, every field of the problem, the time in
@@ -252,8 +266,10 @@ status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nar
     switch (p->policy) {
         case scratchpad_policy_t::user: {
             dnnl_memory *m = probe.memory(DNNL_ARG_SCRATCHPAD);
-            if (!m || !m->data || m->engine != p->pd.engine || mdw_t(m->md).size() < reg.size())
+            if (!m || !m->data || m->engine != p->pd.engine || mdw_t(m->md).size() < reg.size()) {
+                exec_check(pd, "user scratchpad missing, too small or from another engine", DNNL_ARG_SCRATCHPAD);
                 return status::invalid_arguments;
+            }
             // Regions are laid out aligned relative to the buffer, and the
             // vector kernels load them aligned: a buffer that is not itself
             // aligned (a user handle from std::vector, say) is refused

@@ -484,7 +484,7 @@ counts_t count(const std::string &log, bool stamped) {
         if (op == "exec") ++c.exec;
         else if (starts(op, "create:cache_")) ++c.create;
         else if (op == "create:dispatch") ++c.dispatch;
-        else if (op == "create:check") ++c.check;
+        else if (op == "create:check" || op == "exec:check") ++c.check;
         else if (f[b] != "scratchpad") ++c.other;
     }
     return c;
@@ -496,8 +496,12 @@ void small_job() {
     auto a = md({2, 3, 4, 4}, tag::nchw), b = md({2, 3, 4, 4}, tag::nhwc);
     reorder::primitive_desc pd(e, a, e, b);
     memory ma(a, e), mb(b, e);
-    reorder(pd).execute(s, ma, mb);
+    reorder r(pd);
+    r.execute(s, ma, mb);
     s.wait();
+    // An execution without its dst: refused, and check mode says why.
+    dnnl_exec_arg_t only_src[] = {{DNNL_ARG_SRC, ma.get()}};
+    if (dnnl_primitive_execute(r.get(), s.get(), 1, only_src) != dnnl_invalid_arguments) std::exit(4);
     // Dropout on a convolution: every implementation declines (dispatch).
     primitive_attr attr;
     attr.set_dropout(md({2, 4, 3, 3}, tag::nchw, dt::u8));
@@ -511,6 +515,18 @@ void small_job() {
     st = dnnl_reorder_primitive_desc_create(&h, md({2, 32}, tag::ab, dt::f32).get(), e.get(),
             md({2, 32}, tag::ab, dt::f8_e5m2).get(), e.get(), nullptr);
     if (st == dnnl_success) dnnl_primitive_desc_destroy(h);
+}
+
+// Check mode names the refused execution: the reorder run without dst.
+void test_exec_check() {
+    for (const char *level : {"check", "all", "profile"}) {
+        int n = 0;
+        for (auto &l : lines_of(run_child({{"ONEDNN_VERBOSE", level}}, small_job)))
+            n += starts(l, "onednn_verbose,v1,primitive,exec:check,reorder,")
+                    && l.find("(argument " + std::to_string(DNNL_ARG_DST) + ")") != std::string::npos;
+        tally.check(n == (std::string(level) == "profile" ? 0 : 1),
+                (std::string(level) + ": exec:check line for the missing dst").c_str());
+    }
 }
 
 void test_levels() {
@@ -604,6 +620,7 @@ int main() {
     test_every_kind(2);
     test_cache_hit();
     test_levels();
+    test_exec_check();
     test_timestamp();
     test_set_verbose();
     return tally.finish();
