@@ -9,5 +9,5 @@ libkestrel_la_SOURCES += \
 	src/core/md_blob.hpp src/core/md_blob.cpp \
 	src/core/primitive.hpp src/core/primitive.cpp \
 	src/core/primitive_desc.hpp src/core/primitive_desc.cpp \
-	src/core/verbose.hpp src/core/verbose.cpp \
+	src/core/verbose.hpp src/core/verbose.cpp src/core/verbose_info.cpp \
 	src/core/zero_pad.hpp src/core/zero_pad.cpp

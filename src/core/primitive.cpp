@@ -165,14 +165,30 @@ status_t check_aliasing(const pd_t *pd, const exec_ctx_t &ctx) {
     return status::success;
 }
 
-status_t check_args(const pd_t *pd, const exec_ctx_t &ctx) {
-    for (int arg : pd->exec_args()) KESTREL_CHECK(check_arg(pd, ctx, arg));
-    return check_aliasing(pd, ctx);
+// In check mode, says why an execution was refused (oneDNN's exec:check).
+void exec_check(const pd_t *pd, const char *why, int arg) {
+    if (!verbose::enabled(verbose::flag_exec_check)) return;
+    verbose::print("primitive,exec:check,%s,%s (argument %d)", dnnl_prim_kind2str(pd->kind()), why, arg);
 }
 
-void print_exec(const pd_t *pd, double ms) {
-    verbose::print("primitive,exec,cpu,%s,%s,%s,%.4f", dnnl_prim_kind2str(pd->kind()),
-            pd->name(), dnnl_prop_kind2str(pd->prop_kind()), ms);
+status_t check_args(const pd_t *pd, const exec_ctx_t &ctx) {
+    for (int arg : pd->exec_args()) {
+        const status_t st = check_arg(pd, ctx, arg);
+        if (st != status::success) {
+            exec_check(pd, "execution argument missing or not matching the primitive descriptor", arg);
+            return st;
+        }
+    }
+    const status_t st = check_aliasing(pd, ctx);
+    if (st != status::success) exec_check(pd, "an output overlaps an input outside the in-place pairs", -1);
+    return st;
+}
+
+// A profiling line: the operation, every field of the problem, the time in
+// milliseconds; the timestamp column (if on) is when the call started.
+void print_profile(const char *op, const pd_t *pd, double ms) {
+    char info[verbose::info_cap];
+    verbose::print_at(verbose::wall_ms() - ms, "primitive,%s,%s,%g", op, verbose::pd_info(pd, info, sizeof(info)), ms);
 }
 
 } // namespace
@@ -188,7 +204,11 @@ status_t primitive_create(dnnl_primitive **out, const dnnl_primitive_desc *h) {
     p->pd.impl_idx = h->impl_idx;
     p->pd.engine = h->engine;
     p->pd.attr = h->attr;
-    KESTREL_CHECK(primitive_cache_get(*h, p->impl));
+    const bool timed = verbose::enabled(verbose::flag_create_profile);
+    const double t0 = timed ? verbose::now_ms() : 0.0;
+    bool hit = false;
+    KESTREL_CHECK(primitive_cache_get(*h, p->impl, &hit));
+    if (timed) print_profile(hit ? "create:cache_hit" : "create:cache_miss", pd, verbose::now_ms() - t0);
 
     // The scratchpad is what the (possibly shared) implementation books.
     size_t need = p->impl->pd()->scratchpad_size();
@@ -252,14 +272,16 @@ status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nar
         return status::success;
     }
 
-    const bool timed = verbose::enabled(verbose::level_exec);
+    const bool timed = verbose::enabled(verbose::flag_exec_profile);
     const double t0 = timed ? verbose::now_ms() : 0.0;
     status_t st;
     switch (p->policy) {
         case scratchpad_policy_t::user: {
             dnnl_memory *m = probe.memory(DNNL_ARG_SCRATCHPAD);
-            if (!m || !m->data || m->engine != p->pd.engine || mdw_t(m->md).size() < reg.size())
+            if (!m || !m->data || m->engine != p->pd.engine || mdw_t(m->md).size() < reg.size()) {
+                exec_check(pd, "user scratchpad missing, too small or from another engine", DNNL_ARG_SCRATCHPAD);
                 return status::invalid_arguments;
+            }
             // Regions are laid out aligned relative to the buffer, and the
             // vector kernels load them aligned: a buffer that is not itself
             // aligned (a user handle from std::vector, say) is refused
@@ -287,7 +309,7 @@ status_t primitive_execute(const dnnl_primitive *p, dnnl_stream *stream, int nar
     }
     if (st == status::success) zero_pad_outputs(pd, nargs, args);
     if (timed) {
-        print_exec(pd, verbose::now_ms() - t0);
+        print_profile("exec", pd, verbose::now_ms() - t0);
         if (p->policy == scratchpad_policy_t::global_arena) scratchpad::arena_t::global().report("exec");
     }
     return st;

@@ -7,7 +7,6 @@
 
 #include "core/defaults.hpp"
 #include "core/primitive.hpp"
-#include "core/verbose.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
@@ -82,7 +81,7 @@ void put_pd_mds(key_writer_t &k, const pd_t &pd) {
 
 class cache_t {
 public:
-    status_t get(const std::string &key, const pd_t &pd, std::shared_ptr<primitive_t> &out) {
+    status_t get(const std::string &key, const pd_t &pd, std::shared_ptr<primitive_t> &out, bool *hit) {
         const int capacity = primitive_cache_capacity();
         if (capacity <= 0) return pd.create_primitive(out);
 
@@ -105,8 +104,7 @@ public:
                 evict_to((size_t)capacity);
             }
         }
-        if (verbose::enabled(verbose::level_create))
-            verbose::print("primitive,create:%s,%s", id ? "cache_miss" : "cache_hit", pd.name());
+        if (hit) *hit = id == 0;
 
         if (!id) {
             // Another thread created (or is creating) it; on its failure
@@ -220,11 +218,12 @@ bool primitive_cache_key(const dnnl_primitive_desc &h, std::string &key) {
     return true;
 }
 
-status_t primitive_cache_get(const dnnl_primitive_desc &h, std::shared_ptr<primitive_t> &out) {
+status_t primitive_cache_get(const dnnl_primitive_desc &h, std::shared_ptr<primitive_t> &out, bool *hit) {
+    if (hit) *hit = false;
     std::string key;
     if (primitive_cache_capacity() <= 0 || !primitive_cache_key(h, key))
         return h.pd()->create_primitive(out);
-    return cache().get(key, *h.pd(), out);
+    return cache().get(key, *h.pd(), out, hit);
 }
 
 void primitive_cache_shrink(int capacity) { cache().shrink(capacity < 0 ? 0 : (size_t)capacity); }

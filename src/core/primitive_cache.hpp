@@ -29,7 +29,9 @@ namespace kestrel {
 
 // The primitive for handle h: shared from the cache when h can be keyed
 // and the cache is on, otherwise created anew.
-status_t primitive_cache_get(const dnnl_primitive_desc &h, std::shared_ptr<primitive_t> &out);
+// `hit` (if given) tells whether the primitive came from the cache.
+status_t primitive_cache_get(const dnnl_primitive_desc &h, std::shared_ptr<primitive_t> &out,
+        bool *hit = nullptr);
 
 // Evicts least recently used entries down to `capacity`.
 void primitive_cache_shrink(int capacity);

@@ -2,6 +2,7 @@
 
 #include "core/primitive.hpp"
 #include "core/verbose.hpp"
+#include "dnnl_debug.h"
 
 namespace kestrel {
 
@@ -205,8 +206,54 @@ status_t pd_t::init_dropout_mds() {
     return md_init_by_tag(dropout_seed_md_, 1, &one, dnnl_s32, dnnl_a);
 }
 
+const memory_desc_t *pd_t::role_md(md_role_t role, int idx) const {
+    switch (role) {
+        case role_src: return src_md(idx);
+        case role_wei: return weights_md(idx);
+        case role_dst: return dst_md(idx);
+        case role_diff_src: return diff_src_md(idx);
+        case role_diff_wei: return diff_weights_md(idx);
+        case role_diff_dst: return diff_dst_md(idx);
+        default: return &zero_md_;
+    }
+}
+
+void pd_t::note_user_formats() {
+    user_any_ = 0;
+    for (int r = 0; r < n_roles; ++r)
+        for (int i = 0; i < 2; ++i)
+            if (role_md((md_role_t)r, i)->format_kind == dnnl_format_kind_any) user_any_ |= 1u << (2 * r + i);
+}
+
+namespace {
+thread_local const pd_t *pd_in_init = nullptr;
+} // namespace
+
+pd_init_scope_t::pd_init_scope_t(const pd_t *pd) : prev_(pd_in_init) { pd_in_init = pd; }
+pd_init_scope_t::~pd_init_scope_t() { pd_in_init = prev_; }
+
+status_t init_failed(const pd_t *pd, status_t st) {
+    if (st == status::invalid_arguments && verbose::enabled(verbose::flag_create_check)) {
+        char info[verbose::info_cap];
+        verbose::print("primitive,create:check,%s,%s,invalid arguments", dnnl_prim_kind2str(pd->kind()),
+                verbose::pd_info(pd, info, sizeof(info)));
+    }
+    return st;
+}
+
 status_t decline(const char *impl, const char *why) {
-    if (verbose::enabled(verbose::level_create)) verbose::print("primitive,create:dispatch,%s,%s", impl, why);
+    if (verbose::enabled(verbose::flag_dispatch)) {
+        // The whole problem as the declining implementation saw it, as
+        // oneDNN prints it; just the name outside make_pd.
+        const pd_t *pd = pd_in_init;
+        if (pd) {
+            char info[verbose::info_cap];
+            verbose::print("primitive,create:dispatch,%s,%s,%s", dnnl_prim_kind2str(pd->kind()),
+                    verbose::pd_info(pd, info, sizeof(info)), why);
+        } else {
+            verbose::print("primitive,create:dispatch,%s,%s", impl, why);
+        }
+    }
     return status::unimplemented;
 }
 
@@ -231,8 +278,9 @@ status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
     // Dropout is a matmul attribute (as in oneDNN on CPU): every other kind
     // declines it here, whether or not its implementations check attributes.
     if (attr && attr->dropout && desc.kind != dnnl_matmul) {
-        if (verbose::enabled(verbose::level_create))
-            verbose::print("primitive,create:dispatch,%s,dropout attribute is not supported", "any");
+        if (verbose::enabled(verbose::flag_dispatch))
+            verbose::print("primitive,create:dispatch,%s,dropout attribute is not supported",
+                    dnnl_prim_kind2str(desc.kind));
         return status::unimplemented;
     }
     std::unique_ptr<dnnl_primitive_desc> h(new (std::nothrow) dnnl_primitive_desc);
@@ -252,13 +300,14 @@ status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
         if (st == status::success) {
             h->impl.reset(pd);
             h->impl_idx = i;
-            if (verbose::enabled(verbose::level_create))
-                verbose::print("primitive,create:dispatch,%s,accepted", pd->name());
             *out = h.release();
             return status::success;
         }
         if (st != status::unimplemented) return st;
     }
+    if (verbose::enabled(verbose::flag_create_check))
+        verbose::print("primitive,create:check,%s,no implementation accepts the problem (unimplemented)",
+                dnnl_prim_kind2str(desc.kind));
     return status::unimplemented;
 }
 

@@ -99,6 +99,15 @@ struct pd_t {
     status_t finalize(dnnl_engine *engine);
     status_t init_dropout_mds();
 
+    // Which descriptors the user gave with format `any` (verbose mode's `a`
+    // mark): make_pd records it before init() resolves them.
+    enum md_role_t { role_src, role_wei, role_dst, role_diff_src, role_diff_wei, role_diff_dst, n_roles };
+    const memory_desc_t *role_md(md_role_t role, int idx) const;
+    bool user_format_any(md_role_t role, int idx) const {
+        return idx >= 0 && idx < 2 && ((user_any_ >> (2 * role + idx)) & 1u);
+    }
+    void note_user_formats();
+
     // Every argument whose arg_usage() is not unused, computed once by
     // finalize() so execution checks only those.
     const std::vector<int> &exec_args() const { return exec_args_; }
@@ -117,6 +126,7 @@ protected:
     scratchpad::registry_t registry_;
     memory_desc_t scratchpad_md_ = zero_md();
     std::vector<int> exec_args_;
+    unsigned user_any_ = 0;
     std::vector<memory_desc_t> prelu_weights_mds_; // by post-op index
     // Dropout's execution arguments: the mask (as dst when its format is
     // any), the f32 probability and the s32 seed, one element each.
@@ -140,6 +150,22 @@ using impl_list_t = const impl_entry_t *;
 // unimplemented so it can be used as `return decline(...)`.
 status_t decline(const char *impl, const char *why);
 
+// Names the pd whose init() runs on this thread, so that decline() can
+// print the whole problem in its dispatch line.
+struct pd_init_scope_t {
+    explicit pd_init_scope_t(const pd_t *pd);
+    ~pd_init_scope_t();
+    pd_init_scope_t(const pd_init_scope_t &) = delete;
+    pd_init_scope_t &operator=(const pd_init_scope_t &) = delete;
+
+private:
+    const pd_t *prev_;
+};
+
+// Says in check mode why an implementation refused the problem as invalid;
+// returns `st`.
+status_t init_failed(const pd_t *pd, status_t st);
+
 // Creates an implementation's pd: constructs it from the op desc, runs
 // init() and finalize(); deletes it on any failure.
 template <typename impl_pd_t>
@@ -150,10 +176,12 @@ status_t make_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr,
     // std::bad_alloc (the C boundary turns it into out_of_memory).
     std::unique_ptr<impl_pd_t> pd(new (std::nothrow) impl_pd_t(static_cast<const desc_t *>(desc), attr, hint));
     if (!pd) return status::out_of_memory;
+    pd->note_user_formats();
+    const pd_init_scope_t scope(pd.get());
     if (!pd->accepts_sparse() && pd->has_sparse_md()) return decline(pd->name(), "sparse memory");
     status_t st = pd->init(engine);
     if (st == status::success) st = pd->finalize(engine);
-    if (st != status::success) return st;
+    if (st != status::success) return init_failed(pd.get(), st);
     *out = pd.release();
     return status::success;
 }

@@ -28,3 +28,10 @@ TESTS += test/api/test_md_blob
 test_api_test_md_blob_SOURCES = test/api/test_md_blob.cpp
 test_api_test_md_blob_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_api_test_md_blob_LDADD = $(TEST_LIBS)
+# Verbose mode: every field of oneDNN's line format, the levels and the
+# timestamp column, parsed from the log of forked children.
+check_PROGRAMS += test/api/test_verbose_fields
+TESTS += test/api/test_verbose_fields
+test_api_test_verbose_fields_SOURCES = test/api/test_verbose_fields.cpp
+test_api_test_verbose_fields_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_api_test_verbose_fields_LDADD = lib/libdnnl.la $(TBB_LIBS)

@@ -82,6 +82,13 @@ for f in "$libdir/libdnnl.so.3" "$libdir/pkgconfig/dnnl.pc" "$incdir/dnnl.h" "$i
     if [ -e "$f" ]; then pass; else fail "not installed: $f"; fi
 done
 
+# --- the dnnl(3) manual page, installed under share/man/man3 and valid troff
+man3=${KESTREL_INSTALLED_MANDIR:-$prefix/share/man}/man3/dnnl.3
+if [ -e "$man3" ]; then pass; else fail "not installed: $man3"; fi
+if [ -e "$man3" ] && command -v groff > /dev/null 2>&1; then
+    if out=$(groff -man -ww -z "$man3" 2>&1) && [ -z "$out" ]; then pass; else fail "groff warns on dnnl.3: $out"; fi
+fi
+
 # --- pkg-config from that prefix
 PKG_CONFIG_PATH=$libdir/pkgconfig
 export PKG_CONFIG_PATH
