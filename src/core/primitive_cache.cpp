@@ -192,30 +192,48 @@ cache_t &cache() {
 
 } // namespace
 
-bool primitive_cache_key(const dnnl_primitive_desc &h, std::string &key) {
+namespace {
+
+// What identifies h's computation in any process of this library build:
+// no addresses, nothing the process's thread count decides.
+bool put_identity(key_writer_t &k, const dnnl_primitive_desc &h) {
     const pd_t *pd = h.pd();
     if (!pd || !h.desc) return false;
-    key_writer_t k;
     k.put(h.desc->kind);
     if (!h.desc->serialize(k)) return false;
-    k.put((uint64_t)(uintptr_t)h.list);
     k.put(h.impl_idx);
     k.put_str(pd->name());
     if (h.engine) {
         k.put(h.engine->kind);
         k.put((uint64_t)h.engine->index);
     }
-    // Implementations may split work and book per-thread scratchpad by the
-    // thread count they saw at creation.
-    k.put(max_threads());
     put_attr(k, *pd->attr());
     put_pd_mds(k, *pd);
-    k.put((uint64_t)pd->scratchpad_size());
     k.put(h.hint != nullptr);
     if (h.hint) {
         k.put_str(h.hint->name());
         put_pd_mds(k, *h.hint);
     }
+    return true;
+}
+
+} // namespace
+
+bool primitive_cache_key(const dnnl_primitive_desc &h, std::string &key) {
+    key_writer_t k;
+    if (!put_identity(k, h)) return false;
+    k.put((uint64_t)(uintptr_t)h.list);
+    // Implementations may split work and book per-thread scratchpad by the
+    // thread count they saw at creation.
+    k.put(max_threads());
+    k.put((uint64_t)h.pd()->scratchpad_size());
+    key = k.bytes();
+    return true;
+}
+
+bool primitive_identity_key(const dnnl_primitive_desc &h, std::string &key) {
+    key_writer_t k;
+    if (!put_identity(k, h)) return false;
     key = k.bytes();
     return true;
 }
