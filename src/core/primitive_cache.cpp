@@ -18,7 +18,7 @@ namespace {
 // different computations would share one primitive. The sizes (x86-64,
 // libstdc++) make the build fail until someone looks.
 static_assert(sizeof(quant_entry_t) == 120, "quant_entry_t changed: update put_quant");
-static_assert(sizeof(post_op_t) == 664, "post_op_t changed: update put_attr");
+static_assert(sizeof(post_op_t) == 1320, "post_op_t changed: update put_attr");
 static_assert(sizeof(attr_t) == 744, "dnnl_primitive_attr changed: update put_attr");
 
 void put_quant(key_writer_t &k, const quant_t &q) {
@@ -57,7 +57,14 @@ void put_attr(key_writer_t &k, const attr_t &a) {
         k.put(e.eltwise.beta);
         k.put(e.binary.alg);
         k.put(e.binary.src1_desc);
+        k.put(e.binary.src2_desc);
         k.put(e.prelu.mask);
+        k.put(e.dw.wei_dt);
+        k.put(e.dw.bias_dt);
+        k.put(e.dw.dst_dt);
+        k.put(e.dw.kernel);
+        k.put(e.dw.stride);
+        k.put(e.dw.padding_l);
     }
     k.put(a.dropout);
     k.put(a.dropout_mask);
