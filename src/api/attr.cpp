@@ -301,12 +301,19 @@ dnnl_status_t dnnl_post_ops_get_params_eltwise(const_dnnl_post_ops_t post_ops, i
     return dnnl_success;
 }
 
-dnnl_status_t dnnl_post_ops_append_binary(dnnl_post_ops_t post_ops, dnnl_alg_kind_t alg_kind,
-        const_dnnl_memory_desc_t src1_desc) {
+namespace {
+
+// Both forms: select takes a third source (the condition), the two-input
+// algorithms ignore src2 (and keep a zero one).
+dnnl_status_t append_binary(dnnl_post_ops_t post_ops, dnnl_alg_kind_t alg_kind,
+        const_dnnl_memory_desc_t src1_desc, const_dnnl_memory_desc_t src2_desc) {
     if (any_null(post_ops, src1_desc) || !valid_binary_alg(alg_kind)) return dnnl_invalid_arguments;
     // No implementation reads a sparse second operand.
     if (src1_desc->format_kind == dnnl_format_kind_undef || src1_desc->ndims == 0
             || src1_desc->format_kind == dnnl_format_kind_sparse)
+        return dnnl_invalid_arguments;
+    const bool select = raw_enum(alg_kind) == dnnl_binary_select;
+    if (select && (!src2_desc || src2_desc->format_kind == dnnl_format_kind_undef || src2_desc->ndims == 0))
         return dnnl_invalid_arguments;
     if (post_ops->entries.size() >= max_post_ops) return dnnl_out_of_memory;
     return guard([&] {
@@ -314,9 +321,22 @@ dnnl_status_t dnnl_post_ops_append_binary(dnnl_post_ops_t post_ops, dnnl_alg_kin
         e.kind = dnnl_binary;
         e.binary.alg = alg_kind;
         e.binary.src1_desc = *src1_desc;
+        if (select) e.binary.src2_desc = *src2_desc;
         post_ops->entries.push_back(e);
         return dnnl_success;
     });
+}
+
+} // namespace
+
+dnnl_status_t dnnl_post_ops_append_binary(dnnl_post_ops_t post_ops, dnnl_alg_kind_t alg_kind,
+        const_dnnl_memory_desc_t src1_desc) {
+    return append_binary(post_ops, alg_kind, src1_desc, nullptr);
+}
+
+dnnl_status_t dnnl_post_ops_append_binary_v2(dnnl_post_ops_t post_ops, dnnl_alg_kind_t alg_kind,
+        const_dnnl_memory_desc_t src1_desc, const_dnnl_memory_desc_t src2_desc) {
+    return append_binary(post_ops, alg_kind, src1_desc, src2_desc);
 }
 
 dnnl_status_t dnnl_post_ops_get_params_binary(const_dnnl_post_ops_t post_ops, int index,
@@ -416,7 +436,6 @@ dnnl_status_t dnnl_primitive_attr_get_rnn_weights_projection_qparams(
     return default_weights_qparams(attr, count, mask, scales);
 }
 
-// api-coverage: partial: binary post-ops have no second source here, so src2 is a zero descriptor
 dnnl_status_t dnnl_post_ops_get_params_binary_v2(const_dnnl_post_ops_t post_ops, int index,
         dnnl_alg_kind_t *alg_kind, const_dnnl_memory_desc_t *src1_desc,
         const_dnnl_memory_desc_t *src2_desc) {
@@ -424,19 +443,49 @@ dnnl_status_t dnnl_post_ops_get_params_binary_v2(const_dnnl_post_ops_t post_ops,
     if (!e) return dnnl_invalid_arguments;
     if (alg_kind) *alg_kind = e->binary.alg;
     if (src1_desc) *src1_desc = &e->binary.src1_desc;
-    if (src2_desc) *src2_desc = &no_md;
+    if (src2_desc) *src2_desc = &e->binary.src2_desc;
     return dnnl_success;
 }
 
-// api-coverage: partial: a depthwise post-op cannot be appended, so every index is not one (invalid_arguments)
+// api-coverage: partial: appended and reported; no convolution implementation fuses it yet (creation with it: unimplemented)
+dnnl_status_t dnnl_post_ops_append_dw(dnnl_post_ops_t post_ops, dnnl_data_type_t weights_data_type,
+        dnnl_data_type_t bias_data_type, dnnl_data_type_t dst_data_type, dnnl_dim_t kernel_size,
+        dnnl_dim_t stride_size, dnnl_dim_t padding_l_size) {
+    if (!post_ops || !valid_dt(weights_data_type) || !valid_dt(dst_data_type)) return dnnl_invalid_arguments;
+    // No bias is data type undef.
+    const int bdt = raw_enum(bias_data_type);
+    if (bdt != dnnl_data_type_undef && !valid_dt(bias_data_type)) return dnnl_invalid_arguments;
+    // A kernel whose taps could all fall in the left padding is no problem.
+    if (kernel_size <= 0 || stride_size <= 0 || padding_l_size < 0 || padding_l_size >= kernel_size)
+        return dnnl_invalid_arguments;
+    if (post_ops->entries.size() >= max_post_ops) return dnnl_out_of_memory;
+    return guard([&] {
+        post_op_t e;
+        e.kind = dnnl_convolution;
+        e.dw.wei_dt = weights_data_type;
+        e.dw.bias_dt = bias_data_type;
+        e.dw.dst_dt = dst_data_type;
+        e.dw.kernel = kernel_size;
+        e.dw.stride = stride_size;
+        e.dw.padding_l = padding_l_size;
+        post_ops->entries.push_back(e);
+        return dnnl_success;
+    });
+}
+
 dnnl_status_t dnnl_post_ops_get_params_dw(const_dnnl_post_ops_t post_ops, int index,
         dnnl_data_type_t *weights_data_type, dnnl_data_type_t *bias_data_type,
         dnnl_data_type_t *dst_data_type, dnnl_dim_t *kernel_size, dnnl_dim_t *stride_size,
         dnnl_dim_t *padding_l_size) {
-    (void)weights_data_type, (void)bias_data_type, (void)dst_data_type;
-    (void)kernel_size, (void)stride_size, (void)padding_l_size;
     const post_op_t *e = entry(post_ops, index, dnnl_convolution);
-    return e ? dnnl_unimplemented : dnnl_invalid_arguments;
+    if (!e) return dnnl_invalid_arguments;
+    if (weights_data_type) *weights_data_type = e->dw.wei_dt;
+    if (bias_data_type) *bias_data_type = e->dw.bias_dt;
+    if (dst_data_type) *dst_data_type = e->dw.dst_dt;
+    if (kernel_size) *kernel_size = e->dw.kernel;
+    if (stride_size) *stride_size = e->dw.stride;
+    if (padding_l_size) *padding_l_size = e->dw.padding_l;
+    return dnnl_success;
 }
 
 } // extern "C"

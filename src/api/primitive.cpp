@@ -1,4 +1,5 @@
 #include "api/api.hpp"
+#include "core/prim_blob.hpp"
 #include "core/primitive.hpp"
 
 using namespace kestrel;
@@ -90,6 +91,32 @@ dnnl_status_t dnnl_primitive_create(dnnl_primitive_t *primitive,
         const_dnnl_primitive_desc_t primitive_desc) {
     if (any_null(primitive, primitive_desc)) return dnnl_invalid_arguments;
     return guard([&] { return primitive_create(primitive, primitive_desc); });
+}
+
+dnnl_status_t dnnl_primitive_create_from_cache_blob(dnnl_primitive_t *primitive,
+        const_dnnl_primitive_desc_t primitive_desc, size_t size, const uint8_t *cache_blob) {
+    if (any_null(primitive, primitive_desc, cache_blob) || size == 0) return dnnl_invalid_arguments;
+    return guard([&] {
+        KESTREL_CHECK(prim_blob_check(*primitive_desc, cache_blob, size));
+        return primitive_create(primitive, primitive_desc);
+    });
+}
+
+dnnl_status_t dnnl_primitive_get_cache_blob(const_dnnl_primitive_t primitive, size_t *size,
+        uint8_t *cache_blob) {
+    if (any_null(primitive, size)) return dnnl_invalid_arguments;
+    return guard([&] {
+        std::vector<uint8_t> blob;
+        KESTREL_CHECK(prim_to_blob(primitive->pd, blob));
+        // Without a buffer, the size; with one, exactly that size.
+        if (!cache_blob) {
+            *size = blob.size();
+            return dnnl_success;
+        }
+        if (*size != blob.size()) return dnnl_invalid_arguments;
+        std::memcpy(cache_blob, blob.data(), blob.size());
+        return dnnl_success;
+    });
 }
 
 dnnl_status_t dnnl_primitive_execute(const_dnnl_primitive_t primitive, dnnl_stream_t stream,

@@ -22,10 +22,19 @@ struct post_op_t {
     struct {
         dnnl_alg_kind_t alg = dnnl_alg_kind_undef;
         memory_desc_t src1_desc = zero_md();
+        memory_desc_t src2_desc = zero_md(); // select only: the condition
     } binary;
     struct {
         int mask = 0;
     } prelu;
+    // Depthwise convolution fused after a 1x1 convolution (kind
+    // dnnl_convolution): its weights, bias and dst data types and its
+    // kernel, stride and left padding, the same on every spatial dim.
+    struct {
+        data_type_t wei_dt = dnnl_data_type_undef, bias_dt = dnnl_data_type_undef,
+                    dst_dt = dnnl_data_type_undef;
+        dim_t kernel = 0, stride = 0, padding_l = 0;
+    } dw;
 };
 
 // Quantization parameter for one argument: a mask over dims (0 = one value

@@ -7,6 +7,7 @@ libkestrel_la_SOURCES += \
 	src/core/memory.hpp src/core/memory.cpp \
 	src/core/memory_desc.hpp src/core/memory_desc.cpp \
 	src/core/md_blob.hpp src/core/md_blob.cpp \
+	src/core/prim_blob.hpp src/core/prim_blob.cpp \
 	src/core/primitive.hpp src/core/primitive.cpp \
 	src/core/primitive_desc.hpp src/core/primitive_desc.cpp \
 	src/core/verbose.hpp src/core/verbose.cpp src/core/verbose_info.cpp \

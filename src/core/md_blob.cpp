@@ -4,6 +4,9 @@
 
 namespace kestrel {
 
+using blob::reader_t;
+using blob::writer_t;
+
 namespace {
 
 const uint8_t magic[4] = {'K', 'M', 'D', 'B'};
@@ -12,43 +15,6 @@ const size_t header_bytes = 12, checksum_bytes = 8;
 // The largest payload a valid descriptor has: three i32 and an i64, four
 // arrays of max_ndims i64, an i32 and two more arrays of max_ndims i64.
 const size_t max_payload = 3 * 4 + 8 + 4 * max_ndims * 8 + 4 + 2 * max_ndims * 8;
-
-uint64_t fnv1a(const uint8_t *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-struct writer_t {
-    std::vector<uint8_t> &out;
-    void u(uint64_t v, int bytes) {
-        for (int i = 0; i < bytes; ++i) out.push_back((uint8_t)(v >> (8 * i)));
-    }
-    void i32(int64_t v) { u((uint64_t)v, 4); }
-    void i64(int64_t v) { u((uint64_t)v, 8); }
-};
-
-struct reader_t {
-    const uint8_t *p;
-    size_t left;
-    bool ok = true;
-    uint64_t u(int bytes) {
-        if (left < (size_t)bytes) {
-            ok = false;
-            return 0;
-        }
-        uint64_t v = 0;
-        for (int i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
-        p += bytes;
-        left -= bytes;
-        return v;
-    }
-    int32_t i32() { return (int32_t)(uint32_t)u(4); }
-    int64_t i64() { return (int64_t)u(8); }
-};
 
 void write_blocks(writer_t &w, const memory_desc_t &md) {
     const int nb = md.blocking.inner_nblks;
@@ -132,10 +98,9 @@ std::vector<uint8_t> md_to_blob(const memory_desc_t &md) {
         for (int d = 0; d < n; ++d) w.i64(md.blocking.strides[d]);
         write_blocks(w, md);
     }
-    const uint32_t len
- = (uint32_t)(out.size() - header_bytes);
+    const uint32_t len = (uint32_t)(out.size() - header_bytes);
     for (int i = 0; i < 4; ++i) out[8 + i] = (uint8_t)(len >> (8 * i));
-    w.u(fnv1a(out.data(), out.size()), 8);
+    w.u(blob::checksum(out.data(), out.size()), 8);
     return out;
 }
 
@@ -146,7 +111,7 @@ status_t md_from_blob(memory_desc_t &md, const uint8_t *blob) {
     const size_t len = (size_t)h.u(4);
     if (len > max_payload) return status::invalid_arguments;
     reader_t c {blob + header_bytes + len, checksum_bytes};
-    if (c.u(8) != fnv1a(blob, header_bytes + len)) return status::invalid_arguments;
+    if (c.u(8) != blob::checksum(blob, header_bytes + len)) return status::invalid_arguments;
 
     memory_desc_t m = zero_md();
     reader_t r {blob + header_bytes, len};

@@ -26,6 +26,52 @@
 
 namespace kestrel {
 
+// Pieces every Kestrel blob format shares (this one and the primitive
+// cache blob, core/prim_blob.hpp): little-endian integers and the checksum.
+namespace blob {
+
+// FNV-1a, 64 bits: catches truncation and stray bytes, not an adversary.
+inline uint64_t checksum(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+struct writer_t {
+    std::vector<uint8_t> &out;
+    void u(uint64_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i) out.push_back((uint8_t)(v >> (8 * i)));
+    }
+    void i32(int64_t v) { u((uint64_t)v, 4); }
+    void i64(int64_t v) { u((uint64_t)v, 8); }
+};
+
+// Reads at most `left` bytes; past them every value is 0 and ok is false.
+struct reader_t {
+    const uint8_t *p;
+    size_t left;
+    bool ok = true;
+    uint64_t u(int bytes) {
+        if (left < (size_t)bytes) {
+            ok = false;
+            left = 0;
+            return 0;
+        }
+        uint64_t v = 0;
+        for (int i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
+        p += bytes;
+        left -= bytes;
+        return v;
+    }
+    int32_t i32() { return (int32_t)(uint32_t)u(4); }
+    int64_t i64() { return (int64_t)u(8); }
+};
+
+} // namespace blob
+
 std::vector<uint8_t> md_to_blob(const memory_desc_t &md);
 status_t md_from_blob(memory_desc_t &md, const uint8_t *blob);
 

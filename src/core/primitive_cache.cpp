@@ -17,7 +17,7 @@ namespace {
 // different computations would share one primitive. The sizes (x86-64,
 // libstdc++) make the build fail until someone looks.
 static_assert(sizeof(quant_entry_t) == 120, "quant_entry_t changed: update put_quant");
-static_assert(sizeof(post_op_t) == 664, "post_op_t changed: update put_attr");
+static_assert(sizeof(post_op_t) == 1320, "post_op_t changed: update put_attr");
 static_assert(sizeof(attr_t) == 744, "dnnl_primitive_attr changed: update put_attr");
 
 void put_quant(key_writer_t &k, const quant_t &q) {
@@ -56,7 +56,14 @@ void put_attr(key_writer_t &k, const attr_t &a) {
         k.put(e.eltwise.beta);
         k.put(e.binary.alg);
         k.put(e.binary.src1_desc);
+        k.put(e.binary.src2_desc);
         k.put(e.prelu.mask);
+        k.put(e.dw.wei_dt);
+        k.put(e.dw.bias_dt);
+        k.put(e.dw.dst_dt);
+        k.put(e.dw.kernel);
+        k.put(e.dw.stride);
+        k.put(e.dw.padding_l);
     }
     k.put(a.dropout);
     k.put(a.dropout_mask);
@@ -190,30 +197,48 @@ cache_t &cache() {
 
 } // namespace
 
-bool primitive_cache_key(const dnnl_primitive_desc &h, std::string &key) {
+namespace {
+
+// What identifies h's computation in any process of this library build:
+// no addresses, nothing the process's thread count decides.
+bool put_identity(key_writer_t &k, const dnnl_primitive_desc &h) {
     const pd_t *pd = h.pd();
     if (!pd || !h.desc) return false;
-    key_writer_t k;
     k.put(h.desc->kind);
     if (!h.desc->serialize(k)) return false;
-    k.put((uint64_t)(uintptr_t)h.list);
     k.put(h.impl_idx);
     k.put_str(pd->name());
     if (h.engine) {
         k.put(h.engine->kind);
         k.put((uint64_t)h.engine->index);
     }
-    // Implementations may split work and book per-thread scratchpad by the
-    // thread count they saw at creation.
-    k.put(max_threads());
     put_attr(k, *pd->attr());
     put_pd_mds(k, *pd);
-    k.put((uint64_t)pd->scratchpad_size());
     k.put(h.hint != nullptr);
     if (h.hint) {
         k.put_str(h.hint->name());
         put_pd_mds(k, *h.hint);
     }
+    return true;
+}
+
+} // namespace
+
+bool primitive_cache_key(const dnnl_primitive_desc &h, std::string &key) {
+    key_writer_t k;
+    if (!put_identity(k, h)) return false;
+    k.put((uint64_t)(uintptr_t)h.list);
+    // Implementations may split work and book per-thread scratchpad by the
+    // thread count they saw at creation.
+    k.put(max_threads());
+    k.put((uint64_t)h.pd()->scratchpad_size());
+    key = k.bytes();
+    return true;
+}
+
+bool primitive_identity_key(const dnnl_primitive_desc &h, std::string &key) {
+    key_writer_t k;
+    if (!put_identity(k, h)) return false;
     key = k.bytes();
     return true;
 }

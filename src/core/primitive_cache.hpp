@@ -38,6 +38,9 @@ void primitive_cache_shrink(int capacity);
 
 // The key of h; false when its kind does not serialize its op desc.
 bool primitive_cache_key(const dnnl_primitive_desc &h, std::string &key);
+// The part of that key that holds across processes of one library build
+// (no addresses, no thread count): what a cache blob records.
+bool primitive_identity_key(const dnnl_primitive_desc &h, std::string &key);
 
 // Test hooks (internal, not exported).
 struct primitive_cache_stats_t {

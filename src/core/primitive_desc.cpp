@@ -37,6 +37,9 @@ arg_usage_t pd_t::arg_usage(int arg) const {
     const auto &po = attr_.post_ops.entries;
     int i = post_op_index(arg, DNNL_ARG_SRC_1);
     if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_binary) return arg_usage_t::input;
+    i = post_op_index(arg, DNNL_ARG_SRC_2);
+    if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_binary && po[i].binary.alg == dnnl_binary_select)
+        return arg_usage_t::input;
     i = post_op_index(arg, DNNL_ARG_WEIGHTS);
     if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_prelu) return arg_usage_t::input;
     return arg_usage_t::unused;
@@ -58,6 +61,8 @@ const memory_desc_t *pd_t::arg_md(int arg) const {
     int i = post_op_index(arg, DNNL_ARG_SRC_1);
     const auto &po = attr_.post_ops.entries;
     if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_binary) return &po[i].binary.src1_desc;
+    i = post_op_index(arg, DNNL_ARG_SRC_2);
+    if (i >= 0 && i < (int)po.size() && po[i].kind == dnnl_binary) return &po[i].binary.src2_desc;
     i = prelu_post_op(arg);
     if (i >= 0 && i < (int)prelu_weights_mds_.size()) return &prelu_weights_mds_[i];
     switch (arg) {
@@ -157,6 +162,7 @@ status_t pd_t::finalize(dnnl_engine *engine) {
     for (const auto &q : attr_.zero_points.items) consider(DNNL_ARG_ATTR_ZERO_POINTS | q.arg);
     for (int i = 0; i < (int)attr_.post_ops.entries.size(); ++i) {
         consider(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1);
+        consider(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_2);
         consider(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_WEIGHTS);
     }
     // A prelu post-op's weights: f32, plain row-major, of dst's rank, each
@@ -281,6 +287,14 @@ status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
         if (verbose::enabled(verbose::flag_dispatch))
             verbose::print("primitive,create:dispatch,%s,dropout attribute is not supported",
                     dnnl_prim_kind2str(desc.kind));
+        return status::unimplemented;
+    }
+    // A fused depthwise convolution (dnnl_post_ops_append_dw) changes dst's
+    // shape; no implementation fuses one yet, and a kind that ignores its
+    // post-ops must not take it as a no-op.
+    if (attr && attr->post_ops.find(dnnl_convolution) >= 0) {
+        if (verbose::enabled(verbose::level_create))
+            verbose::print("primitive,create:dispatch,%s,depthwise post-op is not supported", "any");
         return status::unimplemented;
     }
     std::unique_ptr<dnnl_primitive_desc> h(new (std::nothrow) dnnl_primitive_desc);

@@ -20,6 +20,20 @@ format_tag_t plain_tag(int ndims) {
     return ndims >= 1 && ndims <= 12 ? tags[ndims] : dnnl_format_tag_undef;
 }
 
+// A binary post-op source: dst's rank, each dim 1 or dst's, a blocked or
+// `any` layout without runtime values.
+status_t check_source(const memory_desc_t &md, const mdw_t &dst) {
+    const mdw_t s(md);
+    if (s.ndims() != dst.ndims()) return status::invalid_arguments;
+    if (s.has_runtime_dims_or_strides()) return status::unimplemented;
+    for (int d = 0; d < dst.ndims(); ++d) {
+        dim_t a = s.dims()[d], b = dst.dims()[d];
+        if (a != 1 && a != b && b != DNNL_RUNTIME_DIM_VAL) return status::invalid_arguments;
+    }
+    if (!s.is_blocked() && !s.is_any()) return status::unimplemented;
+    return status::success;
+}
+
 } // namespace
 
 status_t check(const post_ops_t &po, const memory_desc_t &dst_md, bool with_prelu) {
@@ -35,17 +49,15 @@ status_t check(const post_ops_t &po, const memory_desc_t &dst_md, bool with_prel
                     return status::unimplemented;
                 break;
             case dnnl_binary: {
-                if (!math::binary_supported(e.binary.alg)) return status::unimplemented;
-                const mdw_t s1(e.binary.src1_desc);
-                if (s1.ndims() != dst.ndims()) return status::invalid_arguments;
-                if (s1.has_runtime_dims_or_strides()) return status::unimplemented;
-                for (int d = 0; d < dst.ndims(); ++d) {
-                    dim_t a = s1.dims()[d], b = dst.dims()[d];
-                    if (a != 1 && a != b && b != DNNL_RUNTIME_DIM_VAL)
-                        return status::invalid_arguments;
+                const bool select = e.binary.alg == dnnl_binary_select;
+                if (!select && !math::binary_supported(e.binary.alg)) return status::unimplemented;
+                KESTREL_CHECK(check_source(e.binary.src1_desc, dst));
+                if (!src1_dt_ok(mdw_t(e.binary.src1_desc).data_type())) return status::unimplemented;
+                if (select) {
+                    // The condition: s8, as the binary primitive takes it.
+                    KESTREL_CHECK(check_source(e.binary.src2_desc, dst));
+                    if (mdw_t(e.binary.src2_desc).data_type() != dnnl_s8) return status::unimplemented;
                 }
-                if (!src1_dt_ok(s1.data_type())) return status::unimplemented;
-                if (!s1.is_blocked() && !s1.is_any()) return status::unimplemented;
                 break;
             }
             case dnnl_prelu:
@@ -60,8 +72,9 @@ status_t check(const post_ops_t &po, const memory_desc_t &dst_md, bool with_prel
 
 status_t resolve_any(post_ops_t &po) {
     for (auto &e : po.entries) {
-        if (e.kind != dnnl_binary || !mdw_t(e.binary.src1_desc).is_any()) continue;
-        KESTREL_CHECK(md_set_tag(e.binary.src1_desc, plain_tag(e.binary.src1_desc.ndims)));
+        if (e.kind != dnnl_binary) continue;
+        for (memory_desc_t *md : {&e.binary.src1_desc, &e.binary.src2_desc})
+            if (md->ndims > 0 && mdw_t(md).is_any()) KESTREL_CHECK(md_set_tag(*md, plain_tag(md->ndims)));
     }
     return status::success;
 }
@@ -80,6 +93,8 @@ applier_t::applier_t(const post_ops_t &po, const memory_desc_t &dst_md, const ex
         e.src1_plain = false;
         e.src1_row_bcast = false;
         e.src1_last_stride = 0;
+        e.src2 = nullptr;
+        e.src2_md = nullptr;
         if (p.kind == dnnl_eltwise) {
             e.alg = p.eltwise.alg;
             e.alpha = p.eltwise.alpha;
@@ -105,15 +120,24 @@ applier_t::applier_t(const post_ops_t &po, const memory_desc_t &dst_md, const ex
             const int last = ndims_ - 1;
             e.src1_row_bcast = last < 0 || s1.dims()[last] == 1;
             e.src1_last_stride = e.src1_plain && last >= 0 ? s1.blk().strides[last] : 0;
+            if (p.binary.alg == dnnl_binary_select) {
+                e.src2 = ctx.input(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_2);
+                e.src2_md = &p.binary.src2_desc;
+            }
         }
     }
 }
 
-dim_t applier_t::src1_off(const entry_t &e, const dim_t *pos) const {
-    const mdw_t s1(e.src1_md);
+dim_t applier_t::bcast_off(const memory_desc_t *md, const dim_t *pos) const {
+    const mdw_t s(md);
     dim_t bpos[max_ndims];
-    for (int d = 0; d < ndims_; ++d) bpos[d] = s1.dims()[d] == 1 ? 0 : pos[d];
-    return s1.off_v(bpos);
+    for (int d = 0; d < ndims_; ++d) bpos[d] = s.dims()[d] == 1 ? 0 : pos[d];
+    return s.off_v(bpos);
+}
+
+float applier_t::select(const entry_t &e, float v, const dim_t *pos) const {
+    const int8_t cond = static_cast<const int8_t *>(e.src2)[bcast_off(e.src2_md, pos)];
+    return cond ? v : load_f32(e.src1_dt, e.src1, bcast_off(e.src1_md, pos));
 }
 
 float applier_t::prelu_wei(const entry_t &e, const dim_t *pos) const {
@@ -129,7 +153,8 @@ float applier_t::apply(float v, float dst_old, const dim_t *pos, int first) cons
             case dnnl_eltwise: v = math::eltwise_fwd(e.alg, v, e.alpha, e.beta); break;
             case dnnl_sum: v += e.alpha * (dst_old - e.beta); break;
             case dnnl_binary:
-                v = math::binary_fwd(e.alg, v, load_f32(e.src1_dt, e.src1, src1_off(e, pos)));
+                v = e.src2 ? select(e, v, pos)
+                           : math::binary_fwd(e.alg, v, load_f32(e.src1_dt, e.src1, src1_off(e, pos)));
                 break;
             case dnnl_prelu: v = v > 0.f ? v : prelu_wei(e, pos) * v; break;
             default: break;
@@ -188,6 +213,15 @@ void applier_t::apply_row(float *vals, const float *dst_old, dim_t n, const dim_
                 break;
             }
             case dnnl_binary: {
+                if (e.src2) { // select: per element through the layout helper
+                    dim_t p[max_ndims];
+                    for (int d = 0; d < ndims_; ++d) p[d] = pos[d];
+                    for (dim_t j = 0; j < n; ++j) {
+                        p[ndims_ - 1] = pos[ndims_ - 1] + j;
+                        vals[j] = select(e, vals[j], p);
+                    }
+                    break;
+                }
                 const dim_t off0 = src1_off(e, pos);
                 const dnnl_alg_kind_t alg = e.alg;
                 if (e.src1_row_bcast) {

@@ -24,8 +24,10 @@ namespace post_ops {
 
 // Accepts chains of eltwise (algs of math::eltwise_fwd), sum (dt undef or
 // equal to dst's) and binary (algs of math::binary_fwd, src1 of dst's rank
-// with each dim 1 or equal to dst's). Anything else: unimplemented.
-// Malformed binary src1 (rank differs, dims neither 1 nor equal):
+// with each dim 1 or equal to dst's; select also with an s8 condition src2,
+// DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_2, broadcast the same
+// way: v = src2 ? v : src1). Anything else: unimplemented.
+// Malformed binary src1 or src2 (rank differs, dims neither 1 nor equal):
 // invalid_arguments.
 // with_prelu: the primitive also takes prelu entries (weights f32, plain,
 // dims of dst where the mask has a bit, 1 elsewhere; not with runtime dims).
@@ -73,8 +75,14 @@ private:
         dim_t wei_strides[max_ndims]; // prelu: row-major weights, 0 on unmasked dims
         bool src1_row_bcast; // one src1 value along the innermost dim
         dim_t src1_last_stride; // stride along the innermost dim (plain src1)
+        const void *src2; // binary select: the s8 condition, else nullptr
+        const memory_desc_t *src2_md;
     };
-    dim_t src1_off(const entry_t &e, const dim_t *pos) const;
+    // Offset in a source broadcast onto dst of dst's element at pos.
+    dim_t bcast_off(const memory_desc_t *md, const dim_t *pos) const;
+    dim_t src1_off(const entry_t &e, const dim_t *pos) const { return bcast_off(e.src1_md, pos); }
+    // select: v where the condition is non-zero, else src1.
+    float select(const entry_t &e, float v, const dim_t *pos) const;
     float prelu_wei(const entry_t &e, const dim_t *pos) const;
 
     entry_t e_[max_entries];

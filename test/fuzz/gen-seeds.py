@@ -10,7 +10,7 @@ reset the seeds; the reproducers of findings (regress-*) stay as they are.
 import os
 import sys
 
-TARGETS = ["md", "conv", "matmul", "pooling", "reorder", "eltwise_binary"]
+TARGETS = ["md", "conv", "matmul", "pooling", "reorder", "eltwise_binary", "cache_blob"]
 
 
 def xorshift(state):

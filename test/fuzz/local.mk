@@ -1,4 +1,4 @@
-# Fuzzing. Six targets, one per family (test/fuzz/fuzz_*.cpp), each a
+# Fuzzing. Seven targets, one per family (test/fuzz/fuzz_*.cpp), each a
 # libFuzzer entry point over the C API; see test/fuzz/README.md.
 #
 # Every build replays the committed corpus (test/fuzz/corpus/NAME/, the
@@ -8,9 +8,11 @@ EXTRA_DIST += test/fuzz/fuzz_common.hpp test/fuzz/smoke.sh test/fuzz/README.md \
 	test/fuzz/corpus test/fuzz/open test/fuzz/gen-seeds.py
 
 check_PROGRAMS += test/fuzz/replay_md test/fuzz/replay_conv test/fuzz/replay_matmul \
-	test/fuzz/replay_pooling test/fuzz/replay_reorder test/fuzz/replay_eltwise_binary
+	test/fuzz/replay_pooling test/fuzz/replay_reorder test/fuzz/replay_eltwise_binary \
+	test/fuzz/replay_cache_blob
 TESTS += test/fuzz/replay_md test/fuzz/replay_conv test/fuzz/replay_matmul \
-	test/fuzz/replay_pooling test/fuzz/replay_reorder test/fuzz/replay_eltwise_binary
+	test/fuzz/replay_pooling test/fuzz/replay_reorder test/fuzz/replay_eltwise_binary \
+	test/fuzz/replay_cache_blob
 test_fuzz_replay_md_SOURCES = test/fuzz/fuzz_md.cpp test/fuzz/replay_main.cpp
 test_fuzz_replay_md_CPPFLAGS = $(AM_CPPFLAGS) -DKFUZZ_NAME=md
 test_fuzz_replay_md_LDADD = $(TEST_LIBS)
@@ -29,6 +31,9 @@ test_fuzz_replay_reorder_LDADD = $(TEST_LIBS)
 test_fuzz_replay_eltwise_binary_SOURCES = test/fuzz/fuzz_eltwise_binary.cpp test/fuzz/replay_main.cpp
 test_fuzz_replay_eltwise_binary_CPPFLAGS = $(AM_CPPFLAGS) -DKFUZZ_NAME=eltwise_binary
 test_fuzz_replay_eltwise_binary_LDADD = $(TEST_LIBS)
+test_fuzz_replay_cache_blob_SOURCES = test/fuzz/fuzz_cache_blob.cpp test/fuzz/replay_main.cpp
+test_fuzz_replay_cache_blob_CPPFLAGS = $(AM_CPPFLAGS) -DKFUZZ_NAME=cache_blob
+test_fuzz_replay_cache_blob_LDADD = $(TEST_LIBS)
 
 # The libFuzzer targets themselves: only in a build configured with
 # --enable-fuzz (clang; the library is then instrumented with
@@ -37,7 +42,8 @@ test_fuzz_replay_eltwise_binary_LDADD = $(TEST_LIBS)
 # (SANITIZE_TESTS= leaves it out, as the sub-builds do).
 if KESTREL_FUZZ
 noinst_PROGRAMS += test/fuzz/fuzz_md test/fuzz/fuzz_conv test/fuzz/fuzz_matmul \
-	test/fuzz/fuzz_pooling test/fuzz/fuzz_reorder test/fuzz/fuzz_eltwise_binary
+	test/fuzz/fuzz_pooling test/fuzz/fuzz_reorder test/fuzz/fuzz_eltwise_binary \
+	test/fuzz/fuzz_cache_blob
 FUZZ_LINK_FLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 test_fuzz_fuzz_md_SOURCES = test/fuzz/fuzz_md.cpp
 test_fuzz_fuzz_md_LDADD = $(TEST_LIBS)
@@ -57,6 +63,9 @@ test_fuzz_fuzz_reorder_LDFLAGS = $(FUZZ_LINK_FLAGS)
 test_fuzz_fuzz_eltwise_binary_SOURCES = test/fuzz/fuzz_eltwise_binary.cpp
 test_fuzz_fuzz_eltwise_binary_LDADD = $(TEST_LIBS)
 test_fuzz_fuzz_eltwise_binary_LDFLAGS = $(FUZZ_LINK_FLAGS)
+test_fuzz_fuzz_cache_blob_SOURCES = test/fuzz/fuzz_cache_blob.cpp
+test_fuzz_fuzz_cache_blob_LDADD = $(TEST_LIBS)
+test_fuzz_fuzz_cache_blob_LDFLAGS = $(FUZZ_LINK_FLAGS)
 endif
 
 # The bounded fuzz run of CI, part of the sanitizer runs of `make check`

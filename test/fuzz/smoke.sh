@@ -27,7 +27,7 @@ if [ "$runs" -eq 0 ]; then
     runs=-1
     seed=$(( $(date +%s) % 100000 + 1 ))
 fi
-targets=${FUZZ_TARGETS:-md conv matmul pooling reorder eltwise_binary}
+targets=${FUZZ_TARGETS:-md conv matmul pooling reorder eltwise_binary cache_blob}
 jobs=${FUZZ_JOBS:-2}
 rss=${FUZZ_RSS_MB:-2048}
 per_input=${FUZZ_TIMEOUT:-20}

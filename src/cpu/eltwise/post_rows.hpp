@@ -1,7 +1,7 @@
 // Post-ops in the vectorised element-wise kernels. Those kernels walk a
 // dense plain dst in physical order; post_ops::applier_t walks rows of the
 // innermost logical dim. Permuting dst (and every binary src1) so that its
-// dims are in physical order makes the two agree: the flat physical index
+// dims are in physical order (and every select condition src2) makes the two agree: the flat physical index
 // is then the row-major logical index of the permuted dst, so a flat range
 // splits into logical rows that apply_row takes directly. Element-wise ops
 // do not care in which order their dims are named.
@@ -20,7 +20,7 @@ namespace kestrel {
 namespace elt {
 
 struct post_rows_t {
-    post_ops_t po; // the chain, binary src1 descriptors permuted like dst
+    post_ops_t po; // the chain, binary src1 (select: and src2) descriptors permuted like dst
     memory_desc_t dst = zero_md(); // dst in physical dim order
     bool has_sum = false;
 
@@ -50,6 +50,10 @@ struct post_rows_t {
             if (e.kind == dnnl_binary) {
                 memory_desc_t s1 = e.binary.src1_desc;
                 KESTREL_CHECK(md_permute_axes(e.binary.src1_desc, s1, perm));
+                if (e.binary.alg == dnnl_binary_select) {
+                    memory_desc_t s2 = e.binary.src2_desc;
+                    KESTREL_CHECK(md_permute_axes(e.binary.src2_desc, s2, perm));
+                }
             }
         return status::success;
     }
