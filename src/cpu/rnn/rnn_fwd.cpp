@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu/eltwise/kernels.hpp"
 #include "cpu/math/eltwise_math.hpp"
 #include "cpu/threading.hpp"
 
@@ -21,7 +22,17 @@ namespace {
 
 size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-inline float sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
+// x[i] = f(x[i]) over one row, with the vector kernels of the eltwise
+// primitive when the CPU has them (f32, in place), else the scalar math.
+void act_row(const elt::kernels_t *k, dnnl_alg_kind_t alg, float alpha, float beta, float *x, dim_t n) {
+    if (k && k->eltwise_has(alg)) {
+        k->eltwise(alg, alpha, beta, dnnl_f32, x, x, n);
+        return;
+    }
+    for (dim_t i = 0; i < n; ++i) x[i] = math::eltwise_fwd(alg, x[i], alpha, beta);
+}
+
+constexpr dnnl_alg_kind_t logistic = dnnl_eltwise_logistic, tanh_ = dnnl_eltwise_tanh;
 
 // Element offset in a plain descriptor of up to 4 dims.
 inline dim_t off4(const memory_desc_t &md, dim_t a, dim_t b, dim_t c, dim_t d = 0) {
@@ -118,6 +129,7 @@ struct ld_ctx_t {
     float *step;
     const float *att;
     const memory_desc_t *att_md;
+    const elt::kernels_t *kern; // vector activations, or null
 
     // Column (or, transposed, row block) of gate `gate` in weights_iter.
     const float *wi_gate(int gate) const {
@@ -128,6 +140,7 @@ struct ld_ctx_t {
 
 status_t cell_step(const ld_ctx_t &c, dim_t s) {
     const auto *pd = c.pd;
+    const elt::kernels_t *k = c.kern;
     const dim_t t = c.r2l ? c.T - 1 - s : s;
     const dim_t N = c.N, DHC = c.DHC, DIC = c.DIC, GD = c.GD;
     const float *hp = c.H + s * N * DIC;
@@ -137,6 +150,17 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
     using K = gemm_rnn_fwd_t::pd_t;
     const dnnl_alg_kind_t cell = pd->desc().cell_kind;
 
+    // h = u' * h_prev + (1 - u') * candidate, u' = (1 - attention) * u.
+    auto gru_update = [&](dim_t n, const float *u, const float *cand) {
+        const float a = c.attention(t, n);
+        const float *h0 = hp + n * DIC;
+        float *h1 = hn + n * DIC;
+        for (dim_t o = 0; o < DHC; ++o) {
+            const float ua = (1.f - a) * u[o];
+            h1[o] = ua * h0[o] + (1.f - ua) * cand[o];
+        }
+    };
+
     if (pd->is_lbr()) {
         // Hidden-state gates apart: the candidate gate needs r * (U_o h + b').
         KESTREL_CHECK(pd->plan_iter.execute(N, GD, DIC, 1.f, hp, DIC, c.wi, c.wi_ld, 0.f, c.step, GD, *c.g,
@@ -144,17 +168,12 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
             const float *gh = c.step + n * GD;
-            const float a = c.attention(t, n);
-            for (dim_t o = 0; o < DHC; ++o) {
-                const float u = sigmoid(gx[o] + gh[o] + b[o]);
-                const float r = sigmoid(gx[DHC + o] + gh[DHC + o] + b[DHC + o]);
-                const float cand = std::tanh(gx[2 * DHC + o] + b[2 * DHC + o] + r * (gh[2 * DHC + o] + b[3 * DHC + o]));
-                const float ua = (1.f - a) * u;
-                gx[o] = u;
-                gx[DHC + o] = r;
-                gx[2 * DHC + o] = cand;
-                hn[n * DIC + o] = ua * hp[n * DIC + o] + (1.f - ua) * cand;
-            }
+            for (dim_t o = 0; o < 2 * DHC; ++o) gx[o] += gh[o] + b[o];
+            act_row(k, logistic, 0.f, 0.f, gx, 2 * DHC);
+            for (dim_t o = 0; o < DHC; ++o)
+                gx[2 * DHC + o] += b[2 * DHC + o] + gx[DHC + o] * (gh[2 * DHC + o] + b[3 * DHC + o]);
+            act_row(k, tanh_, 0.f, 0.f, gx + 2 * DHC, DHC);
+            gru_update(n, gx, gx + 2 * DHC);
         });
         return status::success;
     }
@@ -164,23 +183,17 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
                 *c.g, K::key_plan_iter));
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
-            for (dim_t o = 0; o < DHC; ++o) {
-                gx[o] = sigmoid(gx[o] + b[o]);
-                gx[DHC + o] = sigmoid(gx[DHC + o] + b[DHC + o]);
-                c.step[n * DIC + o] = gx[DHC + o] * hp[n * DIC + o];
-            }
+            for (dim_t o = 0; o < 2 * DHC; ++o) gx[o] += b[o];
+            act_row(k, logistic, 0.f, 0.f, gx, 2 * DHC);
+            for (dim_t o = 0; o < DHC; ++o) c.step[n * DIC + o] = gx[DHC + o] * hp[n * DIC + o];
         });
         KESTREL_CHECK(pd->plan_iter_o.execute(N, DHC, DIC, 1.f, c.step, DIC, c.wi_gate(2), c.wi_ld, 1.f,
                 gates + 2 * DHC, GD, *c.g, K::key_plan_iter_o));
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
-            const float a = c.attention(t, n);
-            for (dim_t o = 0; o < DHC; ++o) {
-                const float cand = std::tanh(gx[2 * DHC + o] + b[2 * DHC + o]);
-                const float ua = (1.f - a) * gx[o];
-                gx[2 * DHC + o] = cand;
-                hn[n * DIC + o] = ua * hp[n * DIC + o] + (1.f - ua) * cand;
-            }
+            for (dim_t o = 0; o < DHC; ++o) gx[2 * DHC + o] += b[2 * DHC + o];
+            act_row(k, tanh_, 0.f, 0.f, gx + 2 * DHC, DHC);
+            gru_update(n, gx, gx + 2 * DHC);
         });
         return status::success;
     }
@@ -192,16 +205,14 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
         const float alpha = pd->desc().alpha, beta = pd->desc().beta;
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
-            for (dim_t o = 0; o < DHC; ++o) {
-                const float v = math::eltwise_fwd(act, gx[o] + b[o], alpha, beta);
-                gx[o] = v;
-                hn[n * DIC + o] = v;
-            }
+            for (dim_t o = 0; o < DHC; ++o) gx[o] += b[o];
+            act_row(k, act, alpha, beta, gx, DHC);
+            for (dim_t o = 0; o < DHC; ++o) hn[n * DIC + o] = gx[o];
         });
         return status::success;
     }
 
-    // LSTM: gates i, f, c~, o; peepholes i, f, o.
+    // LSTM: gates i, f, c~, o; peepholes i, f, o (zero when absent).
     const float *cp = c.C + s * N * DHC;
     float *cn = c.C + (s + 1) * N * DHC;
     const float *p = c.peep;
@@ -209,20 +220,23 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
     const dim_t hld = c.wp ? DHC : DIC;
     parallel_nd(N, [&](dim_t n) {
         float *gx = gates + n * GD;
+        const float *c0 = cp + n * DHC;
+        float *c1 = cn + n * DHC, *h = hout + n * hld;
         for (dim_t o = 0; o < DHC; ++o) {
-            const float cprev = cp[n * DHC + o];
-            const float gi = sigmoid(gx[o] + b[o] + p[o] * cprev);
-            const float gf = sigmoid(gx[DHC + o] + b[DHC + o] + p[DHC + o] * cprev);
-            const float gc = std::tanh(gx[2 * DHC + o] + b[2 * DHC + o]);
-            const float cnew = gf * cprev + gi * gc;
-            const float go = sigmoid(gx[3 * DHC + o] + b[3 * DHC + o] + p[2 * DHC + o] * cnew);
-            gx[o] = gi;
-            gx[DHC + o] = gf;
-            gx[2 * DHC + o] = gc;
-            gx[3 * DHC + o] = go;
-            cn[n * DHC + o] = cnew;
-            hout[n * hld + o] = go * std::tanh(cnew);
+            gx[o] += b[o] + p[o] * c0[o];
+            gx[DHC + o] += b[DHC + o] + p[DHC + o] * c0[o];
         }
+        act_row(k, logistic, 0.f, 0.f, gx, 2 * DHC);
+        for (dim_t o = 0; o < DHC; ++o) gx[2 * DHC + o] += b[2 * DHC + o];
+        act_row(k, tanh_, 0.f, 0.f, gx + 2 * DHC, DHC);
+        for (dim_t o = 0; o < DHC; ++o) {
+            c1[o] = gx[DHC + o] * c0[o] + gx[o] * gx[2 * DHC + o];
+            gx[3 * DHC + o] += b[3 * DHC + o] + p[2 * DHC + o] * c1[o];
+            h[o] = c1[o];
+        }
+        act_row(k, logistic, 0.f, 0.f, gx + 3 * DHC, DHC);
+        act_row(k, tanh_, 0.f, 0.f, h, DHC);
+        for (dim_t o = 0; o < DHC; ++o) h[o] *= gx[3 * DHC + o];
     });
     if (c.wp)
         KESTREL_CHECK(pd->plan_proj.execute(N, DIC, DHC, 1.f, c.step, DHC, c.wp, c.wp_ld, 0.f, hn, DIC, *c.g,
@@ -285,6 +299,7 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
     c.peep = peep_row;
     c.step = params + (G + 4) * DHC;
     c.att = att;
+    c.kern = elt::best_kernels();
     c.att_md = pd->arg_md(DNNL_ARG_AUGRU_ATTENTION);
     const memory_desc_t &bmd = *pd->arg_md(DNNL_ARG_BIAS), &pmd = *pd->arg_md(DNNL_ARG_WEIGHTS_PEEPHOLE);
     const memory_desc_t &si_md = *pd->arg_md(DNNL_ARG_SRC_ITER), &sic_md = *pd->arg_md(DNNL_ARG_SRC_ITER_C);
