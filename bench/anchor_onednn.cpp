@@ -4,7 +4,7 @@
 // (bench/anchor_timing.hpp). Built only when configure finds the anchors,
 // never against Kestrel's headers; prints "BENCH <lib> <shape> <GFLOP/s>"
 // lines for bench/compare.sh.
-//   anchor_onednn [--gemm] [--conv] [--train] [--mem]   (all when none is given)
+//   anchor_onednn [--gemm] [--conv] [--train] [--mem] [--rnn]   (all when none is given)
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +14,7 @@
 #include "anchor_int8_shapes.hpp"
 #include "anchor_shapes.hpp"
 #include "anchor_timing.hpp"
+#include "rnn_shapes.hpp"
 
 #ifdef ANCHOR_HAVE_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
@@ -348,17 +349,51 @@ void openblas_sgemm(long batch, long M, long N, long K, char ta, char tb, const 
 }
 #endif
 
+#ifdef ANCHOR_HAVE_ONEDNN
+// LSTM inference as bench/bench_rnn times it: weights `any` (oneDNN packs
+// them; the reorder from ldigo runs once, outside the timing), data tnc,
+// every buffer holding 0.01.
+void onednn_lstm(dnnl::engine &eng, dnnl::stream &strm, const bench::rnn_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    const memory::dim L = s.L, T = s.T, N = s.N, C = s.C;
+    memory::desc src({T, N, C}, dt::f32, tag::tnc), dst({T, N, C}, dt::f32, tag::tnc),
+            b({L, 1, 4, C}, dt::f32, tag::ldgo), w_user({L, 1, C, 4, C}, dt::f32, tag::ldigo),
+            w_any({L, 1, C, 4, C}, dt::f32, tag::any);
+    dnnl::lstm_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::rnn_direction::unidirectional_left2right,
+            src, memory::desc(), memory::desc(), w_any, w_any, b, dst, memory::desc(), memory::desc());
+    dnnl::lstm_forward::primitive_desc pd(d, eng);
+    auto filled = [&](const memory::desc &md) {
+        memory m(md, eng);
+        float *p = static_cast<float *>(m.get_data_handle());
+        for (size_t i = 0; i < md.get_size() / sizeof(float); ++i) p[i] = 0.01f;
+        return m;
+    };
+    memory ms = filled(src), mb = filled(b), md = filled(dst), wu = filled(w_user);
+    memory wl(pd.weights_layer_desc(), eng), wi(pd.weights_iter_desc(), eng);
+    dnnl::reorder(wu, wl).execute(strm, wu, wl);
+    dnnl::reorder(wu, wi).execute(strm, wu, wi);
+    strm.wait();
+    dnnl::lstm_forward prim(pd);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC_LAYER, ms}, {DNNL_ARG_WEIGHTS_LAYER, wl},
+            {DNNL_ARG_WEIGHTS_ITER, wi}, {DNNL_ARG_BIAS, mb}, {DNNL_ARG_DST_LAYER, md}};
+    char id[96];
+    time_training(strm, prim, args, s.id(id, sizeof(id)), s.flop());
+}
+#endif
+
 } // namespace
 
 int main(int argc, char **argv) {
-    bool gemm = false, conv = false, train = false, mem = false;
+    bool gemm = false, conv = false, train = false, mem = false, rnn = false;
     for (int i = 1; i < argc; ++i) {
         gemm = gemm || !std::strcmp(argv[i], "--gemm");
         conv = conv || !std::strcmp(argv[i], "--conv");
         train = train || !std::strcmp(argv[i], "--train");
         mem = mem || !std::strcmp(argv[i], "--mem");
+        rnn = rnn || !std::strcmp(argv[i], "--rnn");
     }
-    if (!gemm && !conv && !train && !mem) gemm = conv = train = mem = true;
+    if (!gemm && !conv && !train && !mem && !rnn) gemm = conv = train = mem = rnn = true;
     char id[96];
 #ifdef ANCHOR_HAVE_ONEDNN
     try {
@@ -387,6 +422,8 @@ int main(int argc, char **argv) {
         }
         if (mem)
             for (const auto &s : bench::mem_shapes) onednn_mem(eng, strm, s);
+        if (rnn)
+            for (const auto &s : bench::rnn_shapes) onednn_lstm(eng, strm, s);
     } catch (const dnnl::error &e) {
         std::fprintf(stderr, "anchor_onednn: oneDNN error %d: %s\n", (int)e.status, e.what());
         return 1;
@@ -403,5 +440,6 @@ int main(int argc, char **argv) {
 #endif
     (void)id;
     (void)train;
+    (void)rnn;
     return 0;
 }

@@ -13,7 +13,8 @@ kc=$dir/bench/bench_conv
 kt=$dir/bench/bench_train
 an=$dir/bench/anchor_onednn
 ke=$dir/bench/bench_eltwise
-for p in "$kg" "$kc" "$kt" "$ke" "$an"; do
+kr=$dir/bench/bench_rnn
+for p in "$kg" "$kc" "$kt" "$ke" "$kr" "$an"; do
     [ -x "$p" ] || { echo "compare.sh: $p not built" >&2; exit 2; }
 done
 raw=$(mktemp)
@@ -27,11 +28,13 @@ while [ "$r" -le "$rounds" ]; do
         "$kc" --machine >>"$raw"; "$an" --conv >>"$raw"
         "$kt" --machine >>"$raw"; "$an" --train >>"$raw"
         "$ke" --machine >>"$raw"; "$an" --mem >>"$raw"
+        "$kr" --machine >>"$raw"; "$an" --rnn >>"$raw"
     else
         "$an" --gemm >>"$raw"; "$kg" --machine >>"$raw"
         "$an" --conv >>"$raw"; "$kc" --machine >>"$raw"
         "$an" --train >>"$raw"; "$kt" --machine >>"$raw"
         "$an" --mem >>"$raw"; "$ke" --machine >>"$raw"
+        "$an" --rnn >>"$raw"; "$kr" --machine >>"$raw"
     fi
     r=$((r + 1))
 done

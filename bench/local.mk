@@ -12,6 +12,7 @@ CLEANFILES += $(BENCH_PROGS)
 include bench/eltwise.mk
 include bench/train.mk
 include bench/sparse.mk
+include bench/rnn.mk
 
 bench: $(BENCH_PROGS)
 	@for b in $(BENCH_PROGS); do echo "== $$b"; ./$$b || exit 1; done
@@ -21,7 +22,7 @@ bench: $(BENCH_PROGS)
 # compiled with its own headers only: per-target flags replace AM_CPPFLAGS,
 # so Kestrel's include/ is not on its command line.
 EXTRA_DIST += bench/compare.sh bench/anchor_onednn.cpp bench/anchor_shapes.hpp bench/anchor_int8_shapes.hpp \
-	bench/anchor_timing.hpp
+	bench/anchor_timing.hpp bench/rnn_shapes.hpp
 BENCH_ROUNDS = 5
 if HAVE_ANCHOR
 EXTRA_PROGRAMS += bench/anchor_onednn
@@ -30,7 +31,7 @@ bench_anchor_onednn_CPPFLAGS = $(ANCHOR_CPPFLAGS)
 bench_anchor_onednn_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror
 bench_anchor_onednn_LDADD = $(ANCHOR_LIBS)
 CLEANFILES += bench/anchor_onednn
-bench-compare: bench/bench_gemm bench/bench_conv bench/bench_train bench/bench_eltwise bench/anchor_onednn
+bench-compare: bench/bench_gemm bench/bench_conv bench/bench_train bench/bench_eltwise bench/bench_rnn bench/anchor_onednn
 	$(SHELL) $(top_srcdir)/bench/compare.sh . $(BENCH_ROUNDS)
 else
 bench-compare:

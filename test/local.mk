@@ -12,6 +12,7 @@ include test/pooling/local.mk
 include test/norm/local.mk
 include test/gemm/local.mk
 include test/conv/local.mk
+include test/rnn/local.mk
 include test/robust/local.mk
 include test/conform/local.mk
 include test/sanitize/local.mk

@@ -402,38 +402,74 @@ dnnl_status_t dnnl_primitive_attr_set_dropout(dnnl_primitive_attr_t attr,
     return dnnl_success;
 }
 
-// api-coverage: partial: RNN quantization cannot be set, so this reports scale 1 and shift 0
+dnnl_status_t dnnl_primitive_attr_set_rnn_data_qparams(dnnl_primitive_attr_t attr,
+        const float scale, const float shift) {
+    if (!attr) return dnnl_invalid_arguments;
+    attr->rnn_data_scale = scale;
+    attr->rnn_data_shift = shift;
+    return dnnl_success;
+}
+
 dnnl_status_t dnnl_primitive_attr_get_rnn_data_qparams(const_dnnl_primitive_attr_t attr,
         float *scale, float *shift) {
-    if (any_null(attr, scale, shift)) return dnnl_invalid_arguments;
-    *scale = 1.f;
-    *shift = 0.f;
+    if (!attr) return dnnl_invalid_arguments;
+    if (scale) *scale = attr->rnn_data_scale;
+    if (shift) *shift = attr->rnn_data_shift;
     return dnnl_success;
 }
 
 namespace {
 
-dnnl_status_t default_weights_qparams(const_dnnl_primitive_attr_t attr, dnnl_dim_t *count,
-        int *mask, const float **scales) {
-    if (any_null(attr, count, mask, scales)) return dnnl_invalid_arguments;
-    *count = 1;
-    *mask = 0;
-    *scales = &unit_scale;
+// The weights (or projection weights) scales: count values, one per
+// element of the dims the mask selects; the primitive checks count then.
+dnnl_status_t set_weights_qparams(int &mask_out, std::vector<float> &scales_out,
+        dnnl_dim_t count, int mask, const float *scales) {
+    if (count <= 0 || mask < 0 || !scales) return dnnl_invalid_arguments;
+    if (mask == 0 && count != 1) return dnnl_invalid_arguments;
+    std::vector<float> v(scales, scales + count);
+    mask_out = mask;
+    scales_out.swap(v);
+    return dnnl_success;
+}
+
+dnnl_status_t get_weights_qparams(int mask_in, const std::vector<float> &scales_in,
+        dnnl_dim_t *count, int *mask, const float **scales) {
+    if (count) *count = scales_in.empty() ? 1 : (dnnl_dim_t)scales_in.size();
+    if (mask) *mask = scales_in.empty() ? 0 : mask_in;
+    if (scales) *scales = scales_in.empty() ? &unit_scale : scales_in.data();
     return dnnl_success;
 }
 
 } // namespace
 
-// api-coverage: partial: RNN quantization cannot be set, so this reports one scale of 1 (mask 0)
-dnnl_status_t dnnl_primitive_attr_get_rnn_weights_qparams(const_dnnl_primitive_attr_t attr,
-        dnnl_dim_t *count, int *mask, const float **scales) {
-    return default_weights_qparams(attr, count, mask, scales);
+dnnl_status_t dnnl_primitive_attr_set_rnn_weights_qparams(dnnl_primitive_attr_t attr,
+        dnnl_dim_t count, int mask, const float *scales) {
+    if (!attr) return dnnl_invalid_arguments;
+    return guard([&] {
+        return set_weights_qparams(attr->rnn_weights_mask, attr->rnn_weights_scales, count, mask, scales);
+    });
 }
 
-// api-coverage: partial: RNN quantization cannot be set, so this reports one scale of 1 (mask 0)
+dnnl_status_t dnnl_primitive_attr_get_rnn_weights_qparams(const_dnnl_primitive_attr_t attr,
+        dnnl_dim_t *count, int *mask, const float **scales) {
+    if (!attr) return dnnl_invalid_arguments;
+    return get_weights_qparams(attr->rnn_weights_mask, attr->rnn_weights_scales, count, mask, scales);
+}
+
+dnnl_status_t dnnl_primitive_attr_set_rnn_weights_projection_qparams(dnnl_primitive_attr_t attr,
+        dnnl_dim_t count, int mask, const float *scales) {
+    if (!attr) return dnnl_invalid_arguments;
+    return guard([&] {
+        return set_weights_qparams(
+                attr->rnn_weights_proj_mask, attr->rnn_weights_proj_scales, count, mask, scales);
+    });
+}
+
 dnnl_status_t dnnl_primitive_attr_get_rnn_weights_projection_qparams(
         const_dnnl_primitive_attr_t attr, dnnl_dim_t *count, int *mask, const float **scales) {
-    return default_weights_qparams(attr, count, mask, scales);
+    if (!attr) return dnnl_invalid_arguments;
+    return get_weights_qparams(
+            attr->rnn_weights_proj_mask, attr->rnn_weights_proj_scales, count, mask, scales);
 }
 
 dnnl_status_t dnnl_post_ops_get_params_binary_v2(const_dnnl_post_ops_t post_ops, int index,

@@ -102,6 +102,12 @@ struct dnnl_primitive_attr {
     // descriptor: no mask is written).
     bool dropout = false;
     kestrel::memory_desc_t dropout_mask = kestrel::zero_md();
+    // RNN int8 quantisation parameters: stored and reported back; the RNN
+    // primitives decline int8, so nothing reads them yet. Empty scales mean
+    // one scale of 1 with mask 0.
+    float rnn_data_scale = 1.f, rnn_data_shift = 0.f;
+    int rnn_weights_mask = 0, rnn_weights_proj_mask = 0;
+    std::vector<float> rnn_weights_scales, rnn_weights_proj_scales;
 
     // Attributes a primitive may accept; anything set outside them makes the
     // primitive decline with unimplemented.

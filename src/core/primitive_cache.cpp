@@ -18,7 +18,7 @@ namespace {
 // libstdc++) make the build fail until someone looks.
 static_assert(sizeof(quant_entry_t) == 120, "quant_entry_t changed: update put_quant");
 static_assert(sizeof(post_op_t) == 1320, "post_op_t changed: update put_attr");
-static_assert(sizeof(attr_t) == 744, "dnnl_primitive_attr changed: update put_attr");
+static_assert(sizeof(attr_t) == 808, "dnnl_primitive_attr changed: update put_attr");
 
 void put_quant(key_writer_t &k, const quant_t &q) {
     k.put((uint64_t)q.items.size());
@@ -67,6 +67,14 @@ void put_attr(key_writer_t &k, const attr_t &a) {
     }
     k.put(a.dropout);
     k.put(a.dropout_mask);
+    k.put(a.rnn_data_scale);
+    k.put(a.rnn_data_shift);
+    k.put(a.rnn_weights_mask);
+    k.put(a.rnn_weights_proj_mask);
+    for (const auto *v : {&a.rnn_weights_scales, &a.rnn_weights_proj_scales}) {
+        k.put((uint64_t)v->size());
+        for (float f : *v) k.put(f);
+    }
 }
 
 // The memory descriptors a pd settled on (format `any` resolved, choices

@@ -14,3 +14,4 @@ include src/cpu/resampling/local.mk
 include src/cpu/reduction/local.mk
 include src/cpu/gemm/local.mk
 include src/cpu/conv/local.mk
+include src/cpu/rnn/local.mk

@@ -1,0 +1,87 @@
+// Recurrent forward: LSTM inference on the shapes of bench/rnn_shapes.hpp
+// through the C API, weights ldigo, no initial states. Prints one line per
+// shape; `--machine` prints "BENCH kestrel <shape> <GFLOP/s>" lines for
+// bench/compare.sh. Numbers on a shared machine are indicative only.
+#include <cstdio>
+#include <vector>
+
+#include "anchor_timing.hpp"
+#include "dnnl.h"
+#include "rnn_shapes.hpp"
+
+namespace {
+
+#define CHECK(expr) \
+    do { \
+        dnnl_status_t s_ = (expr); \
+        if (s_ != dnnl_success) { \
+            std::fprintf(stderr, "%s -> %d\n", #expr, (int)s_); \
+            return 1; \
+        } \
+    } while (0)
+
+dnnl_memory_desc_t md(std::initializer_list<dnnl_dim_t> dims, dnnl_format_tag_t tag) {
+    dnnl_dims_t d = {};
+    int n = 0;
+    for (auto v : dims) d[n++] = v;
+    dnnl_memory_desc_t m = nullptr;
+    dnnl_memory_desc_create_with_tag(&m, n, d, dnnl_f32, tag);
+    return m;
+}
+
+int time_lstm(dnnl_engine_t eng, dnnl_stream_t strm, const bench::rnn_shape_t &s, bool machine) {
+    const dnnl_dim_t L = s.L, T = s.T, N = s.N, C = s.C;
+    dnnl_memory_desc_t src = md({T, N, C}, dnnl_tnc), wl = md({L, 1, C, 4, C}, dnnl_ldigo),
+                       wi = md({L, 1, C, 4, C}, dnnl_ldigo), b = md({L, 1, 4, C}, dnnl_ldgo),
+                       dst = md({T, N, C}, dnnl_tnc);
+    dnnl_primitive_desc_t pd = nullptr;
+    CHECK(dnnl_lstm_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, dnnl_unidirectional_left2right,
+            src, nullptr, nullptr, wl, wi, nullptr, nullptr, b, dst, nullptr, nullptr, 0, nullptr));
+    const struct {
+        int arg;
+        dnnl_memory_desc_t md;
+    } args[] = {{DNNL_ARG_SRC_LAYER, src}, {DNNL_ARG_WEIGHTS_LAYER, wl}, {DNNL_ARG_WEIGHTS_ITER, wi},
+            {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST_LAYER, dst}};
+    std::vector<std::vector<float>> bufs;
+    std::vector<dnnl_exec_arg_t> ea;
+    for (const auto &a : args) {
+        bufs.emplace_back(dnnl_memory_desc_get_size(a.md) / sizeof(float), 0.01f); // same as the anchor
+        dnnl_memory_t m;
+        CHECK(dnnl_memory_create(&m, a.md, eng, bufs.back().data()));
+        ea.push_back({a.arg, m});
+    }
+    dnnl_primitive_t prim;
+    CHECK(dnnl_primitive_create(&prim, pd));
+    dnnl_status_t st = dnnl_success;
+    const double sec = bench::median_seconds([&] {
+        st = dnnl_primitive_execute(prim, strm, (int)ea.size(), ea.data());
+        dnnl_stream_wait(strm);
+    });
+    CHECK(st);
+    char id[96];
+    if (machine) {
+        bench::machine_line("kestrel", s.id(id, sizeof id), s.flop() / sec * 1e-9);
+    } else {
+        std::printf("%-36s %9.3f ms %8.1f GFLOP/s\n", s.id(id, sizeof id), sec * 1e3, s.flop() / sec * 1e-9);
+    }
+    dnnl_primitive_destroy(prim);
+    dnnl_primitive_desc_destroy(pd);
+    for (auto &a : ea) dnnl_memory_destroy(a.memory);
+    for (auto &a : args) dnnl_memory_desc_destroy(a.md);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    const bool machine = bench::machine_mode(argc, argv);
+    dnnl_engine_t eng;
+    dnnl_stream_t strm;
+    CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
+    CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    for (const auto &s : bench::rnn_shapes)
+        if (time_lstm(eng, strm, s, machine)) return 1;
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+    return 0;
+}

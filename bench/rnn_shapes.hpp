@@ -1,0 +1,25 @@
+// Recurrent shapes timed by bench/bench_rnn (Kestrel) and by the anchor
+// (`anchor_onednn --rnn`): LSTM inference, ldigo weights, tnc data, zero
+// initial states, bias. Header-only and free of any library header.
+#ifndef KESTREL_BENCH_RNN_SHAPES_HPP
+#define KESTREL_BENCH_RNN_SHAPES_HPP
+
+#include <cstdio>
+
+namespace bench {
+
+struct rnn_shape_t {
+    long L, T, N, C; // layers, steps, batch, channels (input = hidden)
+    const char *id(char *buf, int n) const {
+        std::snprintf(buf, (size_t)n, "lstm_inf_L%ld_T%ld_N%ld_C%ld", L, T, N, C);
+        return buf;
+    }
+    // Two GEMMs per step and layer: input and hidden state, 4 gates each.
+    double flop() const { return 2.0 * L * T * N * (2.0 * C) * 4.0 * C; }
+};
+
+const rnn_shape_t rnn_shapes[] = {{2, 50, 1, 512}, {2, 50, 64, 512}};
+
+} // namespace bench
+
+#endif

@@ -1,0 +1,200 @@
+// Recurrent forward C entry points: vanilla RNN, LSTM, GRU, LBR-GRU, AUGRU
+// and LBR-AUGRU. Every cell goes through one descriptor and one check; the
+// backward entry points are not defined yet (the generated stubs answer
+// unimplemented).
+#include "api/api.hpp"
+#include "cpu/rnn/rnn_pd.hpp"
+
+using namespace kestrel;
+
+namespace {
+
+// The descriptors of one forward call; a null or zero descriptor is an
+// argument the problem does not have.
+struct rnn_fwd_args_t {
+    const_dnnl_memory_desc_t src_layer = nullptr, src_iter = nullptr, src_iter_c = nullptr,
+                             attention = nullptr, weights_layer = nullptr, weights_iter = nullptr,
+                             weights_peephole = nullptr, weights_projection = nullptr, bias = nullptr,
+                             dst_layer = nullptr, dst_iter = nullptr, dst_iter_c = nullptr;
+};
+
+memory_desc_t md_or_zero(const_dnnl_memory_desc_t md) { return md ? *md : zero_md(); }
+
+dnnl_status_t rnn_fwd_create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine,
+        dnnl_prop_kind_t prop_kind, dnnl_alg_kind_t cell_kind, dnnl_alg_kind_t activation,
+        dnnl_rnn_direction_t direction, const rnn_fwd_args_t &a, unsigned flags, float alpha, float beta,
+        const_dnnl_primitive_attr_t attr) {
+    if (any_null(primitive_desc, engine, a.src_layer, a.weights_layer, a.weights_iter, a.dst_layer))
+        return dnnl_invalid_arguments;
+    const_dnnl_memory_desc_t all[] = {a.src_layer, a.src_iter, a.src_iter_c, a.attention, a.weights_layer,
+            a.weights_iter, a.weights_peephole, a.weights_projection, a.bias, a.dst_layer, a.dst_iter,
+            a.dst_iter_c};
+    for (const_dnnl_memory_desc_t md : all)
+        if (md && (md->ndims < 0 || md->ndims > max_ndims || (md->ndims && !valid_dt(md->data_type))))
+            return dnnl_invalid_arguments;
+    if (any_runtime_of((int)(sizeof(all) / sizeof(all[0])), all)) return dnnl_unimplemented;
+    const int pk = raw_enum(prop_kind), dir = raw_enum(direction);
+    if (pk != dnnl_forward_training && pk != dnnl_forward_inference) return dnnl_invalid_arguments;
+    if (dir != dnnl_unidirectional_left2right && dir != dnnl_unidirectional_right2left
+            && dir != dnnl_bidirectional_concat && dir != dnnl_bidirectional_sum)
+        return dnnl_invalid_arguments;
+    if (flags & ~(unsigned)dnnl_rnn_flags_diff_weights_overwrite) return dnnl_invalid_arguments;
+    if (cell_kind == dnnl_vanilla_rnn) {
+        const int act = raw_enum(activation);
+        if (act != dnnl_eltwise_relu && act != dnnl_eltwise_tanh && act != dnnl_eltwise_logistic)
+            return dnnl_invalid_arguments;
+    }
+    return guard([&]() -> dnnl_status_t {
+        rnn_desc_t desc;
+        desc.prop_kind = prop_kind;
+        desc.cell_kind = cell_kind;
+        desc.activation = activation;
+        desc.direction = direction;
+        desc.flags = flags;
+        desc.alpha = alpha;
+        desc.beta = beta;
+        desc.src_layer = *a.src_layer;
+        desc.src_iter = md_or_zero(a.src_iter);
+        desc.src_iter_c = md_or_zero(a.src_iter_c);
+        desc.attention = md_or_zero(a.attention);
+        desc.weights_layer = *a.weights_layer;
+        desc.weights_iter = *a.weights_iter;
+        desc.weights_peephole = md_or_zero(a.weights_peephole);
+        desc.weights_projection = md_or_zero(a.weights_projection);
+        desc.bias = md_or_zero(a.bias);
+        desc.dst_layer = *a.dst_layer;
+        desc.dst_iter = md_or_zero(a.dst_iter);
+        desc.dst_iter_c = md_or_zero(a.dst_iter_c);
+        rnn_dims_t dims;
+        if (rnn_check_dims(desc, dims) != status::success) return dnnl_invalid_arguments;
+        return create_pd_handle(primitive_desc, desc, attr, engine, rnn_fwd_impl_list, nullptr);
+    });
+}
+
+} // namespace
+
+extern "C" {
+
+// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+dnnl_status_t dnnl_vanilla_rnn_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, const dnnl_alg_kind_t activation,
+        const dnnl_rnn_direction_t direction, const_dnnl_memory_desc_t src_layer_desc,
+        const_dnnl_memory_desc_t src_iter_desc, const_dnnl_memory_desc_t weights_layer_desc,
+        const_dnnl_memory_desc_t weights_iter_desc, const_dnnl_memory_desc_t bias_desc,
+        const_dnnl_memory_desc_t dst_layer_desc, const_dnnl_memory_desc_t dst_iter_desc, unsigned flags,
+        float alpha, float beta, const_dnnl_primitive_attr_t attr) {
+    rnn_fwd_args_t a;
+    a.src_layer = src_layer_desc;
+    a.src_iter = src_iter_desc;
+    a.weights_layer = weights_layer_desc;
+    a.weights_iter = weights_iter_desc;
+    a.bias = bias_desc;
+    a.dst_layer = dst_layer_desc;
+    a.dst_iter = dst_iter_desc;
+    return rnn_fwd_create(primitive_desc, engine, prop_kind, dnnl_vanilla_rnn, activation, direction, a, flags,
+            alpha, beta, attr);
+}
+
+// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+dnnl_status_t dnnl_lstm_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
+        const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
+        const_dnnl_memory_desc_t src_iter_c_desc, const_dnnl_memory_desc_t weights_layer_desc,
+        const_dnnl_memory_desc_t weights_iter_desc, const_dnnl_memory_desc_t weights_peephole_desc,
+        const_dnnl_memory_desc_t weights_projection_desc, const_dnnl_memory_desc_t bias_desc,
+        const_dnnl_memory_desc_t dst_layer_desc, const_dnnl_memory_desc_t dst_iter_desc,
+        const_dnnl_memory_desc_t dst_iter_c_desc, unsigned flags, const_dnnl_primitive_attr_t attr) {
+    rnn_fwd_args_t a;
+    a.src_layer = src_layer_desc;
+    a.src_iter = src_iter_desc;
+    a.src_iter_c = src_iter_c_desc;
+    a.weights_layer = weights_layer_desc;
+    a.weights_iter = weights_iter_desc;
+    a.weights_peephole = weights_peephole_desc;
+    a.weights_projection = weights_projection_desc;
+    a.bias = bias_desc;
+    a.dst_layer = dst_layer_desc;
+    a.dst_iter = dst_iter_desc;
+    a.dst_iter_c = dst_iter_c_desc;
+    return rnn_fwd_create(primitive_desc, engine, prop_kind, dnnl_vanilla_lstm, dnnl_alg_kind_undef, direction,
+            a, flags, 0.f, 0.f, attr);
+}
+
+namespace {
+
+// GRU and LBR-GRU (attention null), AUGRU and LBR-AUGRU.
+dnnl_status_t gru_family_create(dnnl_alg_kind_t cell, dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
+        const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
+        const_dnnl_memory_desc_t attention_desc, const_dnnl_memory_desc_t weights_layer_desc,
+        const_dnnl_memory_desc_t weights_iter_desc, const_dnnl_memory_desc_t bias_desc,
+        const_dnnl_memory_desc_t dst_layer_desc, const_dnnl_memory_desc_t dst_iter_desc, unsigned flags,
+        const_dnnl_primitive_attr_t attr) {
+    const bool augru = cell == dnnl_vanilla_augru || cell == dnnl_lbr_augru;
+    if (augru && !attention_desc) return dnnl_invalid_arguments;
+    rnn_fwd_args_t a;
+    a.src_layer = src_layer_desc;
+    a.src_iter = src_iter_desc;
+    a.attention = attention_desc;
+    a.weights_layer = weights_layer_desc;
+    a.weights_iter = weights_iter_desc;
+    a.bias = bias_desc;
+    a.dst_layer = dst_layer_desc;
+    a.dst_iter = dst_iter_desc;
+    return rnn_fwd_create(primitive_desc, engine, prop_kind, cell, dnnl_alg_kind_undef, direction, a, flags,
+            0.f, 0.f, attr);
+}
+
+} // namespace
+
+// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+dnnl_status_t dnnl_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
+        const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
+        const_dnnl_memory_desc_t weights_layer_desc, const_dnnl_memory_desc_t weights_iter_desc,
+        const_dnnl_memory_desc_t bias_desc, const_dnnl_memory_desc_t dst_layer_desc,
+        const_dnnl_memory_desc_t dst_iter_desc, unsigned flags, const_dnnl_primitive_attr_t attr) {
+    return gru_family_create(dnnl_vanilla_gru, primitive_desc, engine, prop_kind, direction, src_layer_desc,
+            src_iter_desc, nullptr, weights_layer_desc, weights_iter_desc, bias_desc, dst_layer_desc,
+            dst_iter_desc, flags, attr);
+}
+
+// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+dnnl_status_t dnnl_lbr_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
+        const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
+        const_dnnl_memory_desc_t weights_layer_desc, const_dnnl_memory_desc_t weights_iter_desc,
+        const_dnnl_memory_desc_t bias_desc, const_dnnl_memory_desc_t dst_layer_desc,
+        const_dnnl_memory_desc_t dst_iter_desc, unsigned flags, const_dnnl_primitive_attr_t attr) {
+    return gru_family_create(dnnl_lbr_gru, primitive_desc, engine, prop_kind, direction, src_layer_desc,
+            src_iter_desc, nullptr, weights_layer_desc, weights_iter_desc, bias_desc, dst_layer_desc,
+            dst_iter_desc, flags, attr);
+}
+
+// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+dnnl_status_t dnnl_augru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
+        const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
+        const_dnnl_memory_desc_t attention_desc, const_dnnl_memory_desc_t weights_layer_desc,
+        const_dnnl_memory_desc_t weights_iter_desc, const_dnnl_memory_desc_t bias_desc,
+        const_dnnl_memory_desc_t dst_layer_desc, const_dnnl_memory_desc_t dst_iter_desc, unsigned flags,
+        const_dnnl_primitive_attr_t attr) {
+    return gru_family_create(dnnl_vanilla_augru, primitive_desc, engine, prop_kind, direction, src_layer_desc,
+            src_iter_desc, attention_desc, weights_layer_desc, weights_iter_desc, bias_desc, dst_layer_desc,
+            dst_iter_desc, flags, attr);
+}
+
+// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+dnnl_status_t dnnl_lbr_augru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+        dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
+        const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
+        const_dnnl_memory_desc_t attention_desc, const_dnnl_memory_desc_t weights_layer_desc,
+        const_dnnl_memory_desc_t weights_iter_desc, const_dnnl_memory_desc_t bias_desc,
+        const_dnnl_memory_desc_t dst_layer_desc, const_dnnl_memory_desc_t dst_iter_desc, unsigned flags,
+        const_dnnl_primitive_attr_t attr) {
+    return gru_family_create(dnnl_lbr_augru, primitive_desc, engine, prop_kind, direction, src_layer_desc,
+            src_iter_desc, attention_desc, weights_layer_desc, weights_iter_desc, bias_desc, dst_layer_desc,
+            dst_iter_desc, flags, attr);
+}
+
+} // extern "C"

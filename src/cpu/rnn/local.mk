@@ -1,0 +1,6 @@
+# Recurrent primitives: vanilla RNN, LSTM, GRU, LBR-GRU, AUGRU, LBR-AUGRU.
+libkestrel_la_SOURCES += \
+	src/cpu/rnn/rnn_pd.hpp src/cpu/rnn/rnn_pd.cpp \
+	src/cpu/rnn/rnn_fwd.hpp src/cpu/rnn/rnn_fwd.cpp \
+	src/cpu/rnn/rnn_list.cpp \
+	src/api/rnn.cpp

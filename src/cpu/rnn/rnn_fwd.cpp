@@ -1,0 +1,374 @@
+// Recurrent forward on the GEMM engine.
+//
+// States live in one area (the workspace in training, the scratchpad in
+// inference), per layer l and direction d:
+//   H[l][d][s][N][DIC]   hidden state after s steps (s = 0: initial state)
+//   C[l][d][s][N][DHC]   LSTM cell state, same indexing
+//   G[l][d][t][N][G*DHC] gates at time t, activated
+// A step s of a right-to-left direction processes time T - 1 - (s - 1), so
+// the output at time t of that direction is H[T - t].
+#include "cpu/rnn/rnn_fwd.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cpu/eltwise/kernels.hpp"
+#include "cpu/math/eltwise_math.hpp"
+#include "cpu/threading.hpp"
+
+namespace kestrel {
+
+namespace {
+
+size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+// x[i] = f(x[i]) over one row, with the vector kernels of the eltwise
+// primitive when the CPU has them (f32, in place), else the scalar math.
+void act_row(const elt::kernels_t *k, dnnl_alg_kind_t alg, float alpha, float beta, float *x, dim_t n) {
+    if (k && k->eltwise_has(alg)) {
+        k->eltwise(alg, alpha, beta, dnnl_f32, x, x, n);
+        return;
+    }
+    for (dim_t i = 0; i < n; ++i) x[i] = math::eltwise_fwd(alg, x[i], alpha, beta);
+}
+
+constexpr dnnl_alg_kind_t logistic = dnnl_eltwise_logistic, tanh_ = dnnl_eltwise_tanh;
+
+// Element offset in a plain descriptor of up to 4 dims.
+inline dim_t off4(const memory_desc_t &md, dim_t a, dim_t b, dim_t c, dim_t d = 0) {
+    const dim_t *s = md.blocking.strides;
+    dim_t o = md.offset0 + a * s[0] + b * s[1] + c * s[2];
+    if (md.ndims > 3) o += d * s[3];
+    return o;
+}
+
+// Whether weights of 5 (or projection of 4) dims are stored in the plain
+// order `direct` (gate-and-output columns innermost) or `transposed`
+// (input channels innermost); declines anything else.
+bool weights_order(const memory_desc_t &md, format_tag_t direct, format_tag_t transposed, bool &trans) {
+    const mdw_t w(md);
+    if (w.matches_tag(direct)) {
+        trans = false;
+        return true;
+    }
+    if (w.matches_tag(transposed)) {
+        trans = true;
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+status_t gemm_rnn_fwd_t::pd_t::init(dnnl_engine *) {
+    const status_t st = init_common();
+    if (st == status::unimplemented) return decline(name(), "f32 plain layouts without attributes only");
+    KESTREL_CHECK(st);
+    const rnn_dims_t &r = dims_;
+    if (!weights_order(weights_layer_, dnnl_ldigo, dnnl_ldgoi, wl_t)
+            || !weights_order(weights_iter_, dnnl_ldigo, dnnl_ldgoi, wi_t))
+        return decline(name(), "weights must be ldigo or ldgoi");
+    if (with_projection() && !weights_order(weights_projection_, dnnl_ldio, dnnl_ldoi, wp_t))
+        return decline(name(), "projection weights must be ldio or ldoi");
+
+    const size_t f = sizeof(float), a = 64;
+    const size_t h_elems = (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DIC);
+    const size_t c_elems = is_lstm() ? (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DHC) : 0;
+    const size_t g_elems = (size_t)(r.L * r.D * r.T * r.N * r.G * r.DHC);
+    off_h = 0;
+    off_c = align_up(off_h + h_elems * f, a);
+    off_g = align_up(off_c + c_elems * f, a);
+    states_bytes = align_up(off_g + g_elems * f, a);
+    if (is_training()) {
+        const dim_t bytes = (dim_t)states_bytes;
+        KESTREL_CHECK(md_init_by_tag(ws_md_, 1, &bytes, dnnl_u8, dnnl_a));
+    } else {
+        scratchpad_registry().book(key_states, states_bytes);
+    }
+    x_stride = std::max(r.SLC, r.DLC);
+    if (r.L > 1) scratchpad_registry().book(key_x, 2 * (size_t)(r.T * r.N * x_stride) * f);
+    else scratchpad_registry().book(key_x, (size_t)(r.T * r.N * r.SLC) * f);
+    // Bias (G + 1 rows, the last only for LBR cells) and peepholes (3
+    // rows) of one layer and direction, dense, then the per-step buffer.
+    const dim_t params = (r.G + 1 + 3) * r.DHC;
+    step_elems = is_lbr() ? r.N * r.G * r.DHC : is_gru() ? r.N * r.DIC : with_projection() ? r.N * r.DHC : 0;
+    scratchpad_registry().book(key_step, (size_t)(params + step_elems) * f);
+
+    const dim_t GD = r.G * r.DHC;
+    KESTREL_CHECK(plan_layer.init(r.T * r.N, GD, r.SLC, false, wl_t));
+    plan_layer.book(scratchpad_registry(), key_plan_layer);
+    KESTREL_CHECK(plan_iter.init(r.N, is_gru() ? 2 * r.DHC : GD, r.DIC, false, wi_t));
+    plan_iter.book(scratchpad_registry(), key_plan_iter);
+    if (is_gru()) {
+        KESTREL_CHECK(plan_iter_o.init(r.N, r.DHC, r.DIC, false, wi_t));
+        plan_iter_o.book(scratchpad_registry(), key_plan_iter_o);
+    }
+    if (with_projection()) {
+        KESTREL_CHECK(plan_proj.init(r.N, r.DIC, r.DHC, false, wp_t));
+        plan_proj.book(scratchpad_registry(), key_plan_proj);
+    }
+    return status::success;
+}
+
+namespace {
+
+// One layer and direction of one execution: pointers and sizes the cell
+// steps share.
+struct ld_ctx_t {
+    const gemm_rnn_fwd_t::pd_t *pd;
+    const scratchpad::grantor_t *g;
+    dim_t T, N, G, DHC, DIC, GD;
+    int l, d;
+    bool r2l;
+    float *H, *C, *Gt; // this layer and direction's slices
+    const float *wi; // weights_iter of (l, d)
+    dim_t wi_ld;
+    const float *wp; // projection of (l, d), or null
+    dim_t wp_ld;
+    const float *bias, *peep; // dense rows of (l, d), zero when absent
+    float *step;
+    const float *att;
+    const memory_desc_t *att_md;
+    const elt::kernels_t *kern; // vector activations, or null
+
+    // Column (or, transposed, row block) of gate `gate` in weights_iter.
+    const float *wi_gate(int gate) const {
+        return wi + (pd->wi_t ? gate * DHC * DIC : gate * DHC);
+    }
+    float attention(dim_t t, dim_t n) const { return att ? att[off4(*att_md, t, n, 0)] : 0.f; }
+};
+
+status_t cell_step(const ld_ctx_t &c, dim_t s) {
+    const auto *pd = c.pd;
+    const elt::kernels_t *k = c.kern;
+    const dim_t t = c.r2l ? c.T - 1 - s : s;
+    const dim_t N = c.N, DHC = c.DHC, DIC = c.DIC, GD = c.GD;
+    const float *hp = c.H + s * N * DIC;
+    float *hn = c.H + (s + 1) * N * DIC;
+    float *gates = c.Gt + t * N * GD;
+    const float *b = c.bias;
+    using K = gemm_rnn_fwd_t::pd_t;
+    const dnnl_alg_kind_t cell = pd->desc().cell_kind;
+
+    // h = u' * h_prev + (1 - u') * candidate, u' = (1 - attention) * u.
+    auto gru_update = [&](dim_t n, const float *u, const float *cand) {
+        const float a = c.attention(t, n);
+        const float *h0 = hp + n * DIC;
+        float *h1 = hn + n * DIC;
+        for (dim_t o = 0; o < DHC; ++o) {
+            const float ua = (1.f - a) * u[o];
+            h1[o] = ua * h0[o] + (1.f - ua) * cand[o];
+        }
+    };
+
+    if (pd->is_lbr()) {
+        // Hidden-state gates apart: the candidate gate needs r * (U_o h + b').
+        KESTREL_CHECK(pd->plan_iter.execute(N, GD, DIC, 1.f, hp, DIC, c.wi, c.wi_ld, 0.f, c.step, GD, *c.g,
+                K::key_plan_iter));
+        parallel_nd(N, [&](dim_t n) {
+            float *gx = gates + n * GD;
+            const float *gh = c.step + n * GD;
+            for (dim_t o = 0; o < 2 * DHC; ++o) gx[o] += gh[o] + b[o];
+            act_row(k, logistic, 0.f, 0.f, gx, 2 * DHC);
+            for (dim_t o = 0; o < DHC; ++o)
+                gx[2 * DHC + o] += b[2 * DHC + o] + gx[DHC + o] * (gh[2 * DHC + o] + b[3 * DHC + o]);
+            act_row(k, tanh_, 0.f, 0.f, gx + 2 * DHC, DHC);
+            gru_update(n, gx, gx + 2 * DHC);
+        });
+        return status::success;
+    }
+
+    if (pd->is_gru()) {
+        KESTREL_CHECK(pd->plan_iter.execute(N, 2 * DHC, DIC, 1.f, hp, DIC, c.wi_gate(0), c.wi_ld, 1.f, gates, GD,
+                *c.g, K::key_plan_iter));
+        parallel_nd(N, [&](dim_t n) {
+            float *gx = gates + n * GD;
+            for (dim_t o = 0; o < 2 * DHC; ++o) gx[o] += b[o];
+            act_row(k, logistic, 0.f, 0.f, gx, 2 * DHC);
+            for (dim_t o = 0; o < DHC; ++o) c.step[n * DIC + o] = gx[DHC + o] * hp[n * DIC + o];
+        });
+        KESTREL_CHECK(pd->plan_iter_o.execute(N, DHC, DIC, 1.f, c.step, DIC, c.wi_gate(2), c.wi_ld, 1.f,
+                gates + 2 * DHC, GD, *c.g, K::key_plan_iter_o));
+        parallel_nd(N, [&](dim_t n) {
+            float *gx = gates + n * GD;
+            for (dim_t o = 0; o < DHC; ++o) gx[2 * DHC + o] += b[2 * DHC + o];
+            act_row(k, tanh_, 0.f, 0.f, gx + 2 * DHC, DHC);
+            gru_update(n, gx, gx + 2 * DHC);
+        });
+        return status::success;
+    }
+
+    KESTREL_CHECK(pd->plan_iter.execute(N, GD, DIC, 1.f, hp, DIC, c.wi, c.wi_ld, 1.f, gates, GD, *c.g,
+            K::key_plan_iter));
+    if (cell == dnnl_vanilla_rnn) {
+        const dnnl_alg_kind_t act = pd->desc().activation;
+        const float alpha = pd->desc().alpha, beta = pd->desc().beta;
+        parallel_nd(N, [&](dim_t n) {
+            float *gx = gates + n * GD;
+            for (dim_t o = 0; o < DHC; ++o) gx[o] += b[o];
+            act_row(k, act, alpha, beta, gx, DHC);
+            for (dim_t o = 0; o < DHC; ++o) hn[n * DIC + o] = gx[o];
+        });
+        return status::success;
+    }
+
+    // LSTM: gates i, f, c~, o; peepholes i, f, o (zero when absent).
+    const float *cp = c.C + s * N * DHC;
+    float *cn = c.C + (s + 1) * N * DHC;
+    const float *p = c.peep;
+    float *hout = c.wp ? c.step : hn;
+    const dim_t hld = c.wp ? DHC : DIC;
+    parallel_nd(N, [&](dim_t n) {
+        float *gx = gates + n * GD;
+        const float *c0 = cp + n * DHC;
+        float *c1 = cn + n * DHC, *h = hout + n * hld;
+        for (dim_t o = 0; o < DHC; ++o) {
+            gx[o] += b[o] + p[o] * c0[o];
+            gx[DHC + o] += b[DHC + o] + p[DHC + o] * c0[o];
+        }
+        act_row(k, logistic, 0.f, 0.f, gx, 2 * DHC);
+        for (dim_t o = 0; o < DHC; ++o) gx[2 * DHC + o] += b[2 * DHC + o];
+        act_row(k, tanh_, 0.f, 0.f, gx + 2 * DHC, DHC);
+        for (dim_t o = 0; o < DHC; ++o) {
+            c1[o] = gx[DHC + o] * c0[o] + gx[o] * gx[2 * DHC + o];
+            gx[3 * DHC + o] += b[3 * DHC + o] + p[2 * DHC + o] * c1[o];
+            h[o] = c1[o];
+        }
+        act_row(k, logistic, 0.f, 0.f, gx + 3 * DHC, DHC);
+        act_row(k, tanh_, 0.f, 0.f, h, DHC);
+        for (dim_t o = 0; o < DHC; ++o) h[o] *= gx[3 * DHC + o];
+    });
+    if (c.wp)
+        KESTREL_CHECK(pd->plan_proj.execute(N, DIC, DHC, 1.f, c.step, DHC, c.wp, c.wp_ld, 0.f, hn, DIC, *c.g,
+                K::key_plan_proj));
+    return status::success;
+}
+
+} // namespace
+
+status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
+    const auto *pd = static_cast<const pd_t *>(pd_.get());
+    const rnn_dims_t &r = pd->dims();
+    const rnn_desc_t &desc = pd->desc();
+    const auto &g = ctx.scratchpad();
+    char *states = pd->is_training() ? ctx.output<char>(DNNL_ARG_WORKSPACE) : g.get<char>(pd_t::key_states);
+    float *xbuf = g.get<float>(pd_t::key_x);
+    float *params = g.get<float>(pd_t::key_step);
+    if (!states || !xbuf || !params) return status::out_of_memory;
+    float *H = reinterpret_cast<float *>(states + pd->off_h);
+    float *C = reinterpret_cast<float *>(states + pd->off_c);
+    float *Gt = reinterpret_cast<float *>(states + pd->off_g);
+    const dim_t T = r.T, N = r.N, L = r.L, D = r.D, G = r.G, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
+    const dim_t GD = G * DHC, xs = r.L > 1 ? pd->x_stride : SLC;
+
+    const memory_desc_t &src_md = *pd->arg_md(DNNL_ARG_SRC_LAYER), &dst_md = *pd->arg_md(DNNL_ARG_DST_LAYER);
+    const float *src = ctx.input<float>(DNNL_ARG_SRC_LAYER);
+    float *dst = ctx.output<float>(DNNL_ARG_DST_LAYER);
+    const float *wl = ctx.input<float>(DNNL_ARG_WEIGHTS_LAYER) + pd->arg_md(DNNL_ARG_WEIGHTS_LAYER)->offset0;
+    const float *wi = ctx.input<float>(DNNL_ARG_WEIGHTS_ITER) + pd->arg_md(DNNL_ARG_WEIGHTS_ITER)->offset0;
+    const float *wp = pd->with_projection()
+            ? ctx.input<float>(DNNL_ARG_WEIGHTS_PROJECTION) + pd->arg_md(DNNL_ARG_WEIGHTS_PROJECTION)->offset0
+            : nullptr;
+    const float *bias = pd->with_bias() ? ctx.input<float>(DNNL_ARG_BIAS) : nullptr;
+    const float *peep = pd->with_peephole() ? ctx.input<float>(DNNL_ARG_WEIGHTS_PEEPHOLE) : nullptr;
+    const float *si = pd->with_src_iter() ? ctx.input<float>(DNNL_ARG_SRC_ITER) : nullptr;
+    const float *sic = pd->with_src_iter_c() ? ctx.input<float>(DNNL_ARG_SRC_ITER_C) : nullptr;
+    float *di = pd->with_dst_iter() ? ctx.output<float>(DNNL_ARG_DST_ITER) : nullptr;
+    float *dic = pd->with_dst_iter_c() ? ctx.output<float>(DNNL_ARG_DST_ITER_C) : nullptr;
+    const float *att = pd->is_augru() ? ctx.input<float>(DNNL_ARG_AUGRU_ATTENTION) : nullptr;
+
+    // Layer 0's input, dense T x N x SLC.
+    parallel_nd(T, N, [&](dim_t t, dim_t n) {
+        float *x = xbuf + (t * N + n) * xs;
+        for (dim_t c = 0; c < SLC; ++c) x[c] = src[off4(src_md, t, n, c)];
+    });
+
+    ld_ctx_t c;
+    c.pd = pd;
+    c.g = &g;
+    c.T = T;
+    c.N = N;
+    c.G = G;
+    c.DHC = DHC;
+    c.DIC = DIC;
+    c.GD = GD;
+    c.wi_ld = pd->wi_t ? DIC : GD;
+    c.wp_ld = pd->wp_t ? DHC : DIC;
+    float *bias_row = params, *peep_row = params + (G + 1) * DHC;
+    c.bias = bias_row;
+    c.peep = peep_row;
+    c.step = params + (G + 4) * DHC;
+    c.att = att;
+    c.kern = elt::best_kernels();
+    c.att_md = pd->arg_md(DNNL_ARG_AUGRU_ATTENTION);
+    const memory_desc_t &bmd = *pd->arg_md(DNNL_ARG_BIAS), &pmd = *pd->arg_md(DNNL_ARG_WEIGHTS_PEEPHOLE);
+    const memory_desc_t &si_md = *pd->arg_md(DNNL_ARG_SRC_ITER), &sic_md = *pd->arg_md(DNNL_ARG_SRC_ITER_C);
+
+    for (dim_t l = 0; l < L; ++l) {
+        const float *xin = xbuf + (L > 1 ? (l & 1) * T * N * xs : 0);
+        for (dim_t d = 0; d < D; ++d) {
+            const dim_t ld = l * D + d;
+            c.l = (int)l;
+            c.d = (int)d;
+            c.r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
+            c.H = H + ld * (T + 1) * N * DIC;
+            c.C = C + ld * (T + 1) * N * DHC;
+            c.Gt = Gt + ld * T * N * GD;
+            c.wi = wi + ld * DIC * GD;
+            c.wp = wp ? wp + ld * DHC * DIC : nullptr;
+            for (dim_t k = 0; k < r.n_bias_gates(); ++k)
+                for (dim_t o = 0; o < DHC; ++o)
+                    bias_row[k * DHC + o] = bias ? bias[off4(bmd, l, d, k, o)] : 0.f;
+            for (dim_t k = 0; k < 3; ++k)
+                for (dim_t o = 0; o < DHC; ++o)
+                    peep_row[k * DHC + o] = peep ? peep[off4(pmd, l, d, k, o)] : 0.f;
+            parallel_nd(N, [&](dim_t n) {
+                for (dim_t o = 0; o < DIC; ++o) c.H[n * DIC + o] = si ? si[off4(si_md, l, d, n, o)] : 0.f;
+                if (pd->is_lstm())
+                    for (dim_t o = 0; o < DHC; ++o)
+                        c.C[n * DHC + o] = sic ? sic[off4(sic_md, l, d, n, o)] : 0.f;
+            });
+            const float *wl_ld_p = wl + ld * SLC * GD;
+            KESTREL_CHECK(pd->plan_layer.execute(T * N, GD, SLC, 1.f, xin, xs, wl_ld_p, pd->wl_t ? SLC : GD, 0.f,
+                    c.Gt, GD, g, pd_t::key_plan_layer));
+            for (dim_t s = 0; s < T; ++s) KESTREL_CHECK(cell_step(c, s));
+        }
+
+        // The layer's output: the next layer's input, or dst_layer.
+        const bool last = l == L - 1;
+        float *xout = xbuf + ((l + 1) & 1) * T * N * xs;
+        const bool concat = desc.direction == dnnl_bidirectional_concat;
+        const bool sum = desc.direction == dnnl_bidirectional_sum;
+        parallel_nd(T, N, [&](dim_t t, dim_t n) {
+            for (dim_t d = 0; d < D; ++d) {
+                const bool r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
+                const dim_t s = r2l ? T - t : t + 1;
+                const float *h = H + ((l * D + d) * (T + 1) + s) * N * DIC + n * DIC;
+                const dim_t c0 = concat ? d * DIC : 0;
+                for (dim_t o = 0; o < DIC; ++o) {
+                    float v = h[o];
+                    if (sum && d == 1) v += last ? dst[off4(dst_md, t, n, o)] : xout[(t * N + n) * xs + o];
+                    if (last) dst[off4(dst_md, t, n, c0 + o)] = v;
+                    else xout[(t * N + n) * xs + c0 + o] = v;
+                }
+            }
+        });
+    }
+
+    const memory_desc_t &di_md = *pd->arg_md(DNNL_ARG_DST_ITER), &dic_md = *pd->arg_md(DNNL_ARG_DST_ITER_C);
+    if (di || dic)
+        parallel_nd(L, D, N, [&](dim_t l, dim_t d, dim_t n) {
+            const dim_t ld = l * D + d;
+            if (di) {
+                const float *h = H + (ld * (T + 1) + T) * N * DIC + n * DIC;
+                for (dim_t o = 0; o < DIC; ++o) di[off4(di_md, l, d, n, o)] = h[o];
+            }
+            if (dic) {
+                const float *cs = C + (ld * (T + 1) + T) * N * DHC + n * DHC;
+                for (dim_t o = 0; o < DHC; ++o) dic[off4(dic_md, l, d, n, o)] = cs[o];
+            }
+        });
+    return status::success;
+}
+
+} // namespace kestrel

@@ -1,0 +1,11 @@
+// Recurrent forward implementations in dispatch order.
+#include "cpu/rnn/rnn_fwd.hpp"
+
+namespace kestrel {
+
+const impl_entry_t rnn_fwd_impl_list[] = {
+        {"gemm:f32", make_pd<gemm_rnn_fwd_t::pd_t>},
+        {nullptr, nullptr},
+};
+
+} // namespace kestrel

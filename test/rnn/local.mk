@@ -1,0 +1,13 @@
+# Recurrent primitives: forward against a naive reference; the API surface
+EXTRA_DIST += test/rnn/rnn_ref.hpp
+# (queries, bad input, workspace check, C++ classes, quantisation attributes).
+check_PROGRAMS += test/rnn/test_rnn_fwd
+TESTS += test/rnn/test_rnn_fwd
+test_rnn_test_rnn_fwd_SOURCES = test/rnn/test_rnn_fwd.cpp
+test_rnn_test_rnn_fwd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_rnn_test_rnn_fwd_LDADD = $(TEST_LIBS)
+check_PROGRAMS += test/rnn/test_rnn_api
+TESTS += test/rnn/test_rnn_api
+test_rnn_test_rnn_api_SOURCES = test/rnn/test_rnn_api.cpp
+test_rnn_test_rnn_api_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_rnn_test_rnn_api_LDADD = lib/libdnnl.la $(TBB_LIBS)
