@@ -44,33 +44,7 @@ static void fill(float *v, size_t n, unsigned seed) {
     }
 }
 
-/* The memory object for `want`: the user's own memory when the layouts
- * agree, or a new one filled by a reorder from it. */
-static dnnl_memory_t as_layout(dnnl_memory_t user, const_dnnl_memory_desc_t want,
-        dnnl_engine_t eng, dnnl_stream_t strm, int to_user) {
-    const_dnnl_memory_desc_t have;
-    dnnl_memory_t mem;
-    dnnl_primitive_desc_t rpd;
-    dnnl_primitive_t r;
-    dnnl_exec_arg_t args[2];
-
-    CHECK(dnnl_memory_get_memory_desc(user, &have));
-    if (dnnl_memory_desc_equal(have, want)) return user;
-    CHECK(dnnl_memory_create(&mem, want, eng, DNNL_MEMORY_ALLOCATE));
-    if (to_user) return mem; /* an output: the caller reorders it back later */
-    CHECK(dnnl_reorder_primitive_desc_create(&rpd, have, eng, want, eng, NULL));
-    CHECK(dnnl_primitive_create(&r, rpd));
-    args[0].arg = DNNL_ARG_FROM;
-    args[0].memory = user;
-    args[1].arg = DNNL_ARG_TO;
-    args[1].memory = mem;
-    CHECK(dnnl_primitive_execute(r, strm, 2, args));
-    CHECK(dnnl_stream_wait(strm));
-    dnnl_primitive_destroy(r);
-    dnnl_primitive_desc_destroy(rpd);
-    return mem;
-}
-
+/* Copies `from` into `to`, converting the layout. */
 static void reorder(dnnl_memory_t from, dnnl_memory_t to, dnnl_engine_t eng,
         dnnl_stream_t strm) {
     const_dnnl_memory_desc_t a, b;
@@ -90,6 +64,20 @@ static void reorder(dnnl_memory_t from, dnnl_memory_t to, dnnl_engine_t eng,
     CHECK(dnnl_stream_wait(strm));
     dnnl_primitive_destroy(r);
     dnnl_primitive_desc_destroy(rpd);
+}
+
+/* The memory object for `want`: the user's own memory when the layouts
+ * agree, or a new one (filled by a reorder from the user's, for an input). */
+static dnnl_memory_t as_layout(dnnl_memory_t user, const_dnnl_memory_desc_t want,
+        dnnl_engine_t eng, dnnl_stream_t strm, int to_user) {
+    const_dnnl_memory_desc_t have;
+    dnnl_memory_t mem;
+
+    CHECK(dnnl_memory_get_memory_desc(user, &have));
+    if (dnnl_memory_desc_equal(have, want)) return user;
+    CHECK(dnnl_memory_create(&mem, want, eng, DNNL_MEMORY_ALLOCATE));
+    if (!to_user) reorder(user, mem, eng, strm); /* an output is reordered back later */
+    return mem;
 }
 
 int main(void) {
