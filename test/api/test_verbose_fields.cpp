@@ -363,8 +363,8 @@ void test_every_kind(int nthr) {
     // The header comes first, in oneDNN's order.
     const char *header[] = {"onednn_verbose,v1,info,oneDNN v3.9.", "onednn_verbose,v1,info,cpu,runtime:TBB,nthr:",
             "onednn_verbose,v1,info,cpu,isa:", "onednn_verbose,v1,info,gpu,runtime:none",
-            "onednn_verbose,v1,primitive,info,template:operation,engine,primitive,implementation,prop_kind,"
-            "memory_descriptors,attributes,auxiliary,problem_desc,exec_time"};
+            ("onednn_verbose,v1,primitive,info,template:operation,engine,primitive,implementation,prop_kind,"
+             "memory_descriptors,attributes,auxiliary,problem_desc,exec_time")};
     bool head_ok = lines.size() > 5;
     for (int i = 0; head_ok && i < 5; ++i) head_ok = starts(lines[i], header[i]);
     tally.check(head_ok, "level all: the five info header lines come first");

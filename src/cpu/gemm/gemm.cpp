@@ -40,7 +40,7 @@ constexpr double min_flops_per_thread = 32.0 * 1024;
 // Deterministic cache parameters (leaf 4 on Intel, 0x8000001D on AMD: the
 // same layout): fills the data/unified levels 1-3 still unknown.
 void caches_from_leaf(unsigned leaf, cache_sizes_t &c) {
-    if (__get_cpuid_max(leaf & 0x80000000u, nullptr) < leaf) return;
+    if ((unsigned)__get_cpuid_max(leaf & 0x80000000u, nullptr) < leaf) return;
     for (unsigned i = 0; i < 16; ++i) {
         unsigned a, b, cx, d;
         __cpuid_count(leaf, i, a, b, cx, d);
@@ -96,7 +96,7 @@ cache_sizes_t read_caches() {
     // ECX[31:24], L2 KB in 0x80000006 ECX[31:16], L3 in 512 KB units in
     // EDX[31:18].
     unsigned a, b, cx, d;
-    if (__get_cpuid_max(0x80000000u, nullptr) >= 0x80000006u) {
+    if ((unsigned)__get_cpuid_max(0x80000000u, nullptr) >= 0x80000006u) {
         __cpuid(0x80000005u, a, b, cx, d);
         if (!c.l1) c.l1 = (size_t)(cx >> 24) << 10;
         __cpuid(0x80000006u, a, b, cx, d);

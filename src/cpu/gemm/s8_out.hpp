@@ -43,8 +43,14 @@ inline T round_sat8(float f, float lo, float hi) {
 // n values into 8-bit dst. -O2 leaves loops of unknown length scalar; this
 // one is worth the vector code (it runs once per output element of every
 // int8 primitive), so it asks for the cheap cost model.
+// (GCC's optimize attribute; clang has none and vectorises this loop anyway.)
+#if defined(__GNUC__) && !defined(__clang__)
+#define KESTREL_VECTORIZE_CHEAP __attribute__((optimize("tree-vectorize", "vect-cost-model=cheap")))
+#else
+#define KESTREL_VECTORIZE_CHEAP
+#endif
 template <typename T>
-__attribute__((optimize("tree-vectorize", "vect-cost-model=cheap"))) inline void store_row8(
+KESTREL_VECTORIZE_CHEAP inline void store_row8(
         T *d, const float *t, dim_t n, float lo, float hi) {
     for (dim_t j = 0; j < n; ++j) d[j] = round_sat8<T>(t[j], lo, hi);
 }
