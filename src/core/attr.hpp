@@ -103,8 +103,9 @@ struct dnnl_primitive_attr {
     bool dropout = false;
     kestrel::memory_desc_t dropout_mask = kestrel::zero_md();
     // RNN int8 quantisation parameters: stored and reported back; the RNN
-    // primitives decline int8, so nothing reads them yet. Empty scales mean
-    // one scale of 1 with mask 0.
+    // primitives decline int8, so nothing reads them yet, and every other
+    // primitive declines an attr that sets them. Empty scales mean one scale
+    // of 1 with mask 0.
     float rnn_data_scale = 1.f, rnn_data_shift = 0.f;
     int rnn_weights_mask = 0, rnn_weights_proj_mask = 0;
     std::vector<float> rnn_weights_scales, rnn_weights_proj_scales;
@@ -118,13 +119,27 @@ struct dnnl_primitive_attr {
         skip_post_ops = 1u << 2,
         skip_rounding = 1u << 3,
         skip_dropout = 1u << 4,
+        skip_rnn_qparams = 1u << 5,
     };
+    // The RNN quantisation parameters hold their defaults: data scale 1 and
+    // shift 0, weights scales all 1 under mask 0 (oneDNN's notion of unset).
+    bool rnn_qparams_default() const {
+        auto ones = [](const std::vector<float> &v) {
+            for (float x : v)
+                if (x != 1.f) return false;
+            return true;
+        };
+        return rnn_data_scale == 1.f && rnn_data_shift == 0.f && rnn_weights_mask == 0
+                && rnn_weights_proj_mask == 0 && ones(rnn_weights_scales)
+                && ones(rnn_weights_proj_scales);
+    }
     bool has_default_values(unsigned allowed = skip_none) const {
         if (!(allowed & skip_scales) && !scales.empty()) return false;
         if (!(allowed & skip_zero_points) && !zero_points.empty()) return false;
         if (!(allowed & skip_post_ops) && !post_ops.entries.empty()) return false;
         if (!(allowed & skip_rounding) && !rounding.empty()) return false;
         if (!(allowed & skip_dropout) && dropout) return false;
+        if (!(allowed & skip_rnn_qparams) && !rnn_qparams_default()) return false;
         return true;
     }
 };

@@ -280,6 +280,28 @@ void check_qparams() {
             "rnn qparams: bad count, null scales, null attr -> invalid_arguments");
     a.get_rnn_weights_qparams(mask, sc);
     tally.check(mask == 3 && sc.size() == 3, "rnn_weights_qparams: a refused set changes nothing");
+
+    // The qparams belong to the RNN family: an f32 vanilla RNN takes the
+    // attr (the f32 computation does not read them), any other primitive
+    // declines it, as oneDNN does.
+    using namespace dnnl;
+    engine e(engine::kind::cpu, 0);
+    using tag = memory::format_tag;
+    auto md = [](memory::dims d, tag t) { return memory::desc(d, memory::data_type::f32, t); };
+    const memory::dim T = 2, N = 2, C = 4;
+    dnnl_primitive_desc_t pd = nullptr;
+    dnnl_status_t st = dnnl_vanilla_rnn_forward_primitive_desc_create(&pd, e.get(), dnnl_forward_inference,
+            dnnl_eltwise_tanh, dnnl_unidirectional_left2right, md({T, N, C}, tag::tnc).get(), nullptr,
+            md({1, 1, C, 1, C}, tag::ldigo).get(), md({1, 1, C, 1, C}, tag::ldigo).get(),
+            md({1, 1, 1, C}, tag::ldgo).get(),
+            md({T, N, C}, tag::tnc).get(), nullptr, dnnl_rnn_flags_undef, 0.f, 0.f, a.get());
+    tally.check(st == dnnl_success, "rnn qparams: an f32 vanilla RNN accepts them");
+    dnnl_primitive_desc_destroy(pd);
+    pd = nullptr;
+    st = dnnl_eltwise_forward_primitive_desc_create(&pd, e.get(), dnnl_forward_inference, dnnl_eltwise_relu,
+            md({N, C}, tag::ab).get(), md({N, C}, tag::ab).get(), 0.f, 0.f, a.get());
+    tally.check(st == dnnl_unimplemented && pd == nullptr, "rnn qparams: eltwise declines them (unimplemented)");
+    dnnl_primitive_desc_destroy(pd);
 }
 
 // Every cell through its C++ class, against the naive reference.

@@ -134,7 +134,7 @@ status_t rnn_fwd_pd_t::init_common() {
                  &weights_iter_, &weights_peephole_, &weights_projection_, &bias_, &dst_layer_, &dst_iter_,
                  &dst_iter_c_})
         if (md->ndims && md->data_type != dnnl_f32) return status::unimplemented;
-    if (!attr_.has_default_values()) return status::unimplemented;
+    if (!attr_.has_default_values(attr_t::skip_rnn_qparams)) return status::unimplemented;
     struct want_t {
         memory_desc_t *md;
         format_tag_t tag;
