@@ -1,6 +1,9 @@
 #include "cpu/isa.hpp"
 
+#include <cpuid.h>
+
 #include <atomic>
+#include <initializer_list>
 #include <cstdlib>
 #include <cstring>
 
@@ -9,89 +12,111 @@ namespace isa {
 
 namespace {
 
-level_t detect() {
+// The dnnl_cpu_isa_t values are nested bit masks: an ISA is allowed under a
+// cap when all of its bits are in the cap.
+constexpr unsigned all_bits = ~0u;
+bool within(unsigned cap, dnnl_cpu_isa_t isa) { return (cap & (unsigned)isa) == (unsigned)isa; }
+
+// What the CPU offers, as the highest oneDNN ISA tier Kestrel tells apart
+// (no kernel uses AVX512-FP16 or AMX, so the tiers stop at avx512_core_bf16).
+// AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (clang 14's
+// __builtin_cpu_supports does not know the name).
+bool cpu_has_avx_vnni() {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if ((unsigned)__get_cpuid_max(0, nullptr) < 7u) return false;
+    __cpuid_count(7, 1, a, b, c, d);
+    return (a >> 4) & 1u;
+}
+
+unsigned detect_bits() {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
-            && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        return avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return avx2;
-    return baseline;
+    unsigned bits = dnnl_cpu_isa_sse41;
+    if (__builtin_cpu_supports("avx")) bits = dnnl_cpu_isa_avx;
+    if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return bits;
+    bits = dnnl_cpu_isa_avx2;
+    if (cpu_has_avx_vnni()) bits |= dnnl_cpu_isa_avx2_vnni;
+    if (!(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")))
+        return bits;
+    bits |= dnnl_cpu_isa_avx512_core;
+    if (!__builtin_cpu_supports("avx512vnni")) return bits;
+    bits |= dnnl_cpu_isa_avx512_core_vnni;
+    if (__builtin_cpu_supports("avx512bf16")) bits |= dnnl_cpu_isa_avx512_core_bf16;
+    return bits;
 }
 
-level_t from_cpu_isa(dnnl_cpu_isa_t c) {
-    switch (c) {
-        case dnnl_cpu_isa_sse41:
-        case dnnl_cpu_isa_avx: return baseline;
-        case dnnl_cpu_isa_avx2:
-        case dnnl_cpu_isa_avx2_vnni:
-        case dnnl_cpu_isa_avx2_vnni_2: return avx2;
-        default: return avx512;
-    }
+unsigned hw_bits() {
+    static const unsigned b = detect_bits();
+    return b;
 }
 
-level_t env_cap() {
+struct isa_name_t {
+    const char *name;
+    unsigned bits;
+};
+constexpr isa_name_t cap_names[] = {{"SSE41", dnnl_cpu_isa_sse41}, {"AVX", dnnl_cpu_isa_avx},
+        {"AVX2", dnnl_cpu_isa_avx2}, {"AVX2_VNNI", dnnl_cpu_isa_avx2_vnni},
+        {"AVX2_VNNI_2", dnnl_cpu_isa_avx2_vnni_2}, {"AVX512_CORE", dnnl_cpu_isa_avx512_core},
+        {"AVX512_CORE_VNNI", dnnl_cpu_isa_avx512_core_vnni}, {"AVX512_CORE_BF16", dnnl_cpu_isa_avx512_core_bf16},
+        {"AVX512_CORE_FP16", dnnl_cpu_isa_avx512_core_fp16}, {"AVX10_1_512", dnnl_cpu_isa_avx10_1_512},
+        {"AVX512_CORE_AMX", dnnl_cpu_isa_avx512_core_amx}, {"AVX10_1_512_AMX", dnnl_cpu_isa_avx10_1_512_amx},
+        {"AVX512_CORE_AMX_FP16", dnnl_cpu_isa_avx512_core_amx_fp16},
+        {"AVX10_1_512_AMX_FP16", dnnl_cpu_isa_avx10_1_512_amx_fp16}, {"AVX10_2_512", dnnl_cpu_isa_avx10_2_512},
+        {"AVX10_2_512_AMX_2", dnnl_cpu_isa_avx10_2_512_amx_2}, {"DEFAULT_NONE", dnnl_cpu_isa_sse41}};
+
+// ONEDNN_MAX_CPU_ISA (or DNNL_MAX_CPU_ISA); unset, ALL or an unknown name
+// leave everything allowed.
+unsigned env_cap_bits() {
     const char *v = std::getenv("ONEDNN_MAX_CPU_ISA");
     if (!v) v = std::getenv("DNNL_MAX_CPU_ISA");
-    if (!v) return avx512;
-    if (!strcasecmp(v, "SSE41") || !strcasecmp(v, "AVX") || !strcasecmp(v, "DEFAULT_NONE")) return baseline;
-    if (!strncasecmp(v, "AVX2", 4)) return avx2;
-    return avx512;
+    if (!v) return all_bits;
+    for (const isa_name_t &n : cap_names)
+        if (!strcasecmp(v, n.name)) return n.bits;
+    return all_bits;
 }
 
-// The cap names AVX512_CORE itself: the avx512 level without VNNI.
-bool env_denies_vnni() {
-    const char *v = std::getenv("ONEDNN_MAX_CPU_ISA");
-    if (!v) v = std::getenv("DNNL_MAX_CPU_ISA");
-    return v && !strcasecmp(v, "AVX512_CORE");
-}
-
-std::atomic<int> cap {-1};
-std::atomic<int> vnni_denied {-1};
+// The cap as ISA bits; -1 until the environment is read or set_max runs.
+std::atomic<long long> cap {-1};
 std::atomic<bool> frozen {false};
+
+unsigned allowed_bits() {
+    long long c = cap.load(std::memory_order_relaxed);
+    if (c < 0) {
+        long long fresh = env_cap_bits();
+        cap.compare_exchange_strong(c, fresh);
+        c = cap.load();
+    }
+    return (unsigned)c & hw_bits();
+}
 
 } // namespace
 
 level_t effective() {
-    static const level_t hw = detect();
-    int c = cap.load(std::memory_order_relaxed);
-    if (c < 0) {
-        int fresh = env_cap();
-        cap.compare_exchange_strong(c, fresh);
-        c = cap.load();
-    }
+    const unsigned b = allowed_bits();
     frozen.store(true, std::memory_order_relaxed);
-    return hw < (level_t)c ? hw : (level_t)c;
+    if (within(b, dnnl_cpu_isa_avx512_core)) return avx512;
+    if (within(b, dnnl_cpu_isa_avx2)) return avx2;
+    return baseline;
 }
 
 dnnl_cpu_isa_t effective_cpu_isa() {
-    switch (effective()) {
-        case avx512: return dnnl_cpu_isa_avx512_core;
-        case avx2: return dnnl_cpu_isa_avx2;
-        default: return dnnl_cpu_isa_sse41;
-    }
+    const unsigned b = allowed_bits();
+    frozen.store(true, std::memory_order_relaxed);
+    for (dnnl_cpu_isa_t t : {dnnl_cpu_isa_avx512_core_bf16, dnnl_cpu_isa_avx512_core_vnni, dnnl_cpu_isa_avx512_core,
+                 dnnl_cpu_isa_avx2_vnni, dnnl_cpu_isa_avx2, dnnl_cpu_isa_avx})
+        if (within(b, t)) return t;
+    return dnnl_cpu_isa_sse41;
 }
 
 status_t set_max(dnnl_cpu_isa_t c) {
     if (frozen.load()) return status::invalid_arguments;
-    cap.store(from_cpu_isa(c));
-    vnni_denied.store(c == dnnl_cpu_isa_avx512_core ? 1 : 0);
+    cap.store(c == dnnl_cpu_isa_default ? all_bits : (unsigned)c);
     return status::success;
 }
 
-bool has_avx512_vnni() {
-    static const bool hw = [] {
-        __builtin_cpu_init();
-        return (bool)__builtin_cpu_supports("avx512vnni");
-    }();
-    if (!hw || !has(avx512)) return false;
-    int d = vnni_denied.load(std::memory_order_relaxed);
-    if (d < 0) {
-        int fresh = env_denies_vnni() ? 1 : 0;
-        vnni_denied.compare_exchange_strong(d, fresh);
-        d = vnni_denied.load();
-    }
-    return d == 0;
-}
+bool has_avx512_vnni() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_vnni); }
+
+bool has_avx512_bf16() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_bf16); }
 
 const char *name(level_t l) {
     switch (l) {

@@ -14,7 +14,8 @@ enum level_t { baseline = 0, avx2 = 1, avx512 = 2 };
 level_t effective();
 inline bool has(level_t l) { return effective() >= l; }
 
-// dnnl_cpu_isa_t view of effective(), for dnnl_get_effective_cpu_isa.
+// The highest oneDNN ISA tier the CPU offers under the cap (up to
+// avx512_core_bf16), for dnnl_get_effective_cpu_isa and verbose.
 dnnl_cpu_isa_t effective_cpu_isa();
 // Caps the level; fails once a kernel has been dispatched (as oneDNN).
 status_t set_max(dnnl_cpu_isa_t cap);
@@ -24,6 +25,9 @@ const char *name(level_t l);
 // AVX512-VNNI (vpdpbusd) on top of the avx512 level: the CPU has it and the
 // cap is not AVX512_CORE (which oneDNN defines without VNNI).
 bool has_avx512_vnni();
+// AVX512-BF16 (vdpbf16ps) with VNNI: the CPU has both and the cap allows
+// AVX512_CORE_BF16.
+bool has_avx512_bf16();
 
 } // namespace isa
 } // namespace kestrel

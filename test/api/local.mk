@@ -40,3 +40,9 @@ TESTS += test/api/test_cache_blob
 test_api_test_cache_blob_SOURCES = test/api/test_cache_blob.cpp
 test_api_test_cache_blob_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_api_test_cache_blob_LDADD = $(TEST_LIBS)
+# The effective ISA tier under every cap, against /proc/cpuinfo.
+check_PROGRAMS += test/api/test_effective_isa
+TESTS += test/api/test_effective_isa
+test_api_test_effective_isa_SOURCES = test/api/test_effective_isa.cpp
+test_api_test_effective_isa_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_api_test_effective_isa_LDADD = lib/libdnnl.la $(TBB_LIBS)
