@@ -30,58 +30,86 @@ void bench_sgemm(const bench::sgemm_shape_t &sh) {
             (long)N, (long)K, 2.0 * M * N * K / s * 1e-9, s * 1e3);
 }
 
-void bench_matmul(const bench::matmul_shape_t &sh) {
-    const dnnl_dim_t B = sh.B, M = sh.M, N = sh.N, K = sh.K;
+// One primitive with src, weights and dst: make_pd(engine) creates its
+// descriptor (nullptr when refused); the memories take the descriptors the
+// primitive reports and are filled with `fill` bytes, as the anchor's are.
+// The median execution is printed as a machine line or through human(sec, impl).
+template <class MakePd, class Human>
+void bench_primitive(const char *id, double flop, int fill, MakePd make_pd, Human human) {
     dnnl_engine_t eng;
     dnnl_stream_t strm;
     dnnl_engine_create(&eng, dnnl_cpu, 0);
     dnnl_stream_create(&strm, eng, dnnl_stream_default_flags);
-    dnnl_dims_t sd = {B, M, K}, wd = {B, K, N}, dd = {B, M, N};
+    dnnl_primitive_desc_t pd = make_pd(eng);
+    if (pd) {
+        const char *impl = "";
+        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+        dnnl_primitive_t p;
+        dnnl_primitive_create(&p, pd);
+        dnnl_memory_t m[3];
+        const dnnl_query_t which[3] = {dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md};
+        for (int i = 0; i < 3; ++i) {
+            const_dnnl_memory_desc_t md = dnnl_primitive_desc_query_md(pd, which[i], 0);
+            dnnl_memory_create(&m[i], md, eng, DNNL_MEMORY_ALLOCATE);
+            void *h = nullptr;
+            dnnl_memory_get_data_handle(m[i], &h);
+            std::memset(h, fill, dnnl_memory_desc_get_size(md));
+        }
+        dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, m[0]}, {DNNL_ARG_WEIGHTS, m[1]}, {DNNL_ARG_DST, m[2]}};
+        double sec = bench::median_seconds([&] {
+            dnnl_primitive_execute(p, strm, 3, args);
+            dnnl_stream_wait(strm);
+        });
+        if (machine)
+            bench::machine_line("kestrel", id, flop / sec * 1e-9);
+        else
+            human(sec, impl);
+        for (dnnl_memory_t x : m)
+            dnnl_memory_destroy(x);
+        dnnl_primitive_destroy(p);
+        dnnl_primitive_desc_destroy(pd);
+    } else {
+        std::printf("%s: not created\n", id);
+    }
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+}
+
+// The descriptor of a primitive over three plain (or `any`) tensors: the
+// mds are created, handed to create() and destroyed again.
+template <class Create>
+dnnl_primitive_desc_t pd_of(int nd, const dnnl_dims_t sd, dnnl_data_type_t st, dnnl_format_tag_t sf,
+        const dnnl_dims_t wd, dnnl_data_type_t wt, dnnl_format_tag_t wf, const dnnl_dims_t dd,
+        dnnl_data_type_t dt, Create create) {
     dnnl_memory_desc_t s, w, d;
-    dnnl_memory_desc_create_with_tag(&s, 3, sd, dnnl_f32, dnnl_abc);
-    dnnl_memory_desc_create_with_tag(&w, 3, wd, dnnl_f32, dnnl_abc);
-    dnnl_memory_desc_create_with_tag(&d, 3, dd, dnnl_f32, dnnl_abc);
-    dnnl_primitive_desc_t pd;
-    if (dnnl_matmul_primitive_desc_create(&pd, eng, s, w, nullptr, d, nullptr) != dnnl_success) {
-        std::printf("matmul B=%ld M=%ld N=%ld K=%ld: not created\n", (long)B, (long)M, (long)N, (long)K);
-        return;
-    }
-    const char *impl = "";
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    dnnl_primitive_t p;
-    dnnl_primitive_create(&p, pd);
-    dnnl_memory_t ms, mw, md;
-    dnnl_memory_create(&ms, s, eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_memory_create(&mw, w, eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_memory_create(&md, d, eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
-    for (dnnl_memory_t m : {ms, mw, md}) { // same contents as the anchor's
-        void *h = nullptr;
-        const_dnnl_memory_desc_t md_of = nullptr;
-        dnnl_memory_get_data_handle(m, &h);
-        dnnl_memory_get_memory_desc(m, &md_of);
-        std::memset(h, 0, dnnl_memory_desc_get_size(md_of));
-    }
-    double sec = bench::median_seconds([&] {
-        dnnl_primitive_execute(p, strm, 3, args);
-        dnnl_stream_wait(strm);
-    });
-    char id[96];
-    if (machine)
-        bench::machine_line("kestrel", sh.id(id, sizeof(id)), sh.flop() / sec * 1e-9);
-    else
-        std::printf("matmul B=%-3ld M=%-5ld N=%-5ld K=%-5ld %8.2f GFLOP/s  (%.3f ms, %s)\n", (long)B, (long)M,
-            (long)N, (long)K, 2.0 * B * M * N * K / sec * 1e-9, sec * 1e3, impl);
-    dnnl_memory_destroy(ms);
-    dnnl_memory_destroy(mw);
-    dnnl_memory_destroy(md);
-    dnnl_primitive_destroy(p);
-    dnnl_primitive_desc_destroy(pd);
+    dnnl_memory_desc_create_with_tag(&s, nd, sd, st, sf);
+    dnnl_memory_desc_create_with_tag(&w, nd, wd, wt, wf);
+    dnnl_memory_desc_create_with_tag(&d, nd, dd, dt, sf);
+    dnnl_primitive_desc_t pd = nullptr;
+    if (create(&pd, s, w, d) != dnnl_success) pd = nullptr;
     dnnl_memory_desc_destroy(s);
     dnnl_memory_desc_destroy(w);
     dnnl_memory_desc_destroy(d);
-    dnnl_stream_destroy(strm);
-    dnnl_engine_destroy(eng);
+    return pd;
+}
+
+void bench_matmul(const bench::matmul_shape_t &sh) {
+    const dnnl_dim_t B = sh.B, M = sh.M, N = sh.N, K = sh.K;
+    char id[96];
+    sh.id(id, sizeof(id));
+    const dnnl_dims_t sd = {B, M, K}, wd = {B, K, N}, dd = {B, M, N};
+    bench_primitive(
+            id, sh.flop(), 0,
+            [&](dnnl_engine_t eng) {
+                return pd_of(3, sd, dnnl_f32, dnnl_abc, wd, dnnl_f32, dnnl_abc, dd, dnnl_f32,
+                        [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
+                            return dnnl_matmul_primitive_desc_create(pd, eng, s, w, nullptr, d, nullptr);
+                        });
+            },
+            [&](double sec, const char *impl) {
+                std::printf("matmul B=%-3ld M=%-5ld N=%-5ld K=%-5ld %8.2f GFLOP/s  (%.3f ms, %s)\n", (long)B,
+                        (long)M, (long)N, (long)K, 2.0 * B * M * N * K / sec * 1e-9, sec * 1e3, impl);
+            });
 }
 
 void bench_gemm_u8s8s32(const bench::int8_shape_t &sh) {
@@ -101,113 +129,40 @@ void bench_gemm_u8s8s32(const bench::int8_shape_t &sh) {
 }
 
 void bench_int8_matmul(const bench::int8_shape_t &sh) {
-    dnnl_engine_t eng;
-    dnnl_stream_t strm;
-    dnnl_engine_create(&eng, dnnl_cpu, 0);
-    dnnl_stream_create(&strm, eng, dnnl_stream_default_flags);
-    dnnl_dims_t sd = {sh.M, sh.K}, wd = {sh.K, sh.N}, dd = {sh.M, sh.N};
-    dnnl_memory_desc_t s, w, d;
-    dnnl_memory_desc_create_with_tag(&s, 2, sd, dnnl_u8, dnnl_ab);
-    dnnl_memory_desc_create_with_tag(&w, 2, wd, dnnl_s8, dnnl_ab);
-    dnnl_memory_desc_create_with_tag(&d, 2, dd, dnnl_s32, dnnl_ab);
-    dnnl_primitive_desc_t pd;
     char id[96];
     sh.id(id, sizeof(id), "matmul_u8s8s32");
-    if (dnnl_matmul_primitive_desc_create(&pd, eng, s, w, nullptr, d, nullptr) != dnnl_success) {
-        std::printf("%s: not created\n", id);
-        return;
-    }
-    const char *impl = "";
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    dnnl_primitive_t p;
-    dnnl_primitive_create(&p, pd);
-    dnnl_memory_t ms, mw, md;
-    dnnl_memory_create(&ms, s, eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_memory_create(&mw, w, eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_memory_create(&md, d, eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
-    for (dnnl_memory_t m : {ms, mw, md}) { // same contents as the anchor's
-        void *h = nullptr;
-        const_dnnl_memory_desc_t md_of = nullptr;
-        dnnl_memory_get_data_handle(m, &h);
-        dnnl_memory_get_memory_desc(m, &md_of);
-        std::memset(h, 1, dnnl_memory_desc_get_size(md_of));
-    }
-    double sec = bench::median_seconds([&] {
-        dnnl_primitive_execute(p, strm, 3, args);
-        dnnl_stream_wait(strm);
-    });
-    if (machine)
-        bench::machine_line("kestrel", id, sh.flop() / sec * 1e-9);
-    else
-        std::printf("%-28s %8.2f GOP/s  (%.3f ms, %s)\n", id, sh.flop() / sec * 1e-9, sec * 1e3, impl);
-    dnnl_memory_destroy(ms);
-    dnnl_memory_destroy(mw);
-    dnnl_memory_destroy(md);
-    dnnl_primitive_destroy(p);
-    dnnl_primitive_desc_destroy(pd);
-    dnnl_memory_desc_destroy(s);
-    dnnl_memory_desc_destroy(w);
-    dnnl_memory_desc_destroy(d);
-    dnnl_stream_destroy(strm);
-    dnnl_engine_destroy(eng);
+    const dnnl_dims_t sd = {sh.M, sh.K}, wd = {sh.K, sh.N}, dd = {sh.M, sh.N};
+    bench_primitive(
+            id, sh.flop(), 1,
+            [&](dnnl_engine_t eng) {
+                return pd_of(2, sd, dnnl_u8, dnnl_ab, wd, dnnl_s8, dnnl_ab, dd, dnnl_s32,
+                        [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
+                            return dnnl_matmul_primitive_desc_create(pd, eng, s, w, nullptr, d, nullptr);
+                        });
+            },
+            [&](double sec, const char *impl) {
+                std::printf("%-28s %8.2f GOP/s  (%.3f ms, %s)\n", id, sh.flop() / sec * 1e-9, sec * 1e3, impl);
+            });
 }
 
 // Inner product forward inference, 2D src, weights `any` (the layout the
 // library prefers, as a framework would ask), no bias.
 void bench_ip_fwd(const bench::ip_fwd_shape_t &sh) {
-    dnnl_engine_t eng;
-    dnnl_stream_t strm;
-    dnnl_engine_create(&eng, dnnl_cpu, 0);
-    dnnl_stream_create(&strm, eng, dnnl_stream_default_flags);
-    dnnl_dims_t sd = {sh.mb, sh.ic}, wd = {sh.oc, sh.ic}, dd = {sh.mb, sh.oc};
-    dnnl_memory_desc_t s, wany, d;
-    dnnl_memory_desc_create_with_tag(&s, 2, sd, dnnl_f32, dnnl_ab);
-    dnnl_memory_desc_create_with_tag(&wany, 2, wd, dnnl_f32, dnnl_format_tag_any);
-    dnnl_memory_desc_create_with_tag(&d, 2, dd, dnnl_f32, dnnl_ab);
     char id[96];
     sh.id(id, sizeof(id));
-    dnnl_primitive_desc_t pd;
-    if (dnnl_inner_product_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, s, wany, nullptr,
-                d, nullptr)
-            != dnnl_success) {
-        std::printf("%s: not created\n", id);
-        return;
-    }
-    const char *impl = "";
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    dnnl_primitive_t p;
-    dnnl_primitive_create(&p, pd);
-    dnnl_memory_t ms, mw, md;
-    dnnl_memory_create(&ms, s, eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_memory_create(&mw, dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0), eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_memory_create(&md, d, eng, DNNL_MEMORY_ALLOCATE);
-    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
-    for (dnnl_memory_t m : {ms, mw, md}) { // same contents as the anchor's
-        void *h = nullptr;
-        const_dnnl_memory_desc_t md_of = nullptr;
-        dnnl_memory_get_data_handle(m, &h);
-        dnnl_memory_get_memory_desc(m, &md_of);
-        std::memset(h, 0, dnnl_memory_desc_get_size(md_of));
-    }
-    double sec = bench::median_seconds([&] {
-        dnnl_primitive_execute(p, strm, 3, args);
-        dnnl_stream_wait(strm);
-    });
-    if (machine)
-        bench::machine_line("kestrel", id, sh.flop() / sec * 1e-9);
-    else
-        std::printf("%-28s %8.2f GFLOP/s  (%.3f ms, %s)\n", id, sh.flop() / sec * 1e-9, sec * 1e3, impl);
-    dnnl_memory_destroy(ms);
-    dnnl_memory_destroy(mw);
-    dnnl_memory_destroy(md);
-    dnnl_primitive_destroy(p);
-    dnnl_primitive_desc_destroy(pd);
-    dnnl_memory_desc_destroy(s);
-    dnnl_memory_desc_destroy(wany);
-    dnnl_memory_desc_destroy(d);
-    dnnl_stream_destroy(strm);
-    dnnl_engine_destroy(eng);
+    const dnnl_dims_t sd = {sh.mb, sh.ic}, wd = {sh.oc, sh.ic}, dd = {sh.mb, sh.oc};
+    bench_primitive(
+            id, sh.flop(), 0,
+            [&](dnnl_engine_t eng) {
+                return pd_of(2, sd, dnnl_f32, dnnl_ab, wd, dnnl_f32, dnnl_format_tag_any, dd, dnnl_f32,
+                        [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
+                            return dnnl_inner_product_forward_primitive_desc_create(
+                                    pd, eng, dnnl_forward_inference, s, w, nullptr, d, nullptr);
+                        });
+            },
+            [&](double sec, const char *impl) {
+                std::printf("%-28s %8.2f GFLOP/s  (%.3f ms, %s)\n", id, sh.flop() / sec * 1e-9, sec * 1e3, impl);
+            });
 }
 
 } // namespace
