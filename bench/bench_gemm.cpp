@@ -93,6 +93,13 @@ dnnl_primitive_desc_t pd_of(int nd, const dnnl_dims_t sd, dnnl_data_type_t st, d
     return pd;
 }
 
+dnnl_primitive_desc_t matmul_pd(dnnl_engine_t eng, int nd, const dnnl_dims_t sd, dnnl_data_type_t st,
+        const dnnl_dims_t wd, dnnl_data_type_t wt, const dnnl_dims_t dd, dnnl_data_type_t dt, dnnl_format_tag_t tag) {
+    return pd_of(nd, sd, st, tag, wd, wt, tag, dd, dt, [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
+        return dnnl_matmul_primitive_desc_create(pd, eng, s, w, nullptr, d, nullptr);
+    });
+}
+
 void bench_matmul(const bench::matmul_shape_t &sh) {
     const dnnl_dim_t B = sh.B, M = sh.M, N = sh.N, K = sh.K;
     char id[96];
@@ -100,12 +107,7 @@ void bench_matmul(const bench::matmul_shape_t &sh) {
     const dnnl_dims_t sd = {B, M, K}, wd = {B, K, N}, dd = {B, M, N};
     bench_primitive(
             id, sh.flop(), 0,
-            [&](dnnl_engine_t eng) {
-                return pd_of(3, sd, dnnl_f32, dnnl_abc, wd, dnnl_f32, dnnl_abc, dd, dnnl_f32,
-                        [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
-                            return dnnl_matmul_primitive_desc_create(pd, eng, s, w, nullptr, d, nullptr);
-                        });
-            },
+            [&](dnnl_engine_t eng) { return matmul_pd(eng, 3, sd, dnnl_f32, wd, dnnl_f32, dd, dnnl_f32, dnnl_abc); },
             [&](double sec, const char *impl) {
                 std::printf("matmul B=%-3ld M=%-5ld N=%-5ld K=%-5ld %8.2f GFLOP/s  (%.3f ms, %s)\n", (long)B,
                         (long)M, (long)N, (long)K, 2.0 * B * M * N * K / sec * 1e-9, sec * 1e3, impl);
@@ -134,12 +136,7 @@ void bench_int8_matmul(const bench::int8_shape_t &sh) {
     const dnnl_dims_t sd = {sh.M, sh.K}, wd = {sh.K, sh.N}, dd = {sh.M, sh.N};
     bench_primitive(
             id, sh.flop(), 1,
-            [&](dnnl_engine_t eng) {
-                return pd_of(2, sd, dnnl_u8, dnnl_ab, wd, dnnl_s8, dnnl_ab, dd, dnnl_s32,
-                        [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
-                            return dnnl_matmul_primitive_desc_create(pd, eng, s, w, nullptr, d, nullptr);
-                        });
-            },
+            [&](dnnl_engine_t eng) { return matmul_pd(eng, 2, sd, dnnl_u8, wd, dnnl_s8, dd, dnnl_s32, dnnl_ab); },
             [&](double sec, const char *impl) {
                 std::printf("%-28s %8.2f GOP/s  (%.3f ms, %s)\n", id, sh.flop() / sec * 1e-9, sec * 1e3, impl);
             });
