@@ -11,6 +11,12 @@ check_PROGRAMS += test/gemm/test_inner_product
 TESTS += test/gemm/test_inner_product
 test_gemm_test_inner_product_SOURCES = test/gemm/test_inner_product.cpp
 test_gemm_test_inner_product_LDADD = $(TEST_LIBS)
+# Weights decompression: float src, s8/u8 weights, grouped scales and zero points.
+check_PROGRAMS += test/gemm/test_matmul_wdecomp
+TESTS += test/gemm/test_matmul_wdecomp
+test_gemm_test_matmul_wdecomp_SOURCES = test/gemm/test_matmul_wdecomp.cpp
+test_gemm_test_matmul_wdecomp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_gemm_test_matmul_wdecomp_LDADD = $(TEST_LIBS)
 check_PROGRAMS += test/gemm/test_matmul_lowp
 TESTS += test/gemm/test_matmul_lowp
 test_gemm_test_matmul_lowp_SOURCES = test/gemm/test_matmul_lowp.cpp

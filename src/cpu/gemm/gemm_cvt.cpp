@@ -48,8 +48,53 @@ void convert_with(const load_t &load, const operand_t &op, bool zp_rows, dim_t r
     }
 }
 
+// Rows [k0, k0 + rows) x cols [n0, n0 + cols) of a decompressed op(B).
+// Row-major B: the scale and zero point of a row are gathered into f32
+// once per group (cols <= tile_n, on the stack), so the inner loop is a
+// plain (b - z) * s over contiguous memory.
+template <typename wt_t>
+void dequant_with(const operand_t &op, dim_t k0, dim_t n0, dim_t rows, dim_t cols, float *out) {
+    const wt_t *p = static_cast<const wt_t *>(op.p);
+    const dequant_t &q = *op.dq;
+    auto sc_at = [&](dim_t k, dim_t n) {
+        return q.sc ? load_f32(q.sc_dt, q.sc, k / q.sc_group * q.sc_ldk + n * q.sc_ldn) : 1.f;
+    };
+    auto zp_at = [&](dim_t k, dim_t n) {
+        return q.zp ? load_f32(q.zp_dt, q.zp, k / q.zp_group * q.zp_ldk + n * q.zp_ldn) : 0.f;
+    };
+    if (op.trans) { // element (k, n) at n * ld + k
+        for (dim_t c = 0; c < cols; ++c)
+            for (dim_t r = 0; r < rows; ++r)
+                out[r * cols + c] = ((float)p[(n0 + c) * op.ld + k0 + r] - zp_at(k0 + r, n0 + c)) * sc_at(k0 + r, n0 + c);
+        return;
+    }
+    float srow[tile_n], zrow[tile_n];
+    dim_t sg = -1, zg = -1; // the group the gathered rows hold
+    for (dim_t r = 0; r < rows; ++r) {
+        const dim_t k = k0 + r;
+        if (k / q.sc_group != sg) {
+            sg = k / q.sc_group;
+            for (dim_t c = 0; c < cols; ++c) srow[c] = sc_at(k, n0 + c);
+        }
+        if (k / q.zp_group != zg) {
+            zg = k / q.zp_group;
+            for (dim_t c = 0; c < cols; ++c) zrow[c] = zp_at(k, n0 + c);
+        }
+        const wt_t *b = p + k * op.ld + n0;
+        float *o = out + r * cols;
+        for (dim_t c = 0; c < cols; ++c) o[c] = ((float)b[c] - zrow[c]) * srow[c];
+    }
+}
+
 void convert(const operand_t &op, bool zp_rows, dim_t r0, dim_t c0, dim_t rows, dim_t cols,
         float *out) {
+    if (op.dq) {
+        if (op.dt == dnnl_s8)
+            dequant_with<int8_t>(op, r0, c0, rows, cols, out);
+        else
+            dequant_with<uint8_t>(op, r0, c0, rows, cols, out);
+        return;
+    }
     switch (op.dt) {
         case dnnl_bf16: {
             const uint16_t *p = static_cast<const uint16_t *>(op.p);

@@ -35,6 +35,33 @@ bool zero_points_ok(const attr_t &attr, int ndims) {
     return true;
 }
 
+// Weights decompression: weights scales (f32/bf16/f16) and zero points
+// (s8/u8/s32) with any mask, grouped along K only (the group divides K);
+// nothing on src zero points or dst zero points (float tensors).
+bool decomp_quant_ok(const attr_t &attr, const memory_desc_t &wmd) {
+    const int nd = wmd.ndims;
+    const dim_t K = wmd.dims[nd - 2];
+    auto groups_ok = [&](const quant_entry_t &e) {
+        if (e.ndims == 0) return true;
+        if (e.ndims != 2 || e.group_dims[1] != 1 || K == DNNL_RUNTIME_DIM_VAL) return false;
+        return e.group_dims[0] >= 1 && K % e.group_dims[0] == 0;
+    };
+    for (const auto &it : attr.zero_points.items) {
+        if (it.arg != DNNL_ARG_WEIGHTS) return false;
+        if (!one_of(it.e.dt, dnnl_s8, dnnl_u8, dnnl_s32) || !groups_ok(it.e)) return false;
+        if (it.e.mask & ~((1 << nd) - 1)) return false;
+    }
+    for (const auto &it : attr.scales.items) {
+        if (it.arg == DNNL_ARG_WEIGHTS) {
+            if (!gemm::float_dt(it.e.dt) || !groups_ok(it.e) || (it.e.mask & ~((1 << nd) - 1))) return false;
+        } else if (!one_of(it.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || it.e.mask != 0 || it.e.ndims != 0
+                || it.e.dt != dnnl_f32) {
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 status_t matmul_pd_t::init_common() {
@@ -44,19 +71,27 @@ status_t matmul_pd_t::init_common() {
         if (!gemm::int8_dt(wdt) || !one_of(ddt, dnnl_f32, dnnl_bf16, dnnl_s8, dnnl_u8, dnnl_s32)
                 || !one_of(bdt, dnnl_f32, dnnl_bf16, dnnl_s32, dnnl_s8, dnnl_u8))
             return status::unimplemented;
+    } else if (is_wei_decomp()) {
+        if (!attr_.fpmath_apply_to_int) return status::unimplemented;
+        for (data_type_t dt : {src_md_.data_type, ddt, bdt})
+            if (!gemm::float_dt(dt)) return status::unimplemented;
     } else {
         for (data_type_t dt : {src_md_.data_type, wdt, ddt, bdt})
             if (!gemm::float_dt(dt)) return status::unimplemented;
     }
     const unsigned allowed = attr_t::skip_scales | attr_t::skip_post_ops | attr_t::skip_dropout
-            | (is_int8() ? (unsigned)attr_t::skip_zero_points : 0u);
+            | (is_int8() || is_wei_decomp() ? (unsigned)attr_t::skip_zero_points : 0u);
     if (!attr_.has_default_values(allowed)) return status::unimplemented;
     // Dropout draws by dst's logical index and writes its mask through the
     // mask's layout: both need dims known at creation.
     if (attr_.dropout && has_runtime_dims()) return status::unimplemented;
     const int nd = ndims();
-    if (!gemm::scales_ok(attr_, ((1 << nd) - 1) & ~(1 << (nd - 2)))) return status::unimplemented;
-    if (!zero_points_ok(attr_, nd)) return status::unimplemented;
+    if (is_wei_decomp()) {
+        if (!decomp_quant_ok(attr_, weights_md_)) return status::unimplemented;
+    } else {
+        if (!gemm::scales_ok(attr_, ((1 << nd) - 1) & ~(1 << (nd - 2)))) return status::unimplemented;
+        if (!zero_points_ok(attr_, nd)) return status::unimplemented;
+    }
     for (memory_desc_t *md : {&src_md_, &weights_md_, &dst_md_, &bias_md_})
         if (mdw_t(md).is_any()) KESTREL_CHECK(md_set_tag(*md, gemm::plain_tag(md->ndims)));
     KESTREL_CHECK(post_ops::resolve_any(attr_.post_ops));
@@ -67,6 +102,7 @@ status_t matmul_pd_t::init_common() {
 
 status_t ref_matmul_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(gemm::decline_common(name(), init_common()));
+    if (is_wei_decomp()) return decline(name(), "weights decompression (gemm:cvt only)");
     for (const memory_desc_t *md : {&src_md_, &weights_md_, &dst_md_})
         if (!mdw_t(md).is_blocked()) return decline(name(), "format kind");
     return status::success;
@@ -150,6 +186,27 @@ gemm::mat_view_t orient(const memory_desc_t &md) {
     return v;
 }
 
+// One weights-decompression table (scales or zero points, entry e, values
+// at `base`) as gemm::dequant_t wants it for the batch whose weights origin
+// is wp: the pointer moved to that batch's values, the K group and the
+// strides along K and N. Batch dims in the mask index the table row-major
+// ahead of the (grouped) K and N dims.
+void dequant_table(const quant_entry_t *e, const void *base, const memory_desc_t &wmd, const dim_t *wp,
+        const void *&p, data_type_t &dt, dim_t &group, dim_t &ldk, dim_t &ldn) {
+    if (!e) return;
+    const int nd = wmd.ndims;
+    const int kbit = 1 << (nd - 2), nbit = 1 << (nd - 1);
+    const dim_t N = wmd.dims[nd - 1];
+    group = e->ndims == 2 && (e->mask & kbit) ? e->group_dims[0] : 1;
+    const dim_t kq = e->mask & kbit ? wmd.dims[nd - 2] / group : 1;
+    ldn = e->mask & nbit ? 1 : 0;
+    ldk = e->mask & kbit ? (ldn ? N : 1) : 0;
+    const dim_t per_batch = kq * (e->mask & nbit ? N : 1);
+    const dim_t off = gemm::quant_off(e->mask & (kbit - 1), nd, wmd.dims, wp) * per_batch;
+    dt = e->dt;
+    p = static_cast<const char *>(base) + off * (dim_t)data_type_size(e->dt);
+}
+
 // Largest |value| of an int8 type, for the exactness bound of f32 sums.
 double int8_max(data_type_t dt) { return dt == dnnl_u8 ? 255.0 : 128.0; }
 
@@ -172,6 +229,8 @@ status_t gemm_matmul_t::pd_t::init(dnnl_engine *) {
             return decline(name(), "int8 with K too large for exact f32 sums");
     } else if (!one_of(ddt, dnnl_f32, dnnl_bf16, dnnl_f16)) {
         return decline(name(), "dst data type");
+    } else if (is_wei_decomp() && rt) {
+        return decline(name(), "weights decompression with runtime dims");
     }
     cvt = !(sdt == dnnl_f32 && wdt == dnnl_f32 && ddt == dnnl_f32);
     if (with_bias() && (!mdw_t(bias_md_).is_plain() || mdw_t(bias_md_).has_runtime_dims_or_strides()))
@@ -224,8 +283,14 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
     char *dst = ctx.output<char>(DNNL_ARG_DST);
 
     matmul_out_t out(*pd, ctx, dmd);
-    KESTREL_CHECK(out.init(pd->first_po, pd_t::key_bias));
+    const bool decomp = pd->is_wei_decomp();
+    KESTREL_CHECK(out.init(pd->first_po, pd_t::key_bias, decomp));
     const float alpha = out.alpha;
+    const void *dq_sc = decomp ? ctx.input(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS) : nullptr;
+    const void *dq_zp = decomp ? ctx.input(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS) : nullptr;
+    if (decomp && ((pd->attr()->scales.get(DNNL_ARG_WEIGHTS) && !dq_sc)
+                || (pd->attr()->zero_points.get(DNNL_ARG_WEIGHTS) && !dq_zp)))
+        return status::invalid_arguments;
 
     dim_t batch = 1;
     for (int i = 0; i < nd - 2; ++i) batch *= d.dims()[i];
@@ -246,6 +311,15 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
             B.dt = w.data_type();
             B.ld = wv.ld;
             B.trans = wv.trans;
+            gemm::dequant_t dq;
+            if (decomp) {
+                const attr_t &a = *pd->attr();
+                dequant_table(a.scales.get(DNNL_ARG_WEIGHTS), dq_sc, wmd, wp, dq.sc, dq.sc_dt, dq.sc_group,
+                        dq.sc_ldk, dq.sc_ldn);
+                dequant_table(a.zero_points.get(DNNL_ARG_WEIGHTS), dq_zp, wmd, wp, dq.zp, dq.zp_dt, dq.zp_group,
+                        dq.zp_ldk, dq.zp_ldn);
+                B.dq = &dq;
+            }
             void *C = dst + d.off_v(pos) * d.dt_size();
             return st ? pd->cplan.execute_st(M, N, K, alpha, A, B, pd->beta, C, dv.ld, g, pd_t::key_plan, ithr, e)
                       : pd->cplan.execute(M, N, K, alpha, A, B, pd->beta, C, dv.ld, g, pd_t::key_plan, e);

@@ -23,8 +23,16 @@ public:
 
     // first_po: the first post-op the stage applies (a leading sum rides on
     // the GEMM's beta); key_bias: the scratchpad key of the f32 bias copy.
-    status_t init(int first_po, int key_bias) {
+    // weights_dequantized: the weights scales and zero points were applied
+    // to the weights themselves (decompression), so the stage skips them.
+    status_t init(int first_po, int key_bias, bool weights_dequantized = false) {
         KESTREL_CHECK(sc.init(*pd_.attr(), ctx_));
+        if (weights_dequantized) {
+            sc.wei = 1.f;
+            sc.wei_p = nullptr;
+            sc.wei_mask = 0;
+            sc.wei_zp = nullptr;
+        }
         alpha = proto_.init(sc, ap_, first_po, nd_);
         if (sc.dst_zp) proto_.dst_zp = &sc;
         KESTREL_CHECK(drop_.init(pd_, ctx_));
