@@ -284,28 +284,43 @@ void print_at(double wall, const char *fmt, ...) {
     va_end(ap);
 }
 
+namespace {
+
+// A line "<head>,<the caller's text>[,<tail>]" (tail omitted when null).
+void print_reason(const char *head, const char *tail, const char *fmt, va_list ap) {
+    char text[512];
+    vsnprintf(text, sizeof(text), fmt, ap);
+    if (tail)
+        print("%s,%s,%s", head, text, tail);
+    else
+        print("%s,%s", head, text);
+}
+
+} // namespace
+
 void check_failed(int component, const char *file, int line, const char *fmt, ...) {
     if (!enabled(flag_create_check, component)) return;
-    char why[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
-    va_end(ap);
+    char head[128], place[256];
+    std::snprintf(head, sizeof(head), "%s,create:check,%s", component == component_memory ? "common" : "primitive",
+            component_name(component));
     // The path from src/ on, as oneDNN prints it, whatever the build dir.
     const char *f = file;
     for (const char *p = std::strstr(file, "src/"); p; p = std::strstr(p + 1, "src/")) f = p;
-    print("%s,create:check,%s,%s,%s:%d", component == component_memory ? "common" : "primitive",
-            component_name(component), why, f, line);
+    std::snprintf(place, sizeof(place), "%s:%d", f, line);
+    va_list ap;
+    va_start(ap, fmt);
+    print_reason(head, place, fmt, ap);
+    va_end(ap);
 }
 
 void error(const char *api, const char *stage, int component, const char *fmt, ...) {
     if (!enabled(flag_error, component)) return;
-    char what[512];
+    char head[128];
+    std::snprintf(head, sizeof(head), "%s,error,%s,%s", api, stage, component_name(component));
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
+    print_reason(head, nullptr, fmt, ap);
     va_end(ap);
-    print("%s,error,%s,%s,%s", api, stage, component_name(component), what);
 }
 
 double now_ms() {
