@@ -1,4 +1,5 @@
 #include "api/api.hpp"
+#include "core/verbose.hpp"
 #include "core/primitive_desc.hpp"
 #include "cpu/norm/bnorm_pd.hpp"
 
@@ -10,18 +11,27 @@ dnnl_status_t dnnl_batch_normalization_forward_primitive_desc_create(
         dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine, dnnl_prop_kind_t prop_kind,
         const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc, float epsilon,
         unsigned flags, const_dnnl_primitive_attr_t attr) {
-    if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(primitive_desc, engine, src_desc, dst_desc)), dnnl_invalid_arguments,
+                   dnnl_batch_normalization, "a required argument is null");
     if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
-    if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)),
+                   dnnl_invalid_arguments, dnnl_batch_normalization,
+                   "propagation kind is not valid for this primitive");
     const unsigned known = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift
             | dnnl_fuse_norm_relu | dnnl_fuse_norm_add_relu;
-    if (flags & ~known) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(flags & ~known), dnnl_invalid_arguments, dnnl_batch_normalization,
+                   "flags hold unknown bits");
     const int nd = src_desc->ndims;
-    if (nd < 2 || nd > 5 || dst_desc->ndims != nd) return dnnl_invalid_arguments;
-    if (mdw_t(*src_desc).is_any()) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(nd < 2 || nd > 5 || dst_desc->ndims != nd), dnnl_invalid_arguments,
+                   dnnl_batch_normalization,
+                   "number of dimensions is not valid or differs between tensors");
+    KESTREL_VCHECK(!(mdw_t(*src_desc).is_any()), dnnl_invalid_arguments, dnnl_batch_normalization,
+                   "source format must not be any");
     for (int i = 0; i < nd; ++i)
-        if (src_desc->dims[i] != dst_desc->dims[i]) return dnnl_invalid_arguments;
-    if (!(epsilon >= 0.f)) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(src_desc->dims[i] != dst_desc->dims[i]), dnnl_invalid_arguments,
+                       dnnl_batch_normalization, "dimensions are inconsistent between tensors");
+    KESTREL_VCHECK(!(!(epsilon >= 0.f)), dnnl_invalid_arguments, dnnl_batch_normalization,
+                   "parameter out of range");
     return guard([&] {
         bnorm_desc_t d;
         d.prop_kind = prop_kind;
@@ -38,22 +48,34 @@ dnnl_status_t dnnl_batch_normalization_backward_primitive_desc_create(
         const_dnnl_memory_desc_t diff_src_desc, const_dnnl_memory_desc_t diff_dst_desc,
         const_dnnl_memory_desc_t src_desc, float epsilon, unsigned flags,
         const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
-    if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, src_desc)) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, src_desc)),
+                   dnnl_invalid_arguments, dnnl_batch_normalization, "a required argument is null");
     // The hint is optional (as in oneDNN); when given it must be of the kind.
-    if (hint_fwd_pd && (!hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_batch_normalization))
-        return dnnl_invalid_arguments;
+    KESTREL_VCHECK(
+            !(hint_fwd_pd
+              && (!hint_fwd_pd->pd() || hint_fwd_pd->pd()->kind() != dnnl_batch_normalization)),
+            dnnl_invalid_arguments, dnnl_batch_normalization,
+            "the forward hint is not a forward descriptor of this primitive");
     if (any_runtime(src_desc, diff_src_desc, diff_dst_desc)) return dnnl_unimplemented;
-    if (!one_of(prop_kind, dnnl_backward, dnnl_backward_data)) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(!one_of(prop_kind, dnnl_backward, dnnl_backward_data)), dnnl_invalid_arguments,
+                   dnnl_batch_normalization, "propagation kind is not valid for this primitive");
     const unsigned known = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift
             | dnnl_fuse_norm_relu | dnnl_fuse_norm_add_relu;
-    if (flags & ~known) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(flags & ~known), dnnl_invalid_arguments, dnnl_batch_normalization,
+                   "flags hold unknown bits");
     const int nd = src_desc->ndims;
-    if (nd < 2 || nd > 5 || diff_src_desc->ndims != nd || diff_dst_desc->ndims != nd) return dnnl_invalid_arguments;
-    if (mdw_t(*src_desc).is_any()) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(nd < 2 || nd > 5 || diff_src_desc->ndims != nd || diff_dst_desc->ndims != nd),
+                   dnnl_invalid_arguments, dnnl_batch_normalization,
+                   "number of dimensions is not valid or differs between tensors");
+    KESTREL_VCHECK(!(mdw_t(*src_desc).is_any()), dnnl_invalid_arguments, dnnl_batch_normalization,
+                   "source format must not be any");
     for (int i = 0; i < nd; ++i)
-        if (src_desc->dims[i] != diff_src_desc->dims[i] || src_desc->dims[i] != diff_dst_desc->dims[i])
-            return dnnl_invalid_arguments;
-    if (!(epsilon >= 0.f)) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(src_desc->dims[i] != diff_src_desc->dims[i]
+                         || src_desc->dims[i] != diff_dst_desc->dims[i]),
+                       dnnl_invalid_arguments, dnnl_batch_normalization,
+                       "dimensions are inconsistent between tensors");
+    KESTREL_VCHECK(!(!(epsilon >= 0.f)), dnnl_invalid_arguments, dnnl_batch_normalization,
+                   "parameter out of range");
     return guard([&] {
         bnorm_desc_t d;
         d.prop_kind = prop_kind;

@@ -1,4 +1,5 @@
 #include "api/api.hpp"
+#include "core/verbose.hpp"
 #include "cpu/eltwise/binary_pd.hpp"
 #include "cpu/eltwise/common.hpp"
 #include "cpu/math/eltwise_math.hpp"
@@ -27,16 +28,21 @@ dnnl_status_t create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine
         const_dnnl_memory_desc_t src2, const_dnnl_memory_desc_t dst,
         const_dnnl_primitive_attr_t attr) {
     const bool select = alg == dnnl_binary_select;
-    if (any_null(primitive_desc, engine, src0, src1, dst) || (select && !src2))
-        return dnnl_invalid_arguments;
-    if (!select && !math::binary_supported(alg)) return dnnl_invalid_arguments;
-    if (src0->format_kind == dnnl_format_kind_any) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(primitive_desc, engine, src0, src1, dst) || (select && !src2)),
+                   dnnl_invalid_arguments, dnnl_binary, "a required argument is null");
+    KESTREL_VCHECK(!(!select && !math::binary_supported(alg)), dnnl_invalid_arguments, dnnl_binary,
+                   "algorithm is not valid for this primitive");
+    KESTREL_VCHECK(!(src0->format_kind == dnnl_format_kind_any), dnnl_invalid_arguments,
+                   dnnl_binary, "source format must not be any");
     if (any_runtime(src0, src1, select ? src2 : nullptr, dst)) return dnnl_unimplemented;
-    if (!elt::md_usable(*src0) || !elt::md_usable(*src1) || !elt::md_usable(*dst)
-            || (select && !elt::md_usable(*src2)))
-        return dnnl_invalid_arguments;
-    if (!broadcast_ok(*dst, *src0, *src1, select ? src2 : nullptr)) return dnnl_invalid_arguments;
-    if (select && src2->data_type != dnnl_s8) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(!elt::md_usable(*src0) || !elt::md_usable(*src1) || !elt::md_usable(*dst)
+                     || (select && !elt::md_usable(*src2))),
+                   dnnl_invalid_arguments, dnnl_binary,
+                   "a memory descriptor is zero, runtime-sized or of an unusable format");
+    KESTREL_VCHECK(!(!broadcast_ok(*dst, *src0, *src1, select ? src2 : nullptr)),
+                   dnnl_invalid_arguments, dnnl_binary, "shapes do not broadcast");
+    KESTREL_VCHECK(!(select && src2->data_type != dnnl_s8), dnnl_invalid_arguments, dnnl_binary,
+                   "data type is not valid");
     // A valid problem Kestrel does not implement: src0 broadcast into dst.
     if (!elt::same_dims(*src0, *dst)) return dnnl_unimplemented;
     return guard([&] {
@@ -58,7 +64,8 @@ dnnl_status_t dnnl_binary_primitive_desc_create(dnnl_primitive_desc_t *primitive
         dnnl_engine_t engine, dnnl_alg_kind_t alg_kind, const_dnnl_memory_desc_t src0_desc,
         const_dnnl_memory_desc_t src1_desc, const_dnnl_memory_desc_t dst_desc,
         const_dnnl_primitive_attr_t attr) {
-    if (alg_kind == dnnl_binary_select) return dnnl_invalid_arguments; // needs src2
+    KESTREL_VCHECK(!(alg_kind == dnnl_binary_select), dnnl_invalid_arguments, dnnl_binary,
+                   "select needs src2 (the v2 call)");
     return create(primitive_desc, engine, alg_kind, src0_desc, src1_desc, nullptr, dst_desc, attr);
 }
 

@@ -1,4 +1,5 @@
 #include "api/api.hpp"
+#include "core/verbose.hpp"
 #include "cpu/reorder/concat_pd.hpp"
 
 using namespace kestrel;
@@ -22,15 +23,18 @@ extern "C" {
 dnnl_status_t dnnl_concat_primitive_desc_create(dnnl_primitive_desc_t *concat_primitive_desc,
         dnnl_engine_t engine, const_dnnl_memory_desc_t dst_desc, int n, int concat_dimension,
         const_dnnl_memory_desc_t const *src_descs, const_dnnl_primitive_attr_t attr) {
-    if (any_null(concat_primitive_desc, engine, src_descs) || n <= 0) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(concat_primitive_desc, engine, src_descs) || n <= 0),
+                   dnnl_invalid_arguments, dnnl_concat, "a required argument is null");
     for (int i = 0; i < n; ++i)
-        if (!src_descs[i]) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(!src_descs[i]), dnnl_invalid_arguments, dnnl_concat,
+                       "a required argument is null");
     if (any_runtime_of(n, src_descs) || any_runtime(dst_desc)) return dnnl_unimplemented;
     return guard([&]() -> dnnl_status_t {
         if (!concat_attr_supported(attr, n)) return dnnl_unimplemented;
         const memory_desc_t &s0 = *src_descs[0];
         const int nd = s0.ndims, a = concat_dimension;
-        if (nd < 1 || a < 0 || a >= nd) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(nd < 1 || a < 0 || a >= nd), dnnl_invalid_arguments, dnnl_concat,
+                       "axis is out of range");
         KESTREL_CHECK(multi_src_check_srcs(n, src_descs, a));
         dims_t dims;
         std::memcpy(dims, s0.dims, sizeof(dims));

@@ -1,4 +1,5 @@
 #include "api/api.hpp"
+#include "core/verbose.hpp"
 #include "cpu/eltwise/common.hpp"
 #include "cpu/eltwise/eltwise_pd.hpp"
 #include "cpu/math/eltwise_math.hpp"
@@ -11,13 +12,16 @@ dnnl_status_t dnnl_eltwise_forward_primitive_desc_create(dnnl_primitive_desc_t *
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_alg_kind_t alg_kind,
         const_dnnl_memory_desc_t src_desc, const_dnnl_memory_desc_t dst_desc, float alpha,
         float beta, const_dnnl_primitive_attr_t attr) {
-    if (any_null(primitive_desc, engine, src_desc, dst_desc)) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(primitive_desc, engine, src_desc, dst_desc)), dnnl_invalid_arguments,
+                   dnnl_eltwise, "a required argument is null");
     if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
-    if (!elt::is_fwd(prop_kind) || !math::eltwise_supported(alg_kind))
-        return dnnl_invalid_arguments;
-    if (!elt::md_usable(*src_desc) || !elt::md_usable(*dst_desc)
-            || !elt::same_dims(*src_desc, *dst_desc))
-        return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(!elt::is_fwd(prop_kind) || !math::eltwise_supported(alg_kind)),
+                   dnnl_invalid_arguments, dnnl_eltwise,
+                   "propagation kind or algorithm is not valid");
+    KESTREL_VCHECK(!(!elt::md_usable(*src_desc) || !elt::md_usable(*dst_desc)
+                     || !elt::same_dims(*src_desc, *dst_desc)),
+                   dnnl_invalid_arguments, dnnl_eltwise,
+                   "dimensions are inconsistent between tensors");
     return guard([&] {
         eltwise_desc_t d;
         d.prop_kind = prop_kind;
@@ -34,13 +38,17 @@ dnnl_status_t dnnl_eltwise_backward_primitive_desc_create(dnnl_primitive_desc_t 
         dnnl_engine_t engine, dnnl_alg_kind_t alg_kind, const_dnnl_memory_desc_t diff_src_desc,
         const_dnnl_memory_desc_t diff_dst_desc, const_dnnl_memory_desc_t data_desc, float alpha,
         float beta, const_dnnl_primitive_desc_t hint_fwd_pd, const_dnnl_primitive_attr_t attr) {
-    if (any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, data_desc))
-        return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(primitive_desc, engine, diff_src_desc, diff_dst_desc, data_desc)),
+                   dnnl_invalid_arguments, dnnl_eltwise, "a required argument is null");
     if (any_runtime(diff_src_desc, diff_dst_desc, data_desc)) return dnnl_unimplemented;
-    if (!math::eltwise_bwd_supported(alg_kind)) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(!math::eltwise_bwd_supported(alg_kind)), dnnl_invalid_arguments, dnnl_eltwise,
+                   "algorithm is not valid for this primitive");
     for (auto *md : {diff_src_desc, diff_dst_desc})
-        if (!elt::md_usable(*md) || !elt::same_dims(*md, *data_desc)) return dnnl_invalid_arguments;
-    if (!elt::md_usable(*data_desc)) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(!elt::md_usable(*md) || !elt::same_dims(*md, *data_desc)),
+                       dnnl_invalid_arguments, dnnl_eltwise,
+                       "dimensions are inconsistent between tensors");
+    KESTREL_VCHECK(!(!elt::md_usable(*data_desc)), dnnl_invalid_arguments, dnnl_eltwise,
+                   "a memory descriptor is zero, runtime-sized or of an unusable format");
     return guard([&] {
         eltwise_bwd_desc_t d;
         d.alg = alg_kind;

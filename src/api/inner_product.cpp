@@ -1,5 +1,6 @@
 // Inner product C entry points: forward, backward data, backward weights.
 #include "api/api.hpp"
+#include "core/verbose.hpp"
 #include "cpu/gemm/inner_product_bwd.hpp"
 #include "cpu/gemm/inner_product_pd.hpp"
 
@@ -15,26 +16,35 @@ dnnl_status_t ip_create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t eng
         const_dnnl_memory_desc_t weights_desc, const_dnnl_memory_desc_t bias_desc,
         const_dnnl_memory_desc_t dst_desc, const_dnnl_primitive_desc_t hint,
         const_dnnl_primitive_attr_t attr, impl_list_t list) {
-    if (any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc))
-        return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc)),
+                   dnnl_invalid_arguments, dnnl_inner_product, "a required argument is null");
     if (any_runtime(src_desc, weights_desc, bias_desc, dst_desc)) return dnnl_unimplemented;
     const memory_desc_t &s = *src_desc, &w = *weights_desc, &d = *dst_desc;
-    if (s.ndims < 2 || s.ndims > 5 || w.ndims != s.ndims || d.ndims != 2) return dnnl_invalid_arguments;
-    if (d.dims[0] != s.dims[0] || d.dims[1] != w.dims[0]) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(s.ndims < 2 || s.ndims > 5 || w.ndims != s.ndims || d.ndims != 2),
+                   dnnl_invalid_arguments, dnnl_inner_product,
+                   "number of dimensions is not valid or differs between tensors");
+    KESTREL_VCHECK(!(d.dims[0] != s.dims[0] || d.dims[1] != w.dims[0]), dnnl_invalid_arguments,
+                   dnnl_inner_product, "dimensions are inconsistent between tensors");
     // Empty weights (IC or OC of 0) are refused, as oneDNN refuses them.
-    if (mdw_t(w).nelems() == 0) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(mdw_t(w).nelems() == 0), dnnl_invalid_arguments, dnnl_inner_product,
+                   "weights are empty");
     for (int i = 1; i < s.ndims; ++i)
-        if (w.dims[i] != s.dims[i]) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(w.dims[i] != s.dims[i]), dnnl_invalid_arguments, dnnl_inner_product,
+                       "dimensions are inconsistent between tensors");
     for (int i = 0; i < s.ndims; ++i)
         if (s.dims[i] == DNNL_RUNTIME_DIM_VAL || w.dims[i] == DNNL_RUNTIME_DIM_VAL)
             return dnnl_unimplemented;
     const bool with_bias = bias_desc && bias_desc->ndims != 0;
-    if (with_bias && (bias_desc->ndims != 1 || bias_desc->dims[0] != d.dims[1]))
-        return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(with_bias && (bias_desc->ndims != 1 || bias_desc->dims[0] != d.dims[1])),
+                   dnnl_invalid_arguments, dnnl_inner_product,
+                   "bias is not one dim of the output channels");
     // A hint must be an inner product forward descriptor.
-    if (hint && (!hint->pd() || hint->pd()->kind() != dnnl_inner_product
-                        || !one_of(hint->pd()->prop_kind(), dnnl_forward_training, dnnl_forward_inference)))
-        return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(hint
+                     && (!hint->pd() || hint->pd()->kind() != dnnl_inner_product
+                         || !one_of(hint->pd()->prop_kind(), dnnl_forward_training,
+                                    dnnl_forward_inference))),
+                   dnnl_invalid_arguments, dnnl_inner_product,
+                   "the forward hint is not a forward descriptor of this primitive");
     return guard([&]() -> dnnl_status_t {
         ip_fwd_desc_t desc;
         desc.prop_kind = prop_kind;
@@ -56,7 +66,8 @@ dnnl_status_t dnnl_inner_product_forward_primitive_desc_create(
         const_dnnl_memory_desc_t bias_desc, const_dnnl_memory_desc_t dst_desc,
         const_dnnl_primitive_attr_t attr) {
     if (!one_of(prop_kind, dnnl_forward_training, dnnl_forward_inference)) {
-        if (any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc)) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(any_null(primitive_desc, engine, src_desc, weights_desc, dst_desc)),
+                       dnnl_invalid_arguments, dnnl_inner_product, "a required argument is null");
         if (any_runtime(src_desc, weights_desc, bias_desc, dst_desc)) return dnnl_unimplemented;
         return dnnl_invalid_arguments;
     }

@@ -1,5 +1,6 @@
 #include "api/api.hpp"
 #include "core/memory.hpp"
+#include "core/verbose.hpp"
 
 using namespace kestrel;
 
@@ -8,14 +9,23 @@ extern "C" {
 dnnl_status_t dnnl_memory_create(dnnl_memory_t *memory, const_dnnl_memory_desc_t memory_desc,
         dnnl_engine_t engine, void *handle) {
     if (any_null(memory, memory_desc, engine)) return dnnl_invalid_arguments;
-    return guard([&] { return memory_create(memory, *memory_desc, engine, handle); });
+    const dnnl_status_t st = guard([&] { return memory_create(memory, *memory_desc, engine, handle); });
+    if (st == dnnl_out_of_memory)
+        verbose::error("common", "create", verbose::component_memory, "out of memory allocating %zu bytes",
+                dnnl_memory_desc_get_size(memory_desc));
+    return st;
 }
 
 // One handle per buffer of the descriptor (md_num_handles), no more, no less.
 dnnl_status_t dnnl_memory_create_v2(dnnl_memory_t *memory, const_dnnl_memory_desc_t memory_desc,
         dnnl_engine_t engine, int nhandles, void **handles) {
     if (any_null(memory, memory_desc, engine, handles) || nhandles < 1) return dnnl_invalid_arguments;
-    return guard([&] { return memory_create(memory, *memory_desc, engine, nhandles, handles); });
+    const dnnl_status_t st
+            = guard([&] { return memory_create(memory, *memory_desc, engine, nhandles, handles); });
+    if (st == dnnl_out_of_memory)
+        verbose::error("common", "create", verbose::component_memory, "out of memory allocating %zu bytes",
+                dnnl_memory_desc_get_size_v2(memory_desc, 0));
+    return st;
 }
 
 dnnl_status_t dnnl_memory_get_memory_desc(const_dnnl_memory_t memory,

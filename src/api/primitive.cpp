@@ -1,8 +1,20 @@
 #include "api/api.hpp"
 #include "core/prim_blob.hpp"
 #include "core/primitive.hpp"
+#include "core/verbose.hpp"
+#include "dnnl_debug.h"
 
 using namespace kestrel;
+
+namespace {
+
+// The error level's line for a primitive that could not be created or run.
+void report_failure(const char *stage, dnnl_primitive_kind_t kind, dnnl_status_t st) {
+    if (!verbose::enabled(verbose::flag_error, kind)) return;
+    verbose::error("primitive", stage, kind, "%s", dnnl_status2str(st));
+}
+
+} // namespace
 
 extern "C" {
 
@@ -90,7 +102,9 @@ int dnnl_primitive_desc_query_s32(const_dnnl_primitive_desc_t primitive_desc, dn
 dnnl_status_t dnnl_primitive_create(dnnl_primitive_t *primitive,
         const_dnnl_primitive_desc_t primitive_desc) {
     if (any_null(primitive, primitive_desc)) return dnnl_invalid_arguments;
-    return guard([&] { return primitive_create(primitive, primitive_desc); });
+    const dnnl_status_t st = guard([&] { return primitive_create(primitive, primitive_desc); });
+    if (st != dnnl_success) report_failure("create", primitive_desc->pd()->kind(), st);
+    return st;
 }
 
 dnnl_status_t dnnl_primitive_create_from_cache_blob(dnnl_primitive_t *primitive,
@@ -123,7 +137,9 @@ dnnl_status_t dnnl_primitive_execute(const_dnnl_primitive_t primitive, dnnl_stre
         int nargs, const dnnl_exec_arg_t *args) {
     if (any_null(primitive, stream) || nargs < 0 || (nargs > 0 && !args))
         return dnnl_invalid_arguments;
-    return guard([&] { return primitive_execute(primitive, stream, nargs, args); });
+    const dnnl_status_t st = guard([&] { return primitive_execute(primitive, stream, nargs, args); });
+    if (st != dnnl_success) report_failure("exec", primitive->impl->pd()->kind(), st);
+    return st;
 }
 
 dnnl_status_t dnnl_primitive_get_primitive_desc(const_dnnl_primitive_t primitive,

@@ -1,4 +1,5 @@
 #include "api/api.hpp"
+#include "core/verbose.hpp"
 #include "core/primitive_desc.hpp"
 #include "cpu/reorder/reorder_impls.hpp"
 
@@ -22,19 +23,23 @@ dnnl_status_t dnnl_reorder_primitive_desc_create(dnnl_primitive_desc_t *reorder_
         const_dnnl_memory_desc_t src_desc, dnnl_engine_t src_engine,
         const_dnnl_memory_desc_t dst_desc, dnnl_engine_t dst_engine,
         const_dnnl_primitive_attr_t attr) {
-    if (any_null(reorder_primitive_desc, src_desc, src_engine, dst_desc, dst_engine))
-        return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(reorder_primitive_desc, src_desc, src_engine, dst_desc, dst_engine)),
+                   dnnl_invalid_arguments, dnnl_reorder, "a required argument is null");
     if (any_runtime(src_desc, dst_desc)) return dnnl_unimplemented;
     return guard([&]() -> dnnl_status_t {
         const mdw_t s(src_desc), d(dst_desc);
-        if (s.is_zero() || d.is_zero() || s.is_any() || d.is_any()) return dnnl_invalid_arguments;
-        if (src_desc->ndims != dst_desc->ndims) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(s.is_zero() || d.is_zero() || s.is_any() || d.is_any()),
+                       dnnl_invalid_arguments, dnnl_reorder,
+                       "a descriptor is zero or of format any");
+        KESTREL_VCHECK(!(src_desc->ndims != dst_desc->ndims), dnnl_invalid_arguments, dnnl_reorder,
+                       "number of dimensions is not valid or differs between tensors");
         for (int k = 0; k < src_desc->ndims; ++k)
-            if (src_desc->dims[k] != dst_desc->dims[k]) return dnnl_invalid_arguments;
-        if (has_zp(attr, DNNL_ARG_SRC) && !is_integral(src_desc->data_type))
-            return dnnl_invalid_arguments;
-        if (has_zp(attr, DNNL_ARG_DST) && !is_integral(dst_desc->data_type))
-            return dnnl_invalid_arguments;
+            KESTREL_VCHECK(!(src_desc->dims[k] != dst_desc->dims[k]), dnnl_invalid_arguments,
+                           dnnl_reorder, "dimensions are inconsistent between tensors");
+        KESTREL_VCHECK(!(has_zp(attr, DNNL_ARG_SRC) && !is_integral(src_desc->data_type)),
+                       dnnl_invalid_arguments, dnnl_reorder, "src zero point on a non-integer src");
+        KESTREL_VCHECK(!(has_zp(attr, DNNL_ARG_DST) && !is_integral(dst_desc->data_type)),
+                       dnnl_invalid_arguments, dnnl_reorder, "dst zero point on a non-integer dst");
         if (attr)
             for (const auto &it : attr->scales.items)
                 if (!one_of(it.arg, DNNL_ARG_SRC, DNNL_ARG_DST)) return dnnl_unimplemented;

@@ -3,6 +3,7 @@
 // backward entry points are not defined yet (the generated stubs answer
 // unimplemented).
 #include "api/api.hpp"
+#include "core/verbose.hpp"
 #include "cpu/rnn/rnn_pd.hpp"
 
 using namespace kestrel;
@@ -24,25 +25,34 @@ dnnl_status_t rnn_fwd_create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_
         dnnl_prop_kind_t prop_kind, dnnl_alg_kind_t cell_kind, dnnl_alg_kind_t activation,
         dnnl_rnn_direction_t direction, const rnn_fwd_args_t &a, unsigned flags, float alpha, float beta,
         const_dnnl_primitive_attr_t attr) {
-    if (any_null(primitive_desc, engine, a.src_layer, a.weights_layer, a.weights_iter, a.dst_layer))
-        return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(primitive_desc, engine, a.src_layer, a.weights_layer, a.weights_iter,
+                              a.dst_layer)),
+                   dnnl_invalid_arguments, dnnl_rnn, "a required argument is null");
     const_dnnl_memory_desc_t all[] = {a.src_layer, a.src_iter, a.src_iter_c, a.attention, a.weights_layer,
             a.weights_iter, a.weights_peephole, a.weights_projection, a.bias, a.dst_layer, a.dst_iter,
             a.dst_iter_c};
     for (const_dnnl_memory_desc_t md : all)
-        if (md && (md->ndims < 0 || md->ndims > max_ndims || (md->ndims && !valid_dt(md->data_type))))
-            return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(md
+                         && (md->ndims < 0 || md->ndims > max_ndims
+                             || (md->ndims && !valid_dt(md->data_type)))),
+                       dnnl_invalid_arguments, dnnl_rnn,
+                       "a descriptor has a bad number of dimensions or data type");
     if (any_runtime_of((int)(sizeof(all) / sizeof(all[0])), all)) return dnnl_unimplemented;
     const int pk = raw_enum(prop_kind), dir = raw_enum(direction);
-    if (pk != dnnl_forward_training && pk != dnnl_forward_inference) return dnnl_invalid_arguments;
-    if (dir != dnnl_unidirectional_left2right && dir != dnnl_unidirectional_right2left
-            && dir != dnnl_bidirectional_concat && dir != dnnl_bidirectional_sum)
-        return dnnl_invalid_arguments;
-    if (flags & ~(unsigned)dnnl_rnn_flags_diff_weights_overwrite) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(pk != dnnl_forward_training && pk != dnnl_forward_inference),
+                   dnnl_invalid_arguments, dnnl_rnn,
+                   "propagation kind is not valid for this primitive");
+    KESTREL_VCHECK(!(dir != dnnl_unidirectional_left2right && dir != dnnl_unidirectional_right2left
+                     && dir != dnnl_bidirectional_concat && dir != dnnl_bidirectional_sum),
+                   dnnl_invalid_arguments, dnnl_rnn, "direction is not valid");
+    KESTREL_VCHECK(!(flags & ~(unsigned)dnnl_rnn_flags_diff_weights_overwrite),
+                   dnnl_invalid_arguments, dnnl_rnn, "flags hold unknown bits");
     if (cell_kind == dnnl_vanilla_rnn) {
         const int act = raw_enum(activation);
-        if (act != dnnl_eltwise_relu && act != dnnl_eltwise_tanh && act != dnnl_eltwise_logistic)
-            return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(act != dnnl_eltwise_relu && act != dnnl_eltwise_tanh
+                         && act != dnnl_eltwise_logistic),
+                       dnnl_invalid_arguments, dnnl_rnn,
+                       "activation is not valid for a vanilla RNN cell");
     }
     return guard([&]() -> dnnl_status_t {
         rnn_desc_t desc;
@@ -66,7 +76,8 @@ dnnl_status_t rnn_fwd_create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_
         desc.dst_iter = md_or_zero(a.dst_iter);
         desc.dst_iter_c = md_or_zero(a.dst_iter_c);
         rnn_dims_t dims;
-        if (rnn_check_dims(desc, dims) != status::success) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(rnn_check_dims(desc, dims) != status::success), dnnl_invalid_arguments,
+                       dnnl_rnn, "dimensions are inconsistent between tensors");
         return create_pd_handle(primitive_desc, desc, attr, engine, rnn_fwd_impl_list, nullptr);
     });
 }
@@ -131,7 +142,8 @@ dnnl_status_t gru_family_create(dnnl_alg_kind_t cell, dnnl_primitive_desc_t *pri
         const_dnnl_memory_desc_t dst_layer_desc, const_dnnl_memory_desc_t dst_iter_desc, unsigned flags,
         const_dnnl_primitive_attr_t attr) {
     const bool augru = cell == dnnl_vanilla_augru || cell == dnnl_lbr_augru;
-    if (augru && !attention_desc) return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(augru && !attention_desc), dnnl_invalid_arguments, dnnl_rnn,
+                   "a required argument is null");
     rnn_fwd_args_t a;
     a.src_layer = src_layer_desc;
     a.src_iter = src_iter_desc;

@@ -1,4 +1,5 @@
 #include "api/api.hpp"
+#include "core/verbose.hpp"
 #include "cpu/reorder/sum_pd.hpp"
 
 using namespace kestrel;
@@ -8,10 +9,11 @@ extern "C" {
 dnnl_status_t dnnl_sum_primitive_desc_create(dnnl_primitive_desc_t *sum_primitive_desc,
         dnnl_engine_t engine, const_dnnl_memory_desc_t dst_desc, int n, const float *scales,
         const_dnnl_memory_desc_t const *src_descs, const_dnnl_primitive_attr_t attr) {
-    if (any_null(sum_primitive_desc, engine, scales, src_descs) || n <= 0)
-        return dnnl_invalid_arguments;
+    KESTREL_VCHECK(!(any_null(sum_primitive_desc, engine, scales, src_descs) || n <= 0),
+                   dnnl_invalid_arguments, dnnl_sum, "a required argument is null");
     for (int i = 0; i < n; ++i)
-        if (!src_descs[i]) return dnnl_invalid_arguments;
+        KESTREL_VCHECK(!(!src_descs[i]), dnnl_invalid_arguments, dnnl_sum,
+                       "a required argument is null");
     if (any_runtime_of(n, src_descs) || any_runtime(dst_desc)) return dnnl_unimplemented;
     return guard([&]() -> dnnl_status_t {
         if (attr && !attr->has_default_values()) return dnnl_unimplemented;

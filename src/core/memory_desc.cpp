@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/verbose.hpp"
 #include "dnnl_debug.h"
 
 namespace kestrel {
@@ -74,9 +75,11 @@ bool decode_tag(format_tag_t tag, tag_layout_t &t) {
 bool valid_dt(data_type_t dt) { return data_type_size(dt) != 0; }
 
 status_t check_dims(int ndims, const dim_t *dims) {
-    if (ndims < 1 || ndims > max_ndims || !dims) return status::invalid_arguments;
+    KESTREL_VCHECK(ndims >= 1 && ndims <= max_ndims && dims, status::invalid_arguments, verbose::component_memory,
+            "ndims %d is out of range or dims are null", ndims);
     for (int d = 0; d < ndims; ++d)
-        if (dims[d] < 0 && !is_runtime(dims[d])) return status::invalid_arguments;
+        KESTREL_VCHECK(dims[d] >= 0 || is_runtime(dims[d]), status::invalid_arguments, verbose::component_memory,
+                "dim %d is negative (%lld)", d, (long long)dims[d]);
     return status::success;
 }
 
@@ -142,7 +145,7 @@ status_t md_set_tag(memory_desc_t &md, format_tag_t tag) {
 status_t md_init_by_tag(memory_desc_t &md, int ndims, const dim_t *dims,
         data_type_t dt, format_tag_t tag) {
     KESTREL_CHECK(check_dims(ndims, dims));
-    if (!valid_dt(dt)) return status::invalid_arguments;
+    KESTREL_VCHECK(valid_dt(dt), status::invalid_arguments, verbose::component_memory, "data type %d is not valid", (int)dt);
     memory_desc_t r = zero_md();
     r.ndims = ndims;
     r.data_type = dt;
@@ -150,10 +153,11 @@ status_t md_init_by_tag(memory_desc_t &md, int ndims, const dim_t *dims,
     if (tag == dnnl_format_tag_any) {
         r.format_kind = dnnl_format_kind_any;
     } else {
-        if (tag == dnnl_format_tag_undef) return status::invalid_arguments;
-        KESTREL_CHECK(md_set_tag(r, tag));
+        KESTREL_VCHECK(tag != dnnl_format_tag_undef && md_set_tag(r, tag) == status::success,
+                status::invalid_arguments, verbose::component_memory, "format tag %s does not fit %d dims",
+                dnnl_fmt_tag2str(tag), ndims);
     }
-    if (!size_fits(r)) return status::invalid_arguments;
+    KESTREL_VCHECK(size_fits(r), status::invalid_arguments, verbose::component_memory, "the tensor size overflows");
     md = r;
     return status::success;
 }
@@ -161,7 +165,7 @@ status_t md_init_by_tag(memory_desc_t &md, int ndims, const dim_t *dims,
 status_t md_init_by_strides(memory_desc_t &md, int ndims, const dim_t *dims,
         data_type_t dt, const dim_t *strides) {
     KESTREL_CHECK(check_dims(ndims, dims));
-    if (!valid_dt(dt)) return status::invalid_arguments;
+    KESTREL_VCHECK(valid_dt(dt), status::invalid_arguments, verbose::component_memory, "data type %d is not valid", (int)dt);
     memory_desc_t r = zero_md();
     r.ndims = ndims;
     r.data_type = dt;
@@ -170,7 +174,8 @@ status_t md_init_by_strides(memory_desc_t &md, int ndims, const dim_t *dims,
     for (int d = ndims - 1; d >= 0; --d) {
         r.dims[d] = r.padded_dims[d] = dims[d];
         if (strides) {
-            if (strides[d] < 0 && !is_runtime(strides[d])) return status::invalid_arguments;
+            KESTREL_VCHECK(strides[d] >= 0 || is_runtime(strides[d]), status::invalid_arguments, verbose::component_memory,
+                    "stride %d is negative (%lld)", d, (long long)strides[d]);
             r.blocking.strides[d] = strides[d];
         } else {
             r.blocking.strides[d] = running;
@@ -182,7 +187,7 @@ status_t md_init_by_strides(memory_desc_t &md, int ndims, const dim_t *dims,
                 return status::invalid_arguments;
         }
     }
-    if (!size_fits(r)) return status::invalid_arguments;
+    KESTREL_VCHECK(size_fits(r), status::invalid_arguments, verbose::component_memory, "the tensor size overflows");
     md = r;
     return status::success;
 }
@@ -192,13 +197,17 @@ status_t md_init_submemory(memory_desc_t &md, const memory_desc_t &parent,
     mdw_t p(parent);
     // A view the layout cannot express is unimplemented, as in oneDNN:
     // runtime sizes, non-blocked formats, views that split a block.
-    if (p.is_zero() || !dims || !offsets) return status::invalid_arguments;
+    KESTREL_VCHECK(!p.is_zero() && dims && offsets, status::invalid_arguments, verbose::component_memory,
+            "submemory of a zero descriptor, or null dims or offsets");
     if (p.has_runtime_dims_or_strides()) return status::unimplemented;
     for (int d = 0; d < p.ndims(); ++d)
         // Written so that no sum of two hostile values can overflow.
         if (dims[d] < 0 || offsets[d] < 0 || dims[d] > parent.dims[d]
-                || offsets[d] > parent.dims[d] - dims[d])
-            return status::invalid_arguments;
+                || offsets[d] > parent.dims[d] - dims[d]) {
+            KESTREL_VCHECK(false, status::invalid_arguments, verbose::component_memory,
+                    "submemory dim %d (size %lld at offset %lld) is outside the parent", d,
+                    (long long)dims[d], (long long)offsets[d]);
+        }
     if (!p.is_blocked()) return status::unimplemented;
     memory_desc_t r = parent;
     dim_t off0 = parent.offset0;

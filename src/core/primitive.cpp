@@ -167,7 +167,7 @@ status_t check_aliasing(const pd_t *pd, const exec_ctx_t &ctx) {
 
 // In check mode, says why an execution was refused (oneDNN's exec:check).
 void exec_check(const pd_t *pd, const char *why, int arg) {
-    if (!verbose::enabled(verbose::flag_exec_check)) return;
+    if (!verbose::enabled(verbose::flag_exec_check, pd->kind())) return;
     verbose::print("primitive,exec:check,%s,%s (argument %d)", dnnl_prim_kind2str(pd->kind()), why, arg);
 }
 
@@ -187,6 +187,7 @@ status_t check_args(const pd_t *pd, const exec_ctx_t &ctx) {
 // A profiling line: the operation, every field of the problem, the time in
 // milliseconds; the timestamp column (if on) is when the call started.
 void print_profile(const char *op, const pd_t *pd, double ms) {
+    if (!verbose::enabled(verbose::flag_all, pd->kind())) return;
     char info[verbose::info_cap];
     verbose::print_at(verbose::wall_ms() - ms, "primitive,%s,%s,%g", op, verbose::pd_info(pd, info, sizeof(info)), ms);
 }

@@ -239,7 +239,7 @@ pd_init_scope_t::pd_init_scope_t(const pd_t *pd) : prev_(pd_in_init) { pd_in_ini
 pd_init_scope_t::~pd_init_scope_t() { pd_in_init = prev_; }
 
 status_t init_failed(const pd_t *pd, status_t st) {
-    if (st == status::invalid_arguments && verbose::enabled(verbose::flag_create_check)) {
+    if (st == status::invalid_arguments && verbose::enabled(verbose::flag_create_check, pd->kind())) {
         char info[verbose::info_cap];
         verbose::print("primitive,create:check,%s,%s,invalid arguments", dnnl_prim_kind2str(pd->kind()),
                 verbose::pd_info(pd, info, sizeof(info)));
@@ -252,6 +252,7 @@ status_t decline(const char *impl, const char *why) {
         // The whole problem as the declining implementation saw it, as
         // oneDNN prints it; just the name outside make_pd.
         const pd_t *pd = pd_in_init;
+        if (pd && !verbose::enabled(verbose::flag_dispatch, pd->kind())) return status::unimplemented;
         if (pd) {
             char info[verbose::info_cap];
             verbose::print("primitive,create:dispatch,%s,%s,%s", dnnl_prim_kind2str(pd->kind()),
@@ -284,7 +285,7 @@ status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
     // Dropout is a matmul attribute (as in oneDNN on CPU): every other kind
     // declines it here, whether or not its implementations check attributes.
     if (attr && attr->dropout && desc.kind != dnnl_matmul) {
-        if (verbose::enabled(verbose::flag_dispatch))
+        if (verbose::enabled(verbose::flag_dispatch, desc.kind))
             verbose::print("primitive,create:dispatch,%s,dropout attribute is not supported",
                     dnnl_prim_kind2str(desc.kind));
         return status::unimplemented;
@@ -293,8 +294,9 @@ status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
     // shape; no implementation fuses one yet, and a kind that ignores its
     // post-ops must not take it as a no-op.
     if (attr && attr->post_ops.find(dnnl_convolution) >= 0) {
-        if (verbose::enabled(verbose::level_create))
-            verbose::print("primitive,create:dispatch,%s,depthwise post-op is not supported", "any");
+        if (verbose::enabled(verbose::flag_dispatch, desc.kind))
+            verbose::print("primitive,create:dispatch,%s,depthwise post-op is not supported",
+                    dnnl_prim_kind2str(desc.kind));
         return status::unimplemented;
     }
     std::unique_ptr<dnnl_primitive_desc> h(new (std::nothrow) dnnl_primitive_desc);
@@ -319,7 +321,7 @@ status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
         }
         if (st != status::unimplemented) return st;
     }
-    if (verbose::enabled(verbose::flag_create_check))
+    if (verbose::enabled(verbose::flag_create_check, desc.kind))
         verbose::print("primitive,create:check,%s,no implementation accepts the problem (unimplemented)",
                 dnnl_prim_kind2str(desc.kind));
     return status::unimplemented;

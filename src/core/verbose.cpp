@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <regex>
+#include <string>
 
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
@@ -23,8 +25,7 @@ namespace {
 constexpr const char *layout_version = "v1";
 
 // One comma-separated token of ONEDNN_VERBOSE applied to the flags so far.
-// Unknown tokens (and filter=..., which Kestrel does not implement) change
-// nothing, as in oneDNN.
+// Unknown tokens (and filter=..., read apart) change nothing, as in oneDNN.
 unsigned apply_token(unsigned f, const char *tok, size_t n) {
     auto is = [&](const char *s) { return std::strlen(s) == n && !std::strncmp(tok, s, n); };
     if (is("0") || is("none")) return flag_none;
@@ -48,11 +49,107 @@ unsigned apply_token(unsigned f, const char *tok, size_t n) {
     return f;
 }
 
-unsigned from_env() {
+using mask_t = unsigned long long;
+constexpr mask_t all_components = ~0ull;
+
+// The components filter= can name (see verbose.hpp).
+struct component_name_t {
+    int id;
+    const char *name;
+};
+const component_name_t extra_components[] = {{component_primitive, "primitive"},
+        {component_gemm_api, "gemm_api"}, {component_memory, "memory"}, {component_scratchpad, "scratchpad"}};
+
+} // namespace
+
+const char *component_name(int c) {
+    if (c > component_primitive && c < component_gemm_api) return dnnl_prim_kind2str((dnnl_primitive_kind_t)c);
+    for (const auto &e : extra_components)
+        if (e.id == c) return e.name;
+    return "unknown";
+}
+
+namespace {
+
+bool is_kind(int c) {
+    return c > component_primitive && c < component_gemm_api
+            && std::strncmp(dnnl_prim_kind2str((dnnl_primitive_kind_t)c), "unknown", 7) != 0;
+}
+
+// What the environment asked for, read once (a function-local static, so
+// the regex is compiled once and thread-safely).
+struct env_t {
+    unsigned flags = flag_none;
+    mask_t components = all_components;
+    // A line for the header about the filter, empty without one.
+    std::string filter_note;
+};
+
+// filter=REGEX: every component whose name the regex finds (regex_search,
+// so "conv" selects convolution and deconvolution). A primitive kind's
+// lines pass when the regex selects the kind or "primitive". A regex that
+// does not compile filters nothing; one that selects nothing silences all,
+// as in oneDNN; the header says which happened.
+void apply_filter(env_t &e, const std::string &re_text) {
+    mask_t m = 0;
+    std::string hit;
+    auto take = [&](int c, const std::regex &re) {
+        if (!std::regex_search(component_name(c), re)) return;
+        m |= 1ull << c;
+        hit += hit.empty() ? "" : ",";
+        hit += component_name(c);
+    };
+    try {
+        const std::regex re(re_text);
+        take(component_primitive, re);
+        for (int k = component_primitive + 1; k < component_gemm_api; ++k)
+            if (is_kind(k)) take(k, re);
+        for (const auto &x : extra_components)
+            if (x.id != component_primitive) take(x.id, re);
+    } catch (const std::regex_error &err) {
+        e.components = all_components;
+        e.filter_note = "common,error,filter '" + re_text + "' is not a valid regular expression and is ignored ("
+                + err.what() + ")";
+        return;
+    }
+    e.components = m;
+    e.filter_note = hit.empty() ? "common,error,filter '" + re_text + "' selects no component: nothing is printed"
+                                : "common,info,filter selects components:" + hit;
+}
+
+env_t read_env() {
+    env_t e;
     const char *v = std::getenv("ONEDNN_VERBOSE");
     if (!v) v = std::getenv("DNNL_VERBOSE");
-    return v ? parse(v) : flag_none;
+    if (!v) return e; // silent by default (DESIGN), unlike oneDNN
+    // As in oneDNN, a value that is set starts from the error messages;
+    // none (or 0) clears them.
+    e.flags = parse(v);
+    // The last filter= wins.
+    std::string last;
+    for (const char *p = v; p && *p;) {
+        const char *end = std::strchr(p, ',');
+        const size_t n = end ? (size_t)(end - p) : std::strlen(p);
+        if (n > 7 && !std::strncmp(p, "filter=", 7)) last.assign(p + 7, n - 7);
+        p = end ? end + 1 : nullptr;
+    }
+    try {
+        if (!last.empty()) apply_filter(e, last);
+    } catch (...) {
+        // Out of memory building the note: keep the filter off rather
+        // than fail the call that first reads the flags.
+        e.components = all_components;
+        e.filter_note.clear();
+    }
+    return e;
 }
+
+const env_t &env() {
+    static const env_t e = read_env();
+    return e;
+}
+
+unsigned from_env() { return env().flags; }
 
 bool timestamp_from_env() {
     const char *v = std::getenv("ONEDNN_VERBOSE_TIMESTAMP");
@@ -105,6 +202,7 @@ void header_locked() {
             "memory_descriptors,attributes,auxiliary,problem_desc,exec_time",
             timestamp() ? "timestamp," : "");
     emit("", line);
+    if (!env().filter_note.empty()) emit("", env().filter_note.c_str());
 }
 
 void vprint_at(double wall, const char *fmt, va_list ap) {
@@ -121,7 +219,7 @@ void vprint_at(double wall, const char *fmt, va_list ap) {
 } // namespace
 
 unsigned parse(const char *v) {
-    unsigned f = flag_none;
+    unsigned f = flag_error;
     if (!v) return f;
     for (const char *p = v;;) {
         const char *e = std::strchr(p, ',');
@@ -141,6 +239,14 @@ unsigned flags() {
         c = current.load(std::memory_order_relaxed);
     }
     return (unsigned)(c - 1);
+}
+
+bool enabled(unsigned any_of, int component) {
+    if (!enabled(any_of)) return false;
+    const mask_t m = env().components;
+    if (m == all_components) return true;
+    const bool kind = component > component_primitive && component < component_gemm_api;
+    return ((m >> component) & 1) || (kind && (m & 1));
 }
 
 int debuginfo() { return (int)(flags() >> debuginfo_shift); }
@@ -175,6 +281,45 @@ void print_at(double wall, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vprint_at(wall, fmt, ap);
+    va_end(ap);
+}
+
+namespace {
+
+// A line "<head>,<the caller's text>[,<tail>]" (tail omitted when null).
+void print_reason(const char *head, const char *tail, const char *fmt, va_list ap) {
+    char text[512];
+    vsnprintf(text, sizeof(text), fmt, ap);
+    if (tail)
+        print("%s,%s,%s", head, text, tail);
+    else
+        print("%s,%s", head, text);
+}
+
+} // namespace
+
+void check_failed(int component, const char *file, int line, const char *fmt, ...) {
+    if (!enabled(flag_create_check, component)) return;
+    char head[128], place[256];
+    std::snprintf(head, sizeof(head), "%s,create:check,%s", component == component_memory ? "common" : "primitive",
+            component_name(component));
+    // The path from src/ on, as oneDNN prints it, whatever the build dir.
+    const char *f = file;
+    for (const char *p = std::strstr(file, "src/"); p; p = std::strstr(p + 1, "src/")) f = p;
+    std::snprintf(place, sizeof(place), "%s:%d", f, line);
+    va_list ap;
+    va_start(ap, fmt);
+    print_reason(head, place, fmt, ap);
+    va_end(ap);
+}
+
+void error(const char *api, const char *stage, int component, const char *fmt, ...) {
+    if (!enabled(flag_error, component)) return;
+    char head[128];
+    std::snprintf(head, sizeof(head), "%s,error,%s,%s", api, stage, component_name(component));
+    va_list ap;
+    va_start(ap, fmt);
+    print_reason(head, nullptr, fmt, ap);
     va_end(ap);
 }
 

@@ -2,9 +2,10 @@
 // follow oneDNN v3.9: ONEDNN_VERBOSE (or DNNL_VERBOSE) is a comma-separated
 // list of none, error, warn, check, profile_create, profile_exec, profile,
 // dispatch, all, debuginfo=N and the legacy numbers 0, 1, 2;
-// ONEDNN_VERBOSE_TIMESTAMP=1 adds the start time of each call as a column.
-// Unlike oneDNN, nothing is printed by default (DESIGN: the library is
-// silent unless verbose mode is on).
+// ONEDNN_VERBOSE_TIMESTAMP=1 adds the start time of each call as a column;
+// filter=REGEX keeps the lines of the components the regex finds in their
+// names. Unlike oneDNN, nothing is printed by default, not even errors
+// (DESIGN: the library is silent unless verbose mode is on).
 #ifndef KESTREL_CORE_VERBOSE_HPP
 #define KESTREL_CORE_VERBOSE_HPP
 
@@ -41,6 +42,20 @@ inline bool enabled(unsigned any_of) { return (flags() & any_of) != 0; }
 int debuginfo();
 bool timestamp();
 
+// Components a filter= regex selects lines by: "primitive" (every
+// primitive kind), each primitive kind under its oneDNN name
+// (dnnl_prim_kind2str), and Kestrel's "memory" and "scratchpad". A
+// primitive kind is passed as its dnnl_primitive_kind_t value.
+constexpr int component_primitive = 0;
+constexpr int component_gemm_api = 60;
+constexpr int component_memory = 61;
+constexpr int component_scratchpad = 62;
+
+// True when the flags in force include any of `any_of` and the filter lets
+// the component's lines through. Costs the same single load as enabled()
+// when verbose mode is off.
+bool enabled(unsigned any_of, int component);
+
 // Parses a value of ONEDNN_VERBOSE into flags (exposed for tests).
 unsigned parse(const char *value);
 // dnnl_set_verbose: 0 silences, 1 profiles execution, 2 also creation.
@@ -51,6 +66,21 @@ void set_level(int level);
 void print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // The same with the timestamp column set to a given wall-clock time.
 void print_at(double wall_ms, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Reports a refused creation in check mode (see KESTREL_VCHECK):
+// "primitive,create:check,<kind>,<reason>,<file>:<line>", or "common,..."
+// with "memory" for a memory descriptor.
+void check_failed(int component, const char *file, int line, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+// Reports a failed call at the error level:
+// "<api>,error,<stage>,<component>,<text>" (api "primitive" or "common",
+// stage "create" or "exec"). Call only on a failure path.
+void error(const char *api, const char *stage, int component, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+// oneDNN's name of a component ("convolution", "memory", ...).
+const char *component_name(int component);
 
 // Milliseconds from a monotonic clock, and since the Unix epoch.
 double now_ms();
@@ -65,5 +95,17 @@ constexpr size_t info_cap = 4096;
 
 } // namespace verbose
 } // namespace kestrel
+
+// Argument check of a C entry point: when `cond` fails, says why in check
+// mode (formatting only then) and returns `status`. `component` is the
+// primitive kind, or verbose::component_memory.
+#define KESTREL_VCHECK(cond, status, component, ...) \
+    do { \
+        if (!(cond)) { \
+            if (::kestrel::verbose::enabled(::kestrel::verbose::flag_create_check)) \
+                ::kestrel::verbose::check_failed((component), __FILE__, __LINE__, __VA_ARGS__); \
+            return (status); \
+        } \
+    } while (0)
 
 #endif

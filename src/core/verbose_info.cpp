@@ -122,6 +122,9 @@ void put_md(out_t &o, const char *name, const memory_desc_t *md, bool user_any) 
             if (!w.has_runtime_dims_or_strides() && !w.is_dense(true)) put_dims(o, md->blocking.strides, md->ndims);
             break;
         case dnnl_format_kind_any: o.put(":any:"); break;
+        // A sparse descriptor has an encoding where a blocked one has its
+        // tag, and no strides field.
+        case dnnl_format_kind_sparse: o.add(":%s:", dnnl_sparse_encoding2str(w.encoding())); break;
         default: o.put("::"); break;
     }
     o.put(":f0");
@@ -402,6 +405,72 @@ void put_generic_mds(out_t &o, const pd_t *pd) {
     }
 }
 
+// RNN: the tensors under oneDNN's names, in its order (the c states are
+// not listed), then, backward, their gradients.
+struct rnn_tensor_t {
+    int arg;
+    const char *name;
+    role_t role; // with idx: where the user's `any` is recorded, if anywhere
+    int idx;
+};
+const rnn_tensor_t rnn_tensors[] = {{DNNL_ARG_SRC_LAYER, "src_layer", pd_t::role_src, 0},
+        {DNNL_ARG_SRC_ITER, "src_iter", pd_t::role_src, 1},
+        {DNNL_ARG_WEIGHTS_LAYER, "wei_layer", pd_t::role_wei, 0},
+        {DNNL_ARG_WEIGHTS_ITER, "wei_iter", pd_t::role_wei, 1},
+        {DNNL_ARG_WEIGHTS_PEEPHOLE, "wei_peephole", pd_t::n_roles, 0},
+        {DNNL_ARG_WEIGHTS_PROJECTION, "wei_proj", pd_t::n_roles, 0}, {DNNL_ARG_BIAS, "bias", pd_t::n_roles, 0},
+        {DNNL_ARG_DST_LAYER, "dst_layer", pd_t::role_dst, 0}, {DNNL_ARG_DST_ITER, "dst_iter", pd_t::role_dst, 1}};
+
+void put_rnn_mds(out_t &o, const pd_t *pd, bool fwd) {
+    for (const auto &t : rnn_tensors) {
+        const memory_desc_t *md = pd->arg_md(t.arg);
+        // src_layer, the weights and dst_layer are always listed.
+        const bool optional = t.arg != DNNL_ARG_SRC_LAYER && t.arg != DNNL_ARG_DST_LAYER
+                && t.arg != DNNL_ARG_WEIGHTS_LAYER && t.arg != DNNL_ARG_WEIGHTS_ITER;
+        if (optional && is_zero(md)) continue;
+        put_md(o, t.name, md, t.role != pd_t::n_roles && pd->user_format_any(t.role, t.idx));
+    }
+    if (fwd) return;
+    char name[32];
+    for (const auto &t : rnn_tensors) {
+        const int diff_arg = t.arg == DNNL_ARG_BIAS ? DNNL_ARG_DIFF_BIAS
+                : (t.arg >= DNNL_ARG_WEIGHTS_LAYER && t.arg < DNNL_ARG_BIAS)
+                ? t.arg + (DNNL_ARG_DIFF_WEIGHTS_LAYER - DNNL_ARG_WEIGHTS_LAYER)
+                : t.arg + (DNNL_ARG_DIFF_SRC_LAYER - DNNL_ARG_SRC_LAYER);
+        const memory_desc_t *md = pd->arg_md(diff_arg);
+        if (is_zero(md)) continue;
+        std::snprintf(name, sizeof(name), "diff_%s", t.name);
+        put_md(o, name, md, false);
+    }
+}
+
+// alg:<cell> direction:<dir> activation:<act> flags:<O when diff weights
+// are overwritten>.
+void put_rnn_aux(out_t &o, const pd_t *pd) {
+    dnnl_alg_kind_t cell = dnnl_alg_kind_undef, act = dnnl_alg_kind_undef;
+    dnnl_rnn_direction_t dir = dnnl_rnn_direction_undef;
+    unsigned flags = 0;
+    ask(pd, dnnl_query_cell_kind, cell);
+    ask(pd, dnnl_query_activation_kind, act);
+    ask(pd, dnnl_query_direction, dir);
+    ask(pd, dnnl_query_flags, flags);
+    o.add("alg:%s direction:%s activation:%s flags:%s", dnnl_alg_kind2str(cell), dnnl_rnn_direction2str(dir),
+            dnnl_alg_kind2str(act), (flags & dnnl_rnn_flags_diff_weights_overwrite) ? "O" : "");
+}
+
+// lLtTmbNsicSICslcSLCdhcDHCdicDIC, from the shapes of the tensors:
+// src_layer [T, N, SLC], weights_iter [L, D, SIC, G, DHC], projection
+// [L, D, DHC, DIC].
+void put_rnn_problem(out_t &o, const pd_t *pd) {
+    const memory_desc_t *src = pd->arg_md(DNNL_ARG_SRC_LAYER), *wl = pd->arg_md(DNNL_ARG_WEIGHTS_LAYER),
+                        *wi = pd->arg_md(DNNL_ARG_WEIGHTS_ITER), *proj = pd->arg_md(DNNL_ARG_WEIGHTS_PROJECTION);
+    if (is_zero(src) || src->ndims != 3 || is_zero(wl) || wl->ndims != 5 || is_zero(wi) || wi->ndims != 5) return;
+    const long long dhc = (long long)wl->dims[4];
+    const long long dic = !is_zero(proj) && proj->ndims == 4 ? (long long)proj->dims[3] : dhc;
+    o.add("l%lldt%lldmb%lldsic%lldslc%llddhc%llddic%lld", (long long)wl->dims[0], (long long)src->dims[0],
+            (long long)src->dims[1], (long long)wi->dims[2], (long long)src->dims[2], dhc, dic);
+}
+
 // Concat answers no axis query (as in oneDNN): the axis is the dim along
 // which dst is longer than its first source (0 when no dim tells).
 int concat_axis(const pd_t *pd) {
@@ -516,6 +585,7 @@ const char *pd_info(const pd_t *pd, char *buf, size_t cap) {
             if (!is_zero(role(pd, pd_t::role_diff_src))) put_role(o, pd, "diff", pd_t::role_diff_src, 0);
             if (!is_zero(role(pd, pd_t::role_diff_wei))) put_role(o, pd, "diff_wei", pd_t::role_diff_wei, 0);
             break;
+        case dnnl_rnn: put_rnn_mds(o, pd, fwd); break;
         default: put_generic_mds(o, pd); break;
     }
     o.put(",");
@@ -574,6 +644,7 @@ const char *pd_info(const pd_t *pd, char *buf, size_t cap) {
         case dnnl_reorder:
             if (runtime_mask(pd->src_md())) o.add("runtime-dim-mask:%d", runtime_mask(pd->src_md()));
             break;
+        case dnnl_rnn: put_rnn_aux(o, pd); break;
         default: break;
     }
     o.put(",");
@@ -628,6 +699,7 @@ const char *pd_info(const pd_t *pd, char *buf, size_t cap) {
             }
             break;
         case dnnl_sum: put_dims(o, pd->dst_md()); break;
+        case dnnl_rnn: put_rnn_problem(o, pd); break;
         case dnnl_eltwise:
         case dnnl_softmax:
         case dnnl_shuffle:

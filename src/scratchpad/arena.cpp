@@ -148,7 +148,7 @@ arena_stats_t arena_t::stats() const {
 }
 
 void arena_t::report(const char *event) const {
-    if (!verbose::enabled(verbose::level_exec)) return;
+    if (!verbose::enabled(verbose::level_exec, verbose::component_scratchpad)) return;
     arena_stats_t s = stats();
     char nodes[512];
     size_t o = 0;

@@ -69,13 +69,20 @@ for f in dnnlConfig.cmake dnnlConfigVersion.cmake; do
     if [ -f "$libdir/cmake/dnnl/$f" ]; then pass; else fail "$libdir/cmake/dnnl/$f not installed"; fi
 done
 
-# --- the consumer: a 2x3 by 3x2 matmul through dnnl.hpp
+# --- the consumer: a 2x3 by 3x2 matmul through dnnl.hpp, and a sum with
+# TBB called directly (as oneDNN's example_utils.hpp does): it links only
+# DNNL::dnnl, so it builds only if TBB comes with it as an interface
+# dependency.
 proj=$tmp/proj
 mkdir -p "$proj"
 cat > "$proj/main.cpp" <<'CPP'
+#include <atomic>
 #include <cstdio>
+#include <tbb/parallel_for.h>
 #include "dnnl.hpp"
 int main() {
+    std::atomic<int> sum {0};
+    tbb::parallel_for(0, 100, [&](int i) { sum += i; });
     using namespace dnnl;
     engine eng(engine::kind::cpu, 0);
     stream s(eng);
@@ -86,7 +93,8 @@ int main() {
     memory A(ad, eng, a), B(bd, eng, b), C(cd, eng, c);
     matmul(matmul::primitive_desc(eng, ad, bd, cd)).execute(s, {{DNNL_ARG_SRC, A}, {DNNL_ARG_WEIGHTS, B}, {DNNL_ARG_DST, C}});
     s.wait();
-    std::printf("%g %g %g %g v%d.%d\n", c[0], c[1], c[2], c[3], DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR);
+    std::printf("%g %g %g %g v%d.%d tbb%d\n", c[0], c[1], c[2], c[3], DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR,
+            sum.load());
     return 0;
 }
 CPP
@@ -113,7 +121,11 @@ if configure main "$prefix" 3.9; then
     if "$CMAKE" --build "$tmp/build-main" > "$tmp/build-main.log" 2>&1; then
         pass
         out=$("$tmp/build-main/consumer" 2>&1)
-        if [ "$out" = "4 5 10 11 v3.9" ]; then pass; else fail "consumer printed '$out', expected '4 5 10 11 v3.9'"; fi
+        if [ "$out" = "4 5 10 11 v3.9 tbb4950" ]; then
+            pass
+        else
+            fail "consumer printed '$out', expected '4 5 10 11 v3.9 tbb4950'"
+        fi
         # It runs on the installed library, not the build tree's.
         if command -v ldd > /dev/null 2>&1; then
             lib=$(ldd "$tmp/build-main/consumer" | awk '/libdnnl\.so\.3/ {print $3}')
@@ -143,7 +155,7 @@ done
 if [ -n "${KESTREL_INSTALLED_PREFIX:-}" ]; then
     :
 elif mv "$prefix" "$tmp/moved" && configure moved "$tmp/moved" 3.9 && "$CMAKE" --build "$tmp/build-moved" > "$tmp/build-moved.log" 2>&1 \
-        && [ "$("$tmp/build-moved/consumer" 2>&1)" = "4 5 10 11 v3.9" ]; then
+        && [ "$("$tmp/build-moved/consumer" 2>&1)" = "4 5 10 11 v3.9 tbb4950" ]; then
     pass
 else
     fail "the moved installed tree is not found or does not work"

@@ -32,7 +32,7 @@ test_api_test_md_blob_LDADD = $(TEST_LIBS)
 # timestamp column, parsed from the log of forked children.
 check_PROGRAMS += test/api/test_verbose_fields
 TESTS += test/api/test_verbose_fields
-test_api_test_verbose_fields_SOURCES = test/api/test_verbose_fields.cpp
+test_api_test_verbose_fields_SOURCES = test/api/test_verbose_fields.cpp test/api/verbose_log.hpp
 test_api_test_verbose_fields_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_api_test_verbose_fields_LDADD = lib/libdnnl.la $(TBB_LIBS)
 check_PROGRAMS += test/api/test_cache_blob
@@ -46,3 +46,11 @@ TESTS += test/api/test_effective_isa
 test_api_test_effective_isa_SOURCES = test/api/test_effective_isa.cpp
 test_api_test_effective_isa_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_api_test_effective_isa_LDADD = lib/libdnnl.la $(TBB_LIBS)
+# Verbose mode's create:check lines of refused creations, the error level,
+# filter=REGEX, and the lines of RNN and sparse matmul primitives. Links
+# the convenience library for the allocation-failure hook.
+check_PROGRAMS += test/api/test_verbose_check
+TESTS += test/api/test_verbose_check
+test_api_test_verbose_check_SOURCES = test/api/test_verbose_check.cpp test/api/verbose_log.hpp
+test_api_test_verbose_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test -I$(top_srcdir)/src
+test_api_test_verbose_check_LDADD = $(TEST_LIBS)

@@ -193,6 +193,89 @@ else
     cat "$tmp/cxx.log"
 fi
 
+# --- static consumers: `pkg-config --static --libs dnnl` must carry what the
+# library itself needs (TBB through Requires.private, libnuma when built
+# with it, the C++ runtime, libm), so that a C program links against the
+# archive alone. The archive is the installed libdnnl.a when the tree was
+# configured with --enable-static; otherwise one assembled from the
+# objects libdnnl.so.3 is linked from (this build's convenience library
+# and the generated stubs).
+static_dir=$tmp/static
+mkdir -p "$static_dir"
+if [ -f "$libdir/libdnnl.a" ]; then
+    cp "$libdir/libdnnl.a" "$static_dir/libdnnl.a"
+elif [ -f .libs/libkestrel.a ] && [ -f lib/.libs/libdnnl_la-stubs.o ]; then
+    cp .libs/libkestrel.a "$static_dir/libdnnl.a" && ${AR:-ar} r "$static_dir/libdnnl.a" lib/.libs/libdnnl_la-stubs.o \
+        > /dev/null 2>&1
+fi
+static_libs=$("$PKG_CONFIG" --define-variable=prefix="$prefix" --static --libs dnnl)
+for w in -ldnnl -ltbb -lstdc++ -lm; do
+    case " $static_libs " in
+        *" $w "*) pass ;;
+        *) fail "pkg-config --static --libs dnnl lacks $w: $static_libs" ;;
+    esac
+done
+if [ -f "$static_dir/libdnnl.a" ]; then
+    pass
+    # The plain flags do not suffice for the archive (the C++ runtime and
+    # TBB are missing), which is why the static ones exist.
+    # shellcheck disable=SC2086
+    if $CC $cflags -o "$tmp/consumer_static_plain" "$tmp/consumer.c" -L"$static_dir" $libs > /dev/null 2>&1; then
+        fail "the archive linked with the non-static flags: the test cannot tell the static ones are needed"
+    else
+        pass
+    fi
+    # -L to the archive first: the linker takes libdnnl.a from there.
+    # shellcheck disable=SC2086
+    if $CC $cflags -o "$tmp/consumer_static" "$tmp/consumer.c" -L"$static_dir" $static_libs \
+            > "$tmp/cc-static.log" 2>&1; then
+        pass
+        if command -v readelf > /dev/null 2>&1; then
+            if readelf -d "$tmp/consumer_static" | grep -q 'NEEDED.*libdnnl'; then
+                fail "the static consumer still needs libdnnl.so"
+            else
+                pass
+            fi
+        fi
+        out=$("$tmp/consumer_static")
+        if [ "$out" = "c-consumer 3.9 size 3840" ]; then pass; else fail "static C consumer printed '$out'"; fi
+    else
+        fail "the C consumer did not link against libdnnl.a with pkg-config --static --libs dnnl:"
+        cat "$tmp/cc-static.log"
+    fi
+else
+    fail "no libdnnl.a installed and none could be assembled from the build tree"
+fi
+
+# --- a C++ program that also uses TBB itself (as oneDNN's example_utils.hpp
+# does), built with the --static flags against the shared library
+cat > "$tmp/consumer_tbb.cpp" << 'EOF'
+#include <atomic>
+#include <cstdio>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include "dnnl.hpp"
+int main() {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
+    std::atomic<int> sum {0};
+    tbb::parallel_for(0, 100, [&](int i) { sum += i; });
+    dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    dnnl::memory::desc md({3, 5}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
+    std::printf("tbb-consumer %d %zu\n", sum.load(), md.get_size());
+    return 0;
+}
+EOF
+static_cflags=$("$PKG_CONFIG" --define-variable=prefix="$prefix" --static --cflags dnnl)
+# shellcheck disable=SC2086
+if $CXX $static_cflags -o "$tmp/consumer_tbb" "$tmp/consumer_tbb.cpp" $static_libs > "$tmp/cxx-tbb.log" 2>&1; then
+    pass
+    out=$(LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer_tbb")
+    if [ "$out" = "tbb-consumer 4950 60" ]; then pass; else fail "TBB consumer printed '$out'"; fi
+else
+    fail "the TBB-using C++ consumer did not build with pkg-config --static --cflags --libs dnnl:"
+    cat "$tmp/cxx-tbb.log"
+fi
+
 # --- the programs load the installed library, not another one
 if command -v ldd > /dev/null 2>&1 && [ -x "$tmp/consumer_c" ]; then
     where=$(LD_LIBRARY_PATH=$libdir ldd "$tmp/consumer_c" | sed -n 's/.*libdnnl\.so\.3 => \([^ ]*\).*/\1/p')

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "api/verbose_log.hpp"
 #include "common/kt_test.hpp"
 #include "dnnl.hpp"
 
@@ -28,78 +29,10 @@ kt::tally_t tally;
 
 // ------------------------------------------------------------ log capture
 
-// Runs `body` in a child with the given environment and returns its stdout.
+using namespace vlog;
+
 std::string run_child(const std::map<std::string, std::string> &env, const std::function<void()> &body) {
-    int fd[2];
-    if (pipe(fd) != 0) return "";
-    std::fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        unsetenv("ONEDNN_VERBOSE");
-        unsetenv("DNNL_VERBOSE");
-        unsetenv("ONEDNN_VERBOSE_TIMESTAMP");
-        for (const auto &kv : env) setenv(kv.first.c_str(), kv.second.c_str(), 1);
-        dup2(fd[1], 1);
-        close(fd[1]);
-        body();
-        std::fflush(stdout);
-        _exit(0);
-    }
-    close(fd[1]);
-    std::string out;
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fd[0], buf, sizeof(buf))) > 0) out.append(buf, (size_t)n);
-    close(fd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    tally.check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child scenario exits cleanly");
-    return out;
-}
-
-std::vector<std::string> split(const std::string &s, char sep) {
-    std::vector<std::string> v;
-    size_t b = 0;
-    for (;;) {
-        size_t e = s.find(sep, b);
-        v.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
-        if (e == std::string::npos) break;
-        b = e + 1;
-    }
-    return v;
-}
-
-std::vector<std::string> lines_of(const std::string &log) {
-    std::vector<std::string> v;
-    for (auto &l : split(log, '\n'))
-        if (!l.empty()) v.push_back(l);
-    return v;
-}
-
-bool starts(const std::string &s, const std::string &p) { return s.compare(0, p.size(), p) == 0; }
-
-bool is_number(const std::string &s) {
-    if (s.empty()) return false;
-    char *end = nullptr;
-    std::strtod(s.c_str(), &end);
-    return end && *end == '\0';
-}
-
-// A primitive line split into its fields, without marker, version and
-// (when on) timestamp.
-struct prim_line_t {
-    std::string op, engine, kind, impl, prop, mds, attrs, aux, problem, time;
-};
-
-bool parse_prim(const std::string &line, bool stamped, prim_line_t &p) {
-    auto f = split(line, ',');
-    const size_t base = stamped ? 3 : 2;
-    if (f.size() != base + 11 || f[0] != "onednn_verbose" || f[1] != "v1" || f[base] != "primitive") return false;
-    if (stamped && !is_number(f[2])) return false;
-    p = {f[base + 1], f[base + 2], f[base + 3], f[base + 4], f[base + 5], f[base + 6], f[base + 7], f[base + 8],
-            f[base + 9], f[base + 10]};
-    return true;
+    return vlog::run_child(tally, env, body);
 }
 
 // ------------------------------------------------------------ the workload
@@ -460,7 +393,7 @@ void test_cache_hit() {
 // implementation accepts (a reorder from f32 to an int4 type on a blocked
 // layout) and one that an implementation declines before another accepts.
 struct counts_t {
-    int header = 0, exec = 0, create = 0, dispatch = 0, check = 0, other = 0;
+    int header = 0, exec = 0, create = 0, dispatch = 0, check = 0, error = 0, other = 0;
 };
 
 counts_t count(const std::string &log, bool stamped) {
@@ -485,6 +418,7 @@ counts_t count(const std::string &log, bool stamped) {
         else if (starts(op, "create:cache_")) ++c.create;
         else if (op == "create:dispatch") ++c.dispatch;
         else if (op == "create:check" || op == "exec:check") ++c.check;
+        else if (op == "error") ++c.error;
         else if (f[b] != "scratchpad") ++c.other;
     }
     return c;
@@ -532,24 +466,28 @@ void test_exec_check() {
 void test_levels() {
     struct case_t {
         const char *var, *value;
-        bool header, exec, create, dispatch, check;
+        bool header, exec, create, dispatch, check, error;
     } cases[] = {
-            {"ONEDNN_VERBOSE", "none", false, false, false, false, false},
-            {"ONEDNN_VERBOSE", "0", false, false, false, false, false},
-            {"ONEDNN_VERBOSE", "error", false, false, false, false, false},
-            {"ONEDNN_VERBOSE", "check", true, false, false, false, true},
-            {"ONEDNN_VERBOSE", "profile_create", true, false, true, false, false},
-            {"ONEDNN_VERBOSE", "profile_exec", true, true, false, false, false},
-            {"ONEDNN_VERBOSE", "profile", true, true, true, false, false},
-            {"ONEDNN_VERBOSE", "dispatch", true, false, false, true, false},
-            {"ONEDNN_VERBOSE", "all", true, true, true, true, true},
-            {"ONEDNN_VERBOSE", "1", true, true, false, false, false},
-            {"ONEDNN_VERBOSE", "2", true, true, true, false, false},
-            {"ONEDNN_VERBOSE", "profile_exec,dispatch", true, true, false, true, false},
-            {"ONEDNN_VERBOSE", "all,none", false, false, false, false, false},
-            {"ONEDNN_VERBOSE", "debuginfo=3", false, false, false, false, false},
-            {"ONEDNN_VERBOSE", "bogus", false, false, false, false, false},
-            {"DNNL_VERBOSE", "profile_exec", true, true, false, false, false},
+            // A set variable starts from the error messages, as in oneDNN
+            // (the one refused execution of small_job is one error line);
+            // none and 0 clear them.
+            {"ONEDNN_VERBOSE", "none", false, false, false, false, false, false},
+            {"ONEDNN_VERBOSE", "0", false, false, false, false, false, false},
+            {"ONEDNN_VERBOSE", "error", true, false, false, false, false, true},
+            {"ONEDNN_VERBOSE", "check", true, false, false, false, true, true},
+            {"ONEDNN_VERBOSE", "profile_create", true, false, true, false, false, true},
+            {"ONEDNN_VERBOSE", "profile_exec", true, true, false, false, false, true},
+            {"ONEDNN_VERBOSE", "profile", true, true, true, false, false, true},
+            {"ONEDNN_VERBOSE", "dispatch", true, false, false, true, false, true},
+            {"ONEDNN_VERBOSE", "all", true, true, true, true, true, true},
+            {"ONEDNN_VERBOSE", "1", true, true, false, false, false, true},
+            {"ONEDNN_VERBOSE", "2", true, true, true, false, false, true},
+            {"ONEDNN_VERBOSE", "profile_exec,dispatch", true, true, false, true, false, true},
+            {"ONEDNN_VERBOSE", "all,none", false, false, false, false, false, false},
+            {"ONEDNN_VERBOSE", "none,error", true, false, false, false, false, true},
+            {"ONEDNN_VERBOSE", "debuginfo=3", true, false, false, false, false, true},
+            {"ONEDNN_VERBOSE", "bogus", true, false, false, false, false, true},
+            {"DNNL_VERBOSE", "profile_exec", true, true, false, false, false, true},
     };
     for (const auto &c : cases) {
         counts_t n = count(run_child({{c.var, c.value}}, small_job), false);
@@ -560,6 +498,7 @@ void test_levels() {
         tally.check((n.dispatch >= 1) == c.dispatch && (n.dispatch == 0) == !c.dispatch,
                 (what + "dispatch lines").c_str());
         tally.check((n.check >= 1) == c.check && (n.check == 0) == !c.check, (what + "check lines").c_str());
+        tally.check(n.error == (c.error ? 1 : 0), (what + "error lines").c_str());
         tally.check(n.other == 0, (what + "no line outside the format").c_str());
     }
 }
@@ -579,6 +518,12 @@ void test_timestamp() {
         if (starts(l, "onednn_verbose,v1,info,") || starts(l, "onednn_verbose,v1,primitive,info,")) continue;
         auto f = split(l, ',');
         if (f.size() < 4 || f[2] == "scratchpad" || f[3] == "scratchpad") continue;
+        if (f.size() > 4 && f[3] == "primitive" && f[4] == "error") {
+            // The error line of the refused execution: stamped too.
+            const double t = std::strtod(f[2].c_str(), nullptr);
+            all_stamped = all_stamped && is_number(f[2]) && t >= before - 1000.0 && t <= after;
+            continue;
+        }
         prim_line_t p;
         bool ok = parse_prim(l, true, p);
         double t = ok ? std::strtod(f[2].c_str(), nullptr) : 0;
