@@ -380,6 +380,52 @@ void onednn_lstm(dnnl::engine &eng, dnnl::stream &strm, const bench::rnn_shape_t
     char id[96];
     time_training(strm, prim, args, s.id(id, sizeof(id)), s.flop());
 }
+
+// A GRU training step as bench/bench_rnn times it: forward training then
+// backward, weights `any` (reordered from ldigo once, outside the timing).
+void onednn_gru_train(dnnl::engine &eng, dnnl::stream &strm, const bench::gru_train_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    const memory::dim L = s.L, T = s.T, N = s.N, C = s.C;
+    memory::desc src({T, N, C}, dt::f32, tag::tnc), dst({T, N, C}, dt::f32, tag::tnc),
+            b({L, 1, 3, C}, dt::f32, tag::ldgo), w_user({L, 1, C, 3, C}, dt::f32, tag::ldigo),
+            w_any({L, 1, C, 3, C}, dt::f32, tag::any);
+    const auto dir = dnnl::rnn_direction::unidirectional_left2right;
+    dnnl::gru_forward::desc fd(dnnl::prop_kind::forward_training, dir, src, memory::desc(), w_any, w_any, b, dst,
+            memory::desc());
+    dnnl::gru_forward::primitive_desc fpd(fd, eng);
+    dnnl::gru_backward::desc bd(dnnl::prop_kind::backward, dir, src, memory::desc(), w_any, w_any, b, dst,
+            memory::desc(), src, memory::desc(), w_any, w_any, b, dst, memory::desc());
+    dnnl::gru_backward::primitive_desc bpd(bd, eng, fpd);
+    auto filled = [&](const memory::desc &md) {
+        memory m(md, eng);
+        float *p = static_cast<float *>(m.get_data_handle());
+        for (size_t i = 0; i < md.get_size() / sizeof(float); ++i) p[i] = 0.01f;
+        return m;
+    };
+    memory ms = filled(src), mb = filled(b), md = filled(dst), wu = filled(w_user), ws(fpd.workspace_desc(), eng);
+    memory wl(fpd.weights_layer_desc(), eng), wi(fpd.weights_iter_desc(), eng);
+    memory bwl(bpd.weights_layer_desc(), eng), bwi(bpd.weights_iter_desc(), eng);
+    for (memory *m : {&wl, &wi, &bwl, &bwi}) dnnl::reorder(wu, *m).execute(strm, wu, *m);
+    memory ddst = filled(dst), dsrc(src, eng), db = filled(b);
+    memory dwl = filled(bpd.diff_weights_layer_desc()), dwi = filled(bpd.diff_weights_iter_desc());
+    strm.wait();
+    dnnl::gru_forward fp(fpd);
+    dnnl::gru_backward bp(bpd);
+    std::unordered_map<int, memory> fa = {{DNNL_ARG_SRC_LAYER, ms}, {DNNL_ARG_WEIGHTS_LAYER, wl},
+            {DNNL_ARG_WEIGHTS_ITER, wi}, {DNNL_ARG_BIAS, mb}, {DNNL_ARG_DST_LAYER, md}, {DNNL_ARG_WORKSPACE, ws}};
+    std::unordered_map<int, memory> ba = {{DNNL_ARG_SRC_LAYER, ms}, {DNNL_ARG_WEIGHTS_LAYER, bwl},
+            {DNNL_ARG_WEIGHTS_ITER, bwi}, {DNNL_ARG_BIAS, mb}, {DNNL_ARG_DST_LAYER, md}, {DNNL_ARG_WORKSPACE, ws},
+            {DNNL_ARG_DIFF_DST_LAYER, ddst}, {DNNL_ARG_DIFF_SRC_LAYER, dsrc}, {DNNL_ARG_DIFF_WEIGHTS_LAYER, dwl},
+            {DNNL_ARG_DIFF_WEIGHTS_ITER, dwi}, {DNNL_ARG_DIFF_BIAS, db}};
+    const double sec = bench::median_seconds([&] {
+        fp.execute(strm, fa);
+        bp.execute(strm, ba);
+        strm.wait();
+    });
+    char id[96];
+    bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
+}
 #endif
 
 } // namespace
@@ -424,6 +470,8 @@ int main(int argc, char **argv) {
             for (const auto &s : bench::mem_shapes) onednn_mem(eng, strm, s);
         if (rnn)
             for (const auto &s : bench::rnn_shapes) onednn_lstm(eng, strm, s);
+        if (rnn)
+            for (const auto &s : bench::gru_train_shapes) onednn_gru_train(eng, strm, s);
     } catch (const dnnl::error &e) {
         std::fprintf(stderr, "anchor_onednn: oneDNN error %d: %s\n", (int)e.status, e.what());
         return 1;

@@ -1,5 +1,6 @@
-// Recurrent forward: LSTM inference on the shapes of bench/rnn_shapes.hpp
-// through the C API, weights ldigo, no initial states. Prints one line per
+// Recurrent primitives: LSTM inference and a GRU training step on the
+// shapes of bench/rnn_shapes.hpp through the C API, weights ldigo, no
+// initial states. Prints one line per
 // shape; `--machine` prints "BENCH kestrel <shape> <GFLOP/s>" lines for
 // bench/compare.sh. Numbers on a shared machine are indicative only.
 #include <cstdio>
@@ -71,6 +72,63 @@ int time_lstm(dnnl_engine_t eng, dnnl_stream_t strm, const bench::rnn_shape_t &s
     return 0;
 }
 
+// Forward training plus backward, both timed together; weights ldigo for
+// both (Kestrel's backward takes them as they are), diff weights ldigo.
+int time_gru_train(dnnl_engine_t eng, dnnl_stream_t strm, const bench::gru_train_shape_t &s, bool machine) {
+    const dnnl_dim_t L = s.L, T = s.T, N = s.N, C = s.C;
+    dnnl_memory_desc_t src = md({T, N, C}, dnnl_tnc), w = md({L, 1, C, 3, C}, dnnl_ldigo), b = md({L, 1, 3, C}, dnnl_ldgo),
+                       dst = md({T, N, C}, dnnl_tnc);
+    dnnl_primitive_desc_t fpd = nullptr, bpd = nullptr;
+    CHECK(dnnl_gru_forward_primitive_desc_create(&fpd, eng, dnnl_forward_training, dnnl_unidirectional_left2right,
+            src, nullptr, w, w, b, dst, nullptr, 0, nullptr));
+    CHECK(dnnl_gru_backward_primitive_desc_create(&bpd, eng, dnnl_backward, dnnl_unidirectional_left2right, src,
+            nullptr, w, w, b, dst, nullptr, src, nullptr, w, w, b, dst, nullptr, 0, fpd, nullptr));
+    const_dnnl_memory_desc_t ws = dnnl_primitive_desc_query_md(fpd, dnnl_query_workspace_md, 0);
+    const struct {
+        int arg;
+        const_dnnl_memory_desc_t md;
+        bool fwd, bwd;
+    } args[] = {{DNNL_ARG_SRC_LAYER, src, true, true}, {DNNL_ARG_WEIGHTS_LAYER, w, true, true},
+            {DNNL_ARG_WEIGHTS_ITER, w, true, true}, {DNNL_ARG_BIAS, b, true, true},
+            {DNNL_ARG_DST_LAYER, dst, true, true}, {DNNL_ARG_WORKSPACE, ws, true, true},
+            {DNNL_ARG_DIFF_DST_LAYER, dst, false, true}, {DNNL_ARG_DIFF_SRC_LAYER, src, false, true},
+            {DNNL_ARG_DIFF_WEIGHTS_LAYER, w, false, true}, {DNNL_ARG_DIFF_WEIGHTS_ITER, w, false, true},
+            {DNNL_ARG_DIFF_BIAS, b, false, true}};
+    std::vector<std::vector<float>> bufs;
+    std::vector<dnnl_exec_arg_t> fa, ba;
+    for (const auto &a : args) {
+        bufs.emplace_back(dnnl_memory_desc_get_size(a.md) / sizeof(float) + 1, 0.01f); // same as the anchor
+        dnnl_memory_t m;
+        CHECK(dnnl_memory_create(&m, a.md, eng, bufs.back().data()));
+        if (a.fwd) fa.push_back({a.arg, m});
+        ba.push_back({a.arg, m});
+    }
+    dnnl_primitive_t fp, bp;
+    CHECK(dnnl_primitive_create(&fp, fpd));
+    CHECK(dnnl_primitive_create(&bp, bpd));
+    dnnl_status_t st = dnnl_success, st2 = dnnl_success;
+    const double sec = bench::median_seconds([&] {
+        st = dnnl_primitive_execute(fp, strm, (int)fa.size(), fa.data());
+        st2 = dnnl_primitive_execute(bp, strm, (int)ba.size(), ba.data());
+        dnnl_stream_wait(strm);
+    });
+    CHECK(st);
+    CHECK(st2);
+    char id[96];
+    if (machine) {
+        bench::machine_line("kestrel", s.id(id, sizeof id), s.flop() / sec * 1e-9);
+    } else {
+        std::printf("%-36s %9.3f ms %8.1f GFLOP/s\n", s.id(id, sizeof id), sec * 1e3, s.flop() / sec * 1e-9);
+    }
+    dnnl_primitive_destroy(fp);
+    dnnl_primitive_destroy(bp);
+    dnnl_primitive_desc_destroy(fpd);
+    dnnl_primitive_desc_destroy(bpd);
+    for (auto &a : ba) dnnl_memory_destroy(a.memory);
+    for (auto m : {src, w, b, dst}) dnnl_memory_desc_destroy(m);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -81,6 +139,8 @@ int main(int argc, char **argv) {
     CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
     for (const auto &s : bench::rnn_shapes)
         if (time_lstm(eng, strm, s, machine)) return 1;
+    for (const auto &s : bench::gru_train_shapes)
+        if (time_gru_train(eng, strm, s, machine)) return 1;
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);
     return 0;

@@ -1,6 +1,6 @@
 // Recurrent shapes timed by bench/bench_rnn (Kestrel) and by the anchor
 // (`anchor_onednn --rnn`): LSTM inference, ldigo weights, tnc data, zero
-// initial states, bias. Header-only and free of any library header.
+// initial states, bias; and a GRU training step. Header-only and free of any library header.
 #ifndef KESTREL_BENCH_RNN_SHAPES_HPP
 #define KESTREL_BENCH_RNN_SHAPES_HPP
 
@@ -19,6 +19,21 @@ struct rnn_shape_t {
 };
 
 const rnn_shape_t rnn_shapes[] = {{2, 50, 1, 512}, {2, 50, 64, 512}};
+
+// A GRU training step: forward training then backward (data and weights),
+// one layer, left to right, no initial states, bias.
+struct gru_train_shape_t {
+    long L, T, N, C;
+    const char *id(char *buf, int n) const {
+        std::snprintf(buf, (size_t)n, "gru_train_L%ld_T%ld_N%ld_C%ld", L, T, N, C);
+        return buf;
+    }
+    // Forward: input and hidden GEMMs of 3 gates; backward: twice that
+    // (data gradients and weight gradients).
+    double flop() const { return 3.0 * 2.0 * L * T * N * (2.0 * C) * 3.0 * C; }
+};
+
+const gru_train_shape_t gru_train_shapes[] = {{1, 25, 32, 256}};
 
 } // namespace bench
 

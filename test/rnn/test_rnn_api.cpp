@@ -243,7 +243,7 @@ void check_bad_input() {
                         return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, F, dnnl_eltwise_tanh, l2r, src,
                                 nullptr, wl, wi, nullptr, dst_s8, nullptr, 0, 0.f, 0.f, nullptr);
                     }},
-            {"backward (not yet)", dnnl_unimplemented,
+            {"backward without the forward hint", dnnl_invalid_arguments,
                     [&](dnnl_primitive_desc_t *pd) {
                         return dnnl_vanilla_rnn_backward_primitive_desc_create(pd, eng, dnnl_backward,
                                 dnnl_eltwise_tanh, l2r, src, nullptr, wl, wi, nullptr, dst, nullptr, src, nullptr, wl,

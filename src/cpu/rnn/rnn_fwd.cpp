@@ -1,12 +1,9 @@
 // Recurrent forward on the GEMM engine.
 //
 // States live in one area (the workspace in training, the scratchpad in
-// inference), per layer l and direction d:
-//   H[l][d][s][N][DIC]   hidden state after s steps (s = 0: initial state)
-//   C[l][d][s][N][DHC]   LSTM cell state, same indexing
-//   G[l][d][t][N][G*DHC] gates at time t, activated
-// A step s of a right-to-left direction processes time T - 1 - (s - 1), so
-// the output at time t of that direction is H[T - t].
+// inference) laid out as rnn_ws_layout() says (rnn_pd.hpp). A step s of a
+// right-to-left direction processes time T - 1 - (s - 1), so the output at
+// time t of that direction is H[T - t].
 #include "cpu/rnn/rnn_fwd.hpp"
 
 #include <algorithm>
@@ -20,8 +17,6 @@ namespace kestrel {
 
 namespace {
 
-size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
-
 // x[i] = f(x[i]) over one row, with the vector kernels of the eltwise
 // primitive when the CPU has them (f32, in place), else the scalar math.
 void act_row(const elt::kernels_t *k, dnnl_alg_kind_t alg, float alpha, float beta, float *x, dim_t n) {
@@ -34,30 +29,6 @@ void act_row(const elt::kernels_t *k, dnnl_alg_kind_t alg, float alpha, float be
 
 constexpr dnnl_alg_kind_t logistic = dnnl_eltwise_logistic, tanh_ = dnnl_eltwise_tanh;
 
-// Element offset in a plain descriptor of up to 4 dims.
-inline dim_t off4(const memory_desc_t &md, dim_t a, dim_t b, dim_t c, dim_t d = 0) {
-    const dim_t *s = md.blocking.strides;
-    dim_t o = md.offset0 + a * s[0] + b * s[1] + c * s[2];
-    if (md.ndims > 3) o += d * s[3];
-    return o;
-}
-
-// Whether weights of 5 (or projection of 4) dims are stored in the plain
-// order `direct` (gate-and-output columns innermost) or `transposed`
-// (input channels innermost); declines anything else.
-bool weights_order(const memory_desc_t &md, format_tag_t direct, format_tag_t transposed, bool &trans) {
-    const mdw_t w(md);
-    if (w.matches_tag(direct)) {
-        trans = false;
-        return true;
-    }
-    if (w.matches_tag(transposed)) {
-        trans = true;
-        return true;
-    }
-    return false;
-}
-
 } // namespace
 
 status_t gemm_rnn_fwd_t::pd_t::init(dnnl_engine *) {
@@ -65,20 +36,18 @@ status_t gemm_rnn_fwd_t::pd_t::init(dnnl_engine *) {
     if (st == status::unimplemented) return decline(name(), "f32 plain layouts without attributes only");
     KESTREL_CHECK(st);
     const rnn_dims_t &r = dims_;
-    if (!weights_order(weights_layer_, dnnl_ldigo, dnnl_ldgoi, wl_t)
-            || !weights_order(weights_iter_, dnnl_ldigo, dnnl_ldgoi, wi_t))
+    if (!rnn_weights_order(weights_layer_, dnnl_ldigo, dnnl_ldgoi, wl_t)
+            || !rnn_weights_order(weights_iter_, dnnl_ldigo, dnnl_ldgoi, wi_t))
         return decline(name(), "weights must be ldigo or ldgoi");
-    if (with_projection() && !weights_order(weights_projection_, dnnl_ldio, dnnl_ldoi, wp_t))
+    if (with_projection() && !rnn_weights_order(weights_projection_, dnnl_ldio, dnnl_ldoi, wp_t))
         return decline(name(), "projection weights must be ldio or ldoi");
 
-    const size_t f = sizeof(float), a = 64;
-    const size_t h_elems = (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DIC);
-    const size_t c_elems = is_lstm() ? (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DHC) : 0;
-    const size_t g_elems = (size_t)(r.L * r.D * r.T * r.N * r.G * r.DHC);
-    off_h = 0;
-    off_c = align_up(off_h + h_elems * f, a);
-    off_g = align_up(off_c + c_elems * f, a);
-    states_bytes = align_up(off_g + g_elems * f, a);
+    const size_t f = sizeof(float);
+    const rnn_ws_layout_t ws = rnn_ws_layout(r, is_lstm());
+    off_h = ws.off_h;
+    off_c = ws.off_c;
+    off_g = ws.off_g;
+    states_bytes = ws.bytes;
     if (is_training()) {
         const dim_t bytes = (dim_t)states_bytes;
         KESTREL_CHECK(md_init_by_tag(ws_md_, 1, &bytes, dnnl_u8, dnnl_a));
@@ -135,7 +104,7 @@ struct ld_ctx_t {
     const float *wi_gate(int gate) const {
         return wi + (pd->wi_t ? gate * DHC * DIC : gate * DHC);
     }
-    float attention(dim_t t, dim_t n) const { return att ? att[off4(*att_md, t, n, 0)] : 0.f; }
+    float attention(dim_t t, dim_t n) const { return att ? att[rnn_off(*att_md, t, n, 0)] : 0.f; }
 };
 
 status_t cell_step(const ld_ctx_t &c, dim_t s) {
@@ -280,7 +249,7 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
     // Layer 0's input, dense T x N x SLC.
     parallel_nd(T, N, [&](dim_t t, dim_t n) {
         float *x = xbuf + (t * N + n) * xs;
-        for (dim_t c = 0; c < SLC; ++c) x[c] = src[off4(src_md, t, n, c)];
+        for (dim_t c = 0; c < SLC; ++c) x[c] = src[rnn_off(src_md, t, n, c)];
     });
 
     ld_ctx_t c;
@@ -318,15 +287,15 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
             c.wp = wp ? wp + ld * DHC * DIC : nullptr;
             for (dim_t k = 0; k < r.n_bias_gates(); ++k)
                 for (dim_t o = 0; o < DHC; ++o)
-                    bias_row[k * DHC + o] = bias ? bias[off4(bmd, l, d, k, o)] : 0.f;
+                    bias_row[k * DHC + o] = bias ? bias[rnn_off(bmd, l, d, k, o)] : 0.f;
             for (dim_t k = 0; k < 3; ++k)
                 for (dim_t o = 0; o < DHC; ++o)
-                    peep_row[k * DHC + o] = peep ? peep[off4(pmd, l, d, k, o)] : 0.f;
+                    peep_row[k * DHC + o] = peep ? peep[rnn_off(pmd, l, d, k, o)] : 0.f;
             parallel_nd(N, [&](dim_t n) {
-                for (dim_t o = 0; o < DIC; ++o) c.H[n * DIC + o] = si ? si[off4(si_md, l, d, n, o)] : 0.f;
+                for (dim_t o = 0; o < DIC; ++o) c.H[n * DIC + o] = si ? si[rnn_off(si_md, l, d, n, o)] : 0.f;
                 if (pd->is_lstm())
                     for (dim_t o = 0; o < DHC; ++o)
-                        c.C[n * DHC + o] = sic ? sic[off4(sic_md, l, d, n, o)] : 0.f;
+                        c.C[n * DHC + o] = sic ? sic[rnn_off(sic_md, l, d, n, o)] : 0.f;
             });
             const float *wl_ld_p = wl + ld * SLC * GD;
             KESTREL_CHECK(pd->plan_layer.execute(T * N, GD, SLC, 1.f, xin, xs, wl_ld_p, pd->wl_t ? SLC : GD, 0.f,
@@ -347,8 +316,8 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
                 const dim_t c0 = concat ? d * DIC : 0;
                 for (dim_t o = 0; o < DIC; ++o) {
                     float v = h[o];
-                    if (sum && d == 1) v += last ? dst[off4(dst_md, t, n, o)] : xout[(t * N + n) * xs + o];
-                    if (last) dst[off4(dst_md, t, n, c0 + o)] = v;
+                    if (sum && d == 1) v += last ? dst[rnn_off(dst_md, t, n, o)] : xout[(t * N + n) * xs + o];
+                    if (last) dst[rnn_off(dst_md, t, n, c0 + o)] = v;
                     else xout[(t * N + n) * xs + c0 + o] = v;
                 }
             }
@@ -361,11 +330,11 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
             const dim_t ld = l * D + d;
             if (di) {
                 const float *h = H + (ld * (T + 1) + T) * N * DIC + n * DIC;
-                for (dim_t o = 0; o < DIC; ++o) di[off4(di_md, l, d, n, o)] = h[o];
+                for (dim_t o = 0; o < DIC; ++o) di[rnn_off(di_md, l, d, n, o)] = h[o];
             }
             if (dic) {
                 const float *cs = C + (ld * (T + 1) + T) * N * DHC + n * DHC;
-                for (dim_t o = 0; o < DHC; ++o) dic[off4(dic_md, l, d, n, o)] = cs[o];
+                for (dim_t o = 0; o < DHC; ++o) dic[rnn_off(dic_md, l, d, n, o)] = cs[o];
             }
         });
     return status::success;

@@ -1,10 +1,16 @@
-// Recurrent forward implementations in dispatch order.
+// Recurrent implementations in dispatch order.
+#include "cpu/rnn/rnn_bwd.hpp"
 #include "cpu/rnn/rnn_fwd.hpp"
 
 namespace kestrel {
 
 const impl_entry_t rnn_fwd_impl_list[] = {
         {"gemm:f32", make_pd<gemm_rnn_fwd_t::pd_t>},
+        {nullptr, nullptr},
+};
+
+const impl_entry_t rnn_bwd_impl_list[] = {
+        {"gemm:f32", make_pd<gemm_rnn_bwd_t::pd_t>},
         {nullptr, nullptr},
 };
 

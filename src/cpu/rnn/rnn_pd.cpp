@@ -1,6 +1,8 @@
 // The recurrent kind's shape checks, argument table and queries.
 #include "cpu/rnn/rnn_pd.hpp"
 
+#include <utility>
+
 namespace kestrel {
 
 int rnn_n_gates(dnnl_alg_kind_t cell_kind) {
@@ -127,7 +129,151 @@ status_t rnn_fwd_pd_t::query(dnnl_query_t what, int idx, void *result) const {
     }
 }
 
-status_t rnn_fwd_pd_t::init_common() {
+status_t rnn_check_diff_dims(const rnn_desc_t &d) {
+    const std::pair<const memory_desc_t *, const memory_desc_t *> pairs[] = {{&d.src_layer, &d.diff_src_layer},
+            {&d.src_iter, &d.diff_src_iter}, {&d.src_iter_c, &d.diff_src_iter_c},
+            {&d.attention, &d.diff_attention}, {&d.weights_layer, &d.diff_weights_layer},
+            {&d.weights_iter, &d.diff_weights_iter}, {&d.weights_peephole, &d.diff_weights_peephole},
+            {&d.weights_projection, &d.diff_weights_projection}, {&d.bias, &d.diff_bias},
+            {&d.dst_layer, &d.diff_dst_layer}, {&d.dst_iter, &d.diff_dst_iter},
+            {&d.dst_iter_c, &d.diff_dst_iter_c}};
+    for (const auto &p : pairs) {
+        const memory_desc_t &a = *p.first, &b = *p.second;
+        if (a.ndims != b.ndims) return status::invalid_arguments;
+        for (int i = 0; i < a.ndims; ++i)
+            if (a.dims[i] != b.dims[i]) return status::invalid_arguments;
+    }
+    return status::success;
+}
+
+bool rnn_weights_order(const memory_desc_t &md, format_tag_t direct, format_tag_t transposed, bool &trans) {
+    const mdw_t w(md);
+    if (w.matches_tag(direct)) {
+        trans = false;
+        return true;
+    }
+    if (w.matches_tag(transposed)) {
+        trans = true;
+        return true;
+    }
+    return false;
+}
+
+rnn_ws_layout_t rnn_ws_layout(const rnn_dims_t &r, bool lstm) {
+    const size_t f = sizeof(float), a = 64;
+    auto align_up = [](size_t v, size_t al) { return (v + al - 1) / al * al; };
+    const size_t h_elems = (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DIC);
+    const size_t c_elems = lstm ? (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DHC) : 0;
+    const size_t g_elems = (size_t)(r.L * r.D * r.T * r.N * r.G * r.DHC);
+    rnn_ws_layout_t w;
+    w.off_h = 0;
+    w.off_c = align_up(w.off_h + h_elems * f, a);
+    w.off_g = align_up(w.off_c + c_elems * f, a);
+    w.bytes = align_up(w.off_g + g_elems * f, a);
+    return w;
+}
+
+bool rnn_hint_matches(const rnn_desc_t &d, const pd_t *hint) {
+    const auto *h = dynamic_cast<const rnn_fwd_pd_t *>(hint);
+    if (!h || h->kind() != dnnl_rnn || h->desc().prop_kind != dnnl_forward_training) return false;
+    const rnn_desc_t &f = h->desc();
+    if (f.cell_kind != d.cell_kind || f.direction != d.direction) return false;
+    if (d.cell_kind == dnnl_vanilla_rnn && (f.activation != d.activation || f.alpha != d.alpha)) return false;
+    const std::pair<const memory_desc_t *, const memory_desc_t *> pairs[] = {{&f.src_layer, &d.src_layer},
+            {&f.src_iter, &d.src_iter}, {&f.src_iter_c, &d.src_iter_c}, {&f.attention, &d.attention},
+            {&f.weights_layer, &d.weights_layer}, {&f.weights_iter, &d.weights_iter},
+            {&f.weights_peephole, &d.weights_peephole}, {&f.weights_projection, &d.weights_projection},
+            {&f.bias, &d.bias}, {&f.dst_layer, &d.dst_layer}, {&f.dst_iter, &d.dst_iter},
+            {&f.dst_iter_c, &d.dst_iter_c}};
+    for (const auto &p : pairs) {
+        const memory_desc_t &a = *p.first, &b = *p.second;
+        if (a.ndims != b.ndims) return false;
+        for (int i = 0; i < a.ndims; ++i)
+            if (a.dims[i] != b.dims[i]) return false;
+    }
+    return true;
+}
+
+const memory_desc_t *rnn_bwd_pd_t::arg_md(int arg) const {
+    switch (arg) {
+        case DNNL_ARG_DIFF_SRC_LAYER: return diff_src_md(0);
+        case DNNL_ARG_DIFF_SRC_ITER: return diff_src_md(1);
+        case DNNL_ARG_DIFF_SRC_ITER_C: return diff_src_md(2);
+        case DNNL_ARG_DIFF_AUGRU_ATTENTION: return is_augru() ? &diff_attention_ : &zero_md_;
+        case DNNL_ARG_DIFF_WEIGHTS_LAYER: return &diff_weights_layer_;
+        case DNNL_ARG_DIFF_WEIGHTS_ITER: return &diff_weights_iter_;
+        case DNNL_ARG_DIFF_WEIGHTS_PEEPHOLE: return &diff_weights_peephole_;
+        case DNNL_ARG_DIFF_WEIGHTS_PROJECTION: return &diff_weights_projection_;
+        case DNNL_ARG_DIFF_BIAS: return &diff_bias_;
+        case DNNL_ARG_DIFF_DST_LAYER: return diff_dst_md(0);
+        case DNNL_ARG_DIFF_DST_ITER: return diff_dst_md(1);
+        case DNNL_ARG_DIFF_DST_ITER_C: return diff_dst_md(2);
+        case DNNL_ARG_WORKSPACE: return &ws_md_;
+        default: return rnn_fwd_pd_t::arg_md(arg);
+    }
+}
+
+arg_usage_t rnn_bwd_pd_t::arg_usage(int arg) const {
+    const auto in = arg_usage_t::input, out = arg_usage_t::output, no = arg_usage_t::unused;
+    switch (arg) {
+        case DNNL_ARG_SRC_LAYER:
+        case DNNL_ARG_DST_LAYER:
+        case DNNL_ARG_DIFF_DST_LAYER:
+        case DNNL_ARG_WEIGHTS_LAYER:
+        case DNNL_ARG_WEIGHTS_ITER:
+        case DNNL_ARG_WORKSPACE: return in;
+        case DNNL_ARG_DIFF_SRC_LAYER:
+        case DNNL_ARG_DIFF_WEIGHTS_LAYER:
+        case DNNL_ARG_DIFF_WEIGHTS_ITER: return out;
+        case DNNL_ARG_AUGRU_ATTENTION: return is_augru() ? in : no;
+        case DNNL_ARG_DIFF_AUGRU_ATTENTION: return is_augru() ? out : no;
+        case DNNL_ARG_WEIGHTS_PEEPHOLE: return with_peephole() ? in : no;
+        case DNNL_ARG_DIFF_WEIGHTS_PEEPHOLE: return with_peephole() ? out : no;
+        case DNNL_ARG_WEIGHTS_PROJECTION: return with_projection() ? in : no;
+        case DNNL_ARG_DIFF_WEIGHTS_PROJECTION: return with_projection() ? out : no;
+        case DNNL_ARG_BIAS: return with_bias() ? in : no;
+        case DNNL_ARG_DIFF_BIAS: return with_bias() ? out : no;
+        case DNNL_ARG_SRC_ITER: return with_src_iter() ? in : no;
+        case DNNL_ARG_DIFF_SRC_ITER: return with_src_iter() ? out : no;
+        case DNNL_ARG_SRC_ITER_C: return with_src_iter_c() ? in : no;
+        case DNNL_ARG_DIFF_SRC_ITER_C: return with_src_iter_c() ? out : no;
+        case DNNL_ARG_DST_ITER:
+        case DNNL_ARG_DIFF_DST_ITER: return with_dst_iter() ? in : no;
+        case DNNL_ARG_DST_ITER_C:
+        case DNNL_ARG_DIFF_DST_ITER_C: return with_dst_iter_c() ? in : no;
+        default: return pd_t::arg_usage(arg);
+    }
+}
+
+status_t rnn_bwd_pd_t::init_bwd_common() {
+    if (desc_.prop_kind != dnnl_backward) return status::invalid_arguments;
+    KESTREL_CHECK(init_common(true));
+    KESTREL_CHECK(rnn_check_diff_dims(desc_));
+    struct want_t {
+        memory_desc_t *md;
+        format_tag_t tag;
+    };
+    const want_t defaults[] = {{&diff_src_layer_, dnnl_tnc}, {&diff_src_iter_, dnnl_ldnc},
+            {&diff_src_iter_c_, dnnl_ldnc}, {&diff_attention_, dnnl_tnc}, {&diff_weights_layer_, dnnl_ldigo},
+            {&diff_weights_iter_, dnnl_ldigo}, {&diff_weights_peephole_, dnnl_ldgo},
+            {&diff_weights_projection_, dnnl_ldio}, {&diff_bias_, dnnl_ldgo}, {&diff_dst_layer_, dnnl_tnc},
+            {&diff_dst_iter_, dnnl_ldnc}, {&diff_dst_iter_c_, dnnl_ldnc}};
+    for (const want_t &w : defaults) {
+        if (w.md->ndims == 0) continue;
+        if (w.md->data_type != dnnl_f32) return status::unimplemented;
+        if (mdw_t(*w.md).is_any()) KESTREL_CHECK(md_set_tag(*w.md, w.tag));
+        if (!mdw_t(*w.md).is_plain()) return status::unimplemented;
+    }
+    const rnn_ws_layout_t ws = rnn_ws_layout(dims_, is_lstm());
+    const dim_t bytes = (dim_t)ws.bytes;
+    KESTREL_CHECK(md_init_by_tag(ws_md_, 1, &bytes, dnnl_u8, dnnl_a));
+    // The workspace comes from the forward: the hint must have made the
+    // same one.
+    if (!md_equal(ws_md_, hint_ws_md_)) return status::invalid_arguments;
+    return status::success;
+}
+
+status_t rnn_fwd_pd_t::init_common(bool bwd) {
     KESTREL_CHECK(rnn_check_dims(desc_, dims_));
     // f32 only for now: bf16 and int8 (the rnn qparams) decline.
     for (const memory_desc_t *md : {&src_layer_, &src_iter_, &src_iter_c_, &attention_, &weights_layer_,
@@ -140,8 +286,9 @@ status_t rnn_fwd_pd_t::init_common() {
         format_tag_t tag;
     };
     const want_t defaults[] = {{&src_layer_, dnnl_tnc}, {&src_iter_, dnnl_ldnc}, {&src_iter_c_, dnnl_ldnc},
-            {&attention_, dnnl_tnc}, {&weights_layer_, dnnl_ldigo}, {&weights_iter_, dnnl_ldigo},
-            {&weights_peephole_, dnnl_ldgo}, {&weights_projection_, dnnl_ldio}, {&bias_, dnnl_ldgo},
+            {&attention_, dnnl_tnc}, {&weights_layer_, bwd ? dnnl_ldgoi : dnnl_ldigo},
+            {&weights_iter_, bwd ? dnnl_ldgoi : dnnl_ldigo}, {&weights_peephole_, dnnl_ldgo},
+            {&weights_projection_, bwd ? dnnl_ldoi : dnnl_ldio}, {&bias_, dnnl_ldgo},
             {&dst_layer_, dnnl_tnc}, {&dst_iter_, dnnl_ldnc}, {&dst_iter_c_, dnnl_ldnc}};
     for (const want_t &w : defaults) {
         if (w.md->ndims == 0) continue;

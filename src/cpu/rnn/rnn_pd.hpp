@@ -32,6 +32,12 @@ struct rnn_desc_t : op_desc_impl_t<rnn_desc_t> {
                   attention = zero_md(), weights_layer = zero_md(), weights_iter = zero_md(),
                   weights_peephole = zero_md(), weights_projection = zero_md(), bias = zero_md(),
                   dst_layer = zero_md(), dst_iter = zero_md(), dst_iter_c = zero_md();
+    // Backward only: the gradients, same shapes as their data twins.
+    memory_desc_t diff_src_layer = zero_md(), diff_src_iter = zero_md(), diff_src_iter_c = zero_md(),
+                  diff_attention = zero_md(), diff_weights_layer = zero_md(), diff_weights_iter = zero_md(),
+                  diff_weights_peephole = zero_md(), diff_weights_projection = zero_md(),
+                  diff_bias = zero_md(), diff_dst_layer = zero_md(), diff_dst_iter = zero_md(),
+                  diff_dst_iter_c = zero_md();
 
     bool serialize(key_writer_t &k) const override {
         k.put(prop_kind);
@@ -43,7 +49,9 @@ struct rnn_desc_t : op_desc_impl_t<rnn_desc_t> {
         k.put(beta);
         for (const memory_desc_t *md : {&src_layer, &src_iter, &src_iter_c, &attention, &weights_layer,
                      &weights_iter, &weights_peephole, &weights_projection, &bias, &dst_layer,
-                     &dst_iter, &dst_iter_c})
+                     &dst_iter, &dst_iter_c, &diff_src_layer, &diff_src_iter, &diff_src_iter_c,
+                     &diff_attention, &diff_weights_layer, &diff_weights_iter, &diff_weights_peephole,
+                     &diff_weights_projection, &diff_bias, &diff_dst_layer, &diff_dst_iter, &diff_dst_iter_c})
             k.put(*md);
         return true;
     }
@@ -63,6 +71,35 @@ int rnn_n_gates(dnnl_alg_kind_t cell_kind);
 // come from weights_layer, weights_iter and the projection). Returns
 // invalid_arguments on a mismatch.
 status_t rnn_check_dims(const rnn_desc_t &d, rnn_dims_t &out);
+
+// Backward: every diff descriptor is present exactly when its data twin is
+// and has the same dims (diff_attention with attention). invalid_arguments
+// otherwise.
+status_t rnn_check_diff_dims(const rnn_desc_t &d);
+
+// Where forward training puts the states in its workspace (byte offsets),
+// per layer l and direction d:
+//   H[l][d][s][N][DIC]   hidden state after s steps (s = 0: initial state)
+//   C[l][d][s][N][DHC]   LSTM cell state, same indexing
+//   G[l][d][t][N][G*DHC] gates at time t, activated
+// Backward reads the same layout, so both sides compute it here.
+struct rnn_ws_layout_t {
+    size_t off_h = 0, off_c = 0, off_g = 0, bytes = 0;
+};
+rnn_ws_layout_t rnn_ws_layout(const rnn_dims_t &r, bool lstm);
+
+// Element offset in a plain descriptor of up to 4 dims.
+inline dim_t rnn_off(const memory_desc_t &md, dim_t a, dim_t b, dim_t c, dim_t d = 0) {
+    const dim_t *s = md.blocking.strides;
+    dim_t o = md.offset0 + a * s[0] + b * s[1] + c * s[2];
+    if (md.ndims > 3) o += d * s[3];
+    return o;
+}
+
+// Whether weights of 5 (or projection of 4) dims are stored in the plain
+// order `direct` (gate-and-output columns innermost) or `transposed`
+// (input channels innermost); false for anything else.
+bool rnn_weights_order(const memory_desc_t &md, format_tag_t direct, format_tag_t transposed, bool &trans);
 
 struct rnn_fwd_pd_t : pd_t {
     using desc_t = rnn_desc_t;
@@ -127,8 +164,9 @@ struct rnn_fwd_pd_t : pd_t {
 
 protected:
     // Checks types and layouts every implementation needs and resolves
-    // format `any` to oneDNN's defaults.
-    status_t init_common();
+    // format `any` to oneDNN's defaults (backward: weights ldgoi and
+    // projection ldoi, as oneDNN wants them there).
+    status_t init_common(bool bwd = false);
 
     rnn_desc_t desc_;
     rnn_dims_t dims_;
@@ -137,8 +175,74 @@ protected:
     memory_desc_t ws_md_ = zero_md();
 };
 
+// Backward: the data descriptors and the workspace of the forward, plus
+// the gradients. It reuses the forward pd's storage and queries for the
+// data half (the same descriptor struct carries both) and answers the
+// diff half and oneDNN's backward argument table.
+struct rnn_bwd_pd_t : rnn_fwd_pd_t {
+    rnn_bwd_pd_t(const rnn_desc_t *d, const attr_t *a, const pd_t *hint)
+        : rnn_fwd_pd_t(d, a, hint), diff_src_layer_(d->diff_src_layer), diff_src_iter_(d->diff_src_iter),
+          diff_src_iter_c_(d->diff_src_iter_c), diff_attention_(d->diff_attention),
+          diff_weights_layer_(d->diff_weights_layer), diff_weights_iter_(d->diff_weights_iter),
+          diff_weights_peephole_(d->diff_weights_peephole), diff_weights_projection_(d->diff_weights_projection),
+          diff_bias_(d->diff_bias), diff_dst_layer_(d->diff_dst_layer), diff_dst_iter_(d->diff_dst_iter),
+          diff_dst_iter_c_(d->diff_dst_iter_c) {
+        if (const auto *h = dynamic_cast<const rnn_fwd_pd_t *>(hint)) hint_ws_md_ = *h->workspace_md(0);
+    }
+
+    bool diff_weights_overwrite() const { return desc_.flags & dnnl_rnn_flags_diff_weights_overwrite; }
+    const memory_desc_t *diff_src_md(int idx = 0) const override {
+        if (idx == 0) return &diff_src_layer_;
+        if (idx == 1 && with_src_iter()) return &diff_src_iter_;
+        if (idx == 2 && with_src_iter_c()) return &diff_src_iter_c_;
+        return &zero_md_;
+    }
+    const memory_desc_t *diff_dst_md(int idx = 0) const override {
+        if (idx == 0) return &diff_dst_layer_;
+        if (idx == 1 && with_dst_iter()) return &diff_dst_iter_;
+        if (idx == 2 && with_dst_iter_c()) return &diff_dst_iter_c_;
+        return &zero_md_;
+    }
+    const memory_desc_t *diff_weights_md(int idx = 0) const override {
+        if (idx == 0) return &diff_weights_layer_;
+        if (idx == 1) return &diff_weights_iter_;
+        int i = 2;
+        if (with_peephole() && idx == i++) return &diff_weights_peephole_;
+        if (with_projection() && idx == i++) return &diff_weights_projection_;
+        if (with_bias() && idx == i) return &diff_bias_;
+        return &zero_md_;
+    }
+    const memory_desc_t *arg_md(int arg) const override;
+    arg_usage_t arg_usage(int arg) const override;
+    int n_inputs() const override {
+        return 6 + with_src_iter() + with_src_iter_c() + 2 * (with_dst_iter() + with_dst_iter_c()) + with_peephole()
+                + with_projection() + with_bias() + is_augru();
+    }
+    int n_outputs() const override {
+        return 3 + with_src_iter() + with_src_iter_c() + with_peephole() + with_projection() + with_bias()
+                + is_augru();
+    }
+
+protected:
+    // init_common(true) plus the diff descriptors' types and layouts
+    // (format `any`: diff weights ldigo / ldio, the rest as forward) and
+    // the workspace, which must be the forward hint's.
+    status_t init_bwd_common();
+
+    memory_desc_t diff_src_layer_, diff_src_iter_, diff_src_iter_c_, diff_attention_, diff_weights_layer_,
+            diff_weights_iter_, diff_weights_peephole_, diff_weights_projection_, diff_bias_, diff_dst_layer_,
+            diff_dst_iter_, diff_dst_iter_c_;
+    memory_desc_t hint_ws_md_ = zero_md();
+};
+
+// True when `hint` is a forward training RNN pd of the same cell,
+// activation, direction and shapes (presence of every optional argument
+// included) as the backward descriptor `d`.
+bool rnn_hint_matches(const rnn_desc_t &d, const pd_t *hint);
+
 // Walk order of implementations; defined in rnn_list.cpp.
 extern const impl_entry_t rnn_fwd_impl_list[];
+extern const impl_entry_t rnn_bwd_impl_list[];
 
 } // namespace kestrel
 

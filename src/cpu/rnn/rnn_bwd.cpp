@@ -1,0 +1,474 @@
+// Recurrent backward on the GEMM engine: back-propagation through time
+// over the states forward training left in the workspace (rnn_ws_layout).
+//
+// Per layer l (top down) and direction d, the gradient reaching the hidden
+// state of step s is the part of the layer output's gradient at that step's
+// time plus what step s + 1 sends back (diff_dst_iter for the last step).
+// Each step turns it into pre-activation gate gradients dG (kept for the
+// whole sequence, time-ordered) and the previous state's gradient:
+//   dh_prev = dG x W_iter^T (+ the cell's direct terms)
+// after which, over all steps at once,
+//   diff_W_layer (+)= X^T x dG,  diff_W_iter (+)= H_prev^T x dG,
+//   dX (+)= dG x W_layer^T (the layer input's gradient; both directions add),
+// and diff_bias (+)= the column sums of dG. The weight gradients add to
+// what the user's memory holds unless the diff_weights_overwrite flag is
+// set, as oneDNN does.
+#include "cpu/rnn/rnn_bwd.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "cpu/threading.hpp"
+
+namespace kestrel {
+
+status_t gemm_rnn_bwd_t::pd_t::init(dnnl_engine *) {
+    const status_t st = init_bwd_common();
+    if (st == status::unimplemented) return decline(name(), "f32 plain layouts without attributes only");
+    KESTREL_CHECK(st);
+    const rnn_dims_t &r = dims_;
+    if (!rnn_weights_order(weights_layer_, dnnl_ldigo, dnnl_ldgoi, wl_t)
+            || !rnn_weights_order(weights_iter_, dnnl_ldigo, dnnl_ldgoi, wi_t)
+            || !rnn_weights_order(diff_weights_layer_, dnnl_ldigo, dnnl_ldgoi, dwl_t)
+            || !rnn_weights_order(diff_weights_iter_, dnnl_ldigo, dnnl_ldgoi, dwi_t))
+        return decline(name(), "weights and diff weights must be ldigo or ldgoi");
+    if (with_projection()
+            && (!rnn_weights_order(weights_projection_, dnnl_ldio, dnnl_ldoi, wp_t)
+                    || !rnn_weights_order(diff_weights_projection_, dnnl_ldio, dnnl_ldoi, dwp_t)))
+        return decline(name(), "projection weights must be ldio or ldoi");
+    ws = rnn_ws_layout(r, is_lstm());
+
+    const size_t f = sizeof(float);
+    const dim_t T = r.T, N = r.N, TN = T * N, GD = r.G * r.DHC, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
+    x_stride = std::max(r.SLC, r.DLC);
+    auto &reg = scratchpad_registry();
+    reg.book(key_x, (size_t)(TN * x_stride) * f);
+    reg.book(key_dx, 2 * (size_t)(TN * x_stride) * f);
+    reg.book(key_dg, (size_t)(TN * GD) * f);
+    if (is_lbr()) reg.book(key_dgi, (size_t)(TN * GD) * f);
+    reg.book(key_hp, (size_t)(TN * DIC) * f);
+    if (is_gru()) reg.book(key_rh, (size_t)(TN * DIC) * f);
+    if (with_projection()) reg.book(key_proj, (size_t)(TN * (DHC + DIC)) * f);
+    // Bias (G + 1 rows) and peepholes (3 rows) of one layer and direction;
+    // dh, dh_prev, dc, dhv and one temporary of N x max(DIC, DHC).
+    const dim_t W = std::max(DIC, DHC);
+    reg.book(key_step, (size_t)((r.G + 4) * DHC + N * (2 * DIC + 2 * DHC + W)) * f);
+
+    // dh_prev = dG x W_iter^T; GRU splits off the candidate gate, whose
+    // input is r * h_prev.
+    const dim_t K_dh = is_gru() ? 2 * DHC : GD;
+    KESTREL_CHECK(plan[p_dh].init(N, DIC, K_dh, false, !wi_t));
+    if (is_gru()) KESTREL_CHECK(plan[p_drh].init(N, DIC, DHC, false, !wi_t));
+    // LBR: the candidate gate's hidden part U_c h_prev, recomputed.
+    if (is_lbr()) KESTREL_CHECK(plan[p_ghc].init(N, DHC, DIC, false, wi_t));
+    if (with_projection()) {
+        KESTREL_CHECK(plan[p_dproj].init(N, DHC, DIC, false, !wp_t));
+        if (dwp_t) KESTREL_CHECK(plan[p_dwp].init(DIC, DHC, TN, true, false));
+        else KESTREL_CHECK(plan[p_dwp].init(DHC, DIC, TN, true, false));
+    }
+    KESTREL_CHECK(plan[p_dx].init(TN, SLC, GD, false, !wl_t));
+    if (dwl_t) KESTREL_CHECK(plan[p_dwl].init(GD, SLC, TN, true, false));
+    else KESTREL_CHECK(plan[p_dwl].init(SLC, GD, TN, true, false));
+    const dim_t ncols = is_gru() ? 2 * DHC : GD;
+    if (dwi_t) KESTREL_CHECK(plan[p_dwi].init(ncols, DIC, TN, true, false));
+    else KESTREL_CHECK(plan[p_dwi].init(DIC, ncols, TN, true, false));
+    if (is_gru()) {
+        if (dwi_t) KESTREL_CHECK(plan[p_dwi_c].init(DHC, DIC, TN, true, false));
+        else KESTREL_CHECK(plan[p_dwi_c].init(DIC, DHC, TN, true, false));
+    }
+    const bool used[n_plans] = {true, is_gru(), is_lbr(), with_projection(), true, true, true, is_gru(),
+            with_projection()};
+    for (int i = 0; i < n_plans; ++i)
+        if (used[i]) plan[i].book(reg, plan_key(i));
+    return status::success;
+}
+
+namespace {
+
+inline float sigmoid_d(float y) { return y * (1.f - y); }
+inline float tanh_d(float y) { return 1.f - y * y; }
+
+// One layer and direction of one execution.
+struct bwd_ctx_t {
+    const gemm_rnn_bwd_t::pd_t *pd;
+    const scratchpad::grantor_t *g;
+    dim_t T, N, G, DHC, DIC, GD, xs;
+    bool r2l;
+    const float *H, *C, *Gt; // workspace slices of (l, d)
+    const float *wi, *wp; // weights_iter / projection of (l, d)
+    const float *bias, *peep; // dense rows of (l, d), zero when absent
+    const float *dout; // gradient of the layer output, row stride xs, this direction's columns
+    float *dG, *dGi, *HP, *RH, *HV, *DHall;
+    float *dh, *dhn, *dc, *dhv, *tmp;
+    const float *att;
+    const memory_desc_t *att_md;
+    float *datt;
+    const memory_desc_t *datt_md;
+
+    // Pointer to gate block `gate` of weights_iter and its leading dim.
+    const float *wi_gate(int gate) const { return wi + (pd->wi_t ? gate * DHC * DIC : gate * DHC); }
+    dim_t wi_ld() const { return pd->wi_t ? DIC : GD; }
+    dim_t step_of(dim_t t) const { return r2l ? T - t : t + 1; }
+};
+
+using K = gemm_rnn_bwd_t::pd_t;
+
+status_t exec_plan(const bwd_ctx_t &c, int id, dim_t M, dim_t Nn, dim_t Kk, const float *A, dim_t lda,
+        const float *B, dim_t ldb, float beta, float *Cm, dim_t ldc) {
+    return c.pd->plan[id].execute(M, Nn, Kk, 1.f, A, lda, B, ldb, beta, Cm, ldc, *c.g, K::plan_key(id));
+}
+
+// Step s (1..T) backwards: dh (the hidden state's full gradient) is ready;
+// fills dG / dGi at time t, updates dc and leaves dh_prev in dhn.
+status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
+    const auto *pd = c.pd;
+    const dim_t t = c.r2l ? c.T - s : s - 1;
+    const dim_t N = c.N, DHC = c.DHC, DIC = c.DIC, GD = c.GD;
+    const float *hp = c.H + (s - 1) * N * DIC;
+    const float *gates = c.Gt + t * N * GD;
+    float *dG = c.dG + t * N * GD;
+    const dnnl_alg_kind_t cell = pd->desc().cell_kind;
+
+    if (cell == dnnl_vanilla_rnn) {
+        const dnnl_alg_kind_t act = pd->desc().activation;
+        const float alpha = pd->desc().alpha;
+        parallel_nd(N, [&](dim_t n) {
+            const float *gx = gates + n * GD, *dh = c.dh + n * DIC;
+            float *dg = dG + n * GD;
+            if (act == dnnl_eltwise_relu)
+                for (dim_t o = 0; o < DHC; ++o) dg[o] = dh[o] * (gx[o] > 0.f ? 1.f : alpha);
+            else if (act == dnnl_eltwise_tanh)
+                for (dim_t o = 0; o < DHC; ++o) dg[o] = dh[o] * tanh_d(gx[o]);
+            else
+                for (dim_t o = 0; o < DHC; ++o) dg[o] = dh[o] * sigmoid_d(gx[o]);
+        });
+        return exec_plan(c, K::p_dh, N, DIC, GD, dG, GD, c.wi, c.wi_ld(), 0.f, c.dhn, DIC);
+    }
+
+    if (cell == dnnl_vanilla_lstm) {
+        const float *cs = c.C + s * N * DHC, *cp = c.C + (s - 1) * N * DHC;
+        const float *p = c.peep;
+        const float *dhv_all = c.HV ? c.dhv : c.dh; // with projection dhv holds dh x P^T
+        parallel_nd(N, [&](dim_t n) {
+            const float *gx = gates + n * GD, *c1 = cs + n * DHC, *c0 = cp + n * DHC;
+            const float *dh = dhv_all + n * DHC;
+            float *dg = dG + n * GD, *dc = c.dc + n * DHC;
+            for (dim_t o = 0; o < DHC; ++o) {
+                const float gi = gx[o], gf = gx[DHC + o], gc = gx[2 * DHC + o], go = gx[3 * DHC + o];
+                const float tc = std::tanh(c1[o]);
+                const float d_o = dh[o] * tc * sigmoid_d(go);
+                const float dct = dc[o] + dh[o] * go * tanh_d(tc) + d_o * p[2 * DHC + o];
+                const float d_i = dct * gc * sigmoid_d(gi);
+                const float d_f = dct * c0[o] * sigmoid_d(gf);
+                dg[o] = d_i;
+                dg[DHC + o] = d_f;
+                dg[2 * DHC + o] = dct * gi * tanh_d(gc);
+                dg[3 * DHC + o] = d_o;
+                dc[o] = dct * gf + d_i * p[o] + d_f * p[DHC + o];
+            }
+        });
+        return exec_plan(c, K::p_dh, N, DIC, GD, dG, GD, c.wi, c.wi_ld(), 0.f, c.dhn, DIC);
+    }
+
+    // GRU family: h = u' h_prev + (1 - u') c~, u' = (1 - a) u.
+    const bool lbr = pd->is_lbr();
+    if (lbr) {
+        // gh_c = U_c h_prev (+ b'_c below), which forward did not keep.
+        KESTREL_CHECK(exec_plan(c, K::p_ghc, N, DHC, DIC, hp, DIC, c.wi_gate(2), c.wi_ld(), 0.f, c.tmp, DHC));
+    }
+    float *dGi = lbr ? c.dGi + t * N * GD : nullptr;
+    parallel_nd(N, [&](dim_t n) {
+        const float *gx = gates + n * GD, *dh = c.dh + n * DIC, *h0 = hp + n * DIC;
+        float *dg = dG + n * GD, *dhn = c.dhn + n * DIC;
+        const float a = c.att ? c.att[rnn_off(*c.att_md, t, n, 0)] : 0.f;
+        float da = 0.f;
+        for (dim_t o = 0; o < DHC; ++o) {
+            const float u = gx[o], gc = gx[2 * DHC + o], ua = (1.f - a) * u;
+            const float dua = dh[o] * (h0[o] - gc);
+            da -= dua * u;
+            dg[o] = dua * (1.f - a) * sigmoid_d(u);
+            dg[2 * DHC + o] = dh[o] * (1.f - ua) * tanh_d(gc);
+            dhn[o] = dh[o] * ua;
+        }
+        if (lbr) {
+            const float *ghc = c.tmp + n * DHC, *b2 = c.bias + 3 * DHC;
+            float *dgi = dGi + n * GD;
+            for (dim_t o = 0; o < DHC; ++o) {
+                const float r = gx[DHC + o], dcc = dg[2 * DHC + o];
+                dg[DHC + o] = dcc * (ghc[o] + b2[o]) * sigmoid_d(r);
+                dgi[o] = dg[o];
+                dgi[DHC + o] = dg[DHC + o];
+                dgi[2 * DHC + o] = dcc * r;
+            }
+        }
+        if (c.datt) c.datt[rnn_off(*c.datt_md, t, n, 0)] += da;
+    });
+    if (lbr) return exec_plan(c, K::p_dh, N, DIC, GD, dGi, GD, c.wi, c.wi_ld(), 1.f, c.dhn, DIC);
+
+    // GRU: d(r h_prev) = dc~ x U_c^T, then r's gradient and r's share of
+    // dh_prev, then the u and r gates' share through U_{u,r}.
+    KESTREL_CHECK(exec_plan(c, K::p_drh, N, DIC, DHC, dG + 2 * DHC, GD, c.wi_gate(2), c.wi_ld(), 0.f, c.tmp, DIC));
+    float *rh = c.RH + t * N * DIC;
+    parallel_nd(N, [&](dim_t n) {
+        const float *gx = gates + n * GD, *drh = c.tmp + n * DIC, *h0 = hp + n * DIC;
+        float *dg = dG + n * GD, *dhn = c.dhn + n * DIC, *rhn = rh + n * DIC;
+        for (dim_t o = 0; o < DHC; ++o) {
+            const float r = gx[DHC + o];
+            dg[DHC + o] = drh[o] * h0[o] * sigmoid_d(r);
+            dhn[o] += drh[o] * r;
+            rhn[o] = r * h0[o];
+        }
+    });
+    return exec_plan(c, K::p_dh, N, DIC, 2 * DHC, dG, GD, c.wi, c.wi_ld(), 1.f, c.dhn, DIC);
+}
+
+} // namespace
+
+status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
+    const auto *pd = static_cast<const pd_t *>(pd_.get());
+    const rnn_dims_t &r = pd->dims();
+    const rnn_desc_t &desc = pd->desc();
+    const auto &g = ctx.scratchpad();
+    const char *states = ctx.input<char>(DNNL_ARG_WORKSPACE);
+    float *xbuf = g.get<float>(pd_t::key_x), *dxbuf = g.get<float>(pd_t::key_dx);
+    float *dGbuf = g.get<float>(pd_t::key_dg), *HPbuf = g.get<float>(pd_t::key_hp);
+    float *stepbuf = g.get<float>(pd_t::key_step);
+    float *dGibuf = pd->is_lbr() ? g.get<float>(pd_t::key_dgi) : nullptr;
+    float *RHbuf = pd->is_gru() ? g.get<float>(pd_t::key_rh) : nullptr;
+    float *projbuf = pd->with_projection() ? g.get<float>(pd_t::key_proj) : nullptr;
+    if (!states || !xbuf || !dxbuf || !dGbuf || !HPbuf || !stepbuf || (pd->is_lbr() && !dGibuf)
+            || (pd->is_gru() && !RHbuf) || (pd->with_projection() && !projbuf))
+        return status::out_of_memory;
+    const float *H = reinterpret_cast<const float *>(states + pd->ws.off_h);
+    const float *C = reinterpret_cast<const float *>(states + pd->ws.off_c);
+    const float *Gt = reinterpret_cast<const float *>(states + pd->ws.off_g);
+    const dim_t T = r.T, N = r.N, L = r.L, D = r.D, G = r.G, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
+    const dim_t GD = G * DHC, TN = T * N, xs = pd->x_stride, NB = r.n_bias_gates();
+    const bool concat = desc.direction == dnnl_bidirectional_concat;
+    const bool sum = desc.direction == dnnl_bidirectional_sum;
+    const float beta_w = pd->diff_weights_overwrite() ? 0.f : 1.f;
+
+    auto md = [&](int arg) -> const memory_desc_t & { return *pd->arg_md(arg); };
+    auto in = [&](int arg) { return ctx.input<float>(arg); };
+    auto out = [&](int arg) { return ctx.output<float>(arg); };
+    const float *src = in(DNNL_ARG_SRC_LAYER);
+    const float *wl = in(DNNL_ARG_WEIGHTS_LAYER) + md(DNNL_ARG_WEIGHTS_LAYER).offset0;
+    const float *wi = in(DNNL_ARG_WEIGHTS_ITER) + md(DNNL_ARG_WEIGHTS_ITER).offset0;
+    const float *wp = pd->with_projection()
+            ? in(DNNL_ARG_WEIGHTS_PROJECTION) + md(DNNL_ARG_WEIGHTS_PROJECTION).offset0
+            : nullptr;
+    const float *bias = pd->with_bias() ? in(DNNL_ARG_BIAS) : nullptr;
+    const float *peep = pd->with_peephole() ? in(DNNL_ARG_WEIGHTS_PEEPHOLE) : nullptr;
+    const float *att = pd->is_augru() ? in(DNNL_ARG_AUGRU_ATTENTION) : nullptr;
+    const float *ddst = in(DNNL_ARG_DIFF_DST_LAYER);
+    const float *ddi = pd->with_dst_iter() ? in(DNNL_ARG_DIFF_DST_ITER) : nullptr;
+    const float *ddic = pd->with_dst_iter_c() ? in(DNNL_ARG_DIFF_DST_ITER_C) : nullptr;
+    float *dsrc = out(DNNL_ARG_DIFF_SRC_LAYER);
+    float *dsi = pd->with_src_iter() ? out(DNNL_ARG_DIFF_SRC_ITER) : nullptr;
+    float *dsic = pd->with_src_iter_c() ? out(DNNL_ARG_DIFF_SRC_ITER_C) : nullptr;
+    float *dwl = out(DNNL_ARG_DIFF_WEIGHTS_LAYER) + md(DNNL_ARG_DIFF_WEIGHTS_LAYER).offset0;
+    float *dwi = out(DNNL_ARG_DIFF_WEIGHTS_ITER) + md(DNNL_ARG_DIFF_WEIGHTS_ITER).offset0;
+    float *dwp = pd->with_projection()
+            ? out(DNNL_ARG_DIFF_WEIGHTS_PROJECTION) + md(DNNL_ARG_DIFF_WEIGHTS_PROJECTION).offset0
+            : nullptr;
+    float *dbias = pd->with_bias() ? out(DNNL_ARG_DIFF_BIAS) : nullptr;
+    float *dpeep = pd->with_peephole() ? out(DNNL_ARG_DIFF_WEIGHTS_PEEPHOLE) : nullptr;
+    float *datt = pd->is_augru() ? out(DNNL_ARG_DIFF_AUGRU_ATTENTION) : nullptr;
+
+    // Attention is shared by every layer and direction: its gradient sums
+    // all of theirs.
+    if (datt) {
+        const memory_desc_t &m = md(DNNL_ARG_DIFF_AUGRU_ATTENTION);
+        parallel_nd(T, N, [&](dim_t t, dim_t n) { datt[rnn_off(m, t, n, 0)] = 0.f; });
+    }
+
+    // The top layer's output gradient, dense T x N x DLC (row stride xs).
+    float *dout = dxbuf, *din = dxbuf + TN * xs;
+    {
+        const memory_desc_t &m = md(DNNL_ARG_DIFF_DST_LAYER);
+        parallel_nd(T, N, [&](dim_t t, dim_t n) {
+            float *d = dout + (t * N + n) * xs;
+            for (dim_t k = 0; k < r.DLC; ++k) d[k] = ddst[rnn_off(m, t, n, k)];
+        });
+    }
+
+    bwd_ctx_t c;
+    c.pd = pd;
+    c.g = &g;
+    c.T = T;
+    c.N = N;
+    c.G = G;
+    c.DHC = DHC;
+    c.DIC = DIC;
+    c.GD = GD;
+    c.xs = xs;
+    float *bias_row = stepbuf, *peep_row = stepbuf + (G + 1) * DHC;
+    c.bias = bias_row;
+    c.peep = peep_row;
+    c.dh = stepbuf + (G + 4) * DHC;
+    c.dhn = c.dh + N * DIC;
+    c.dc = c.dhn + N * DIC;
+    c.dhv = c.dc + N * DHC;
+    c.tmp = c.dhv + N * DHC;
+    c.dG = dGbuf;
+    c.dGi = dGibuf;
+    c.HP = HPbuf;
+    c.RH = RHbuf;
+    c.HV = projbuf;
+    c.DHall = projbuf ? projbuf + TN * DHC : nullptr;
+    c.att = att;
+    c.att_md = pd->arg_md(DNNL_ARG_AUGRU_ATTENTION);
+    c.datt = datt;
+    c.datt_md = pd->arg_md(DNNL_ARG_DIFF_AUGRU_ATTENTION);
+    const memory_desc_t &bmd = md(DNNL_ARG_BIAS), &pmd = md(DNNL_ARG_WEIGHTS_PEEPHOLE);
+    const memory_desc_t &dbmd = md(DNNL_ARG_DIFF_BIAS), &dpmd = md(DNNL_ARG_DIFF_WEIGHTS_PEEPHOLE);
+
+    for (dim_t l = L - 1; l >= 0; --l) {
+        // The layer's input: src_layer, or the output of layer l - 1
+        // rebuilt from its hidden states.
+        const dim_t C_in = SLC;
+        if (l == 0) {
+            const memory_desc_t &m = md(DNNL_ARG_SRC_LAYER);
+            parallel_nd(T, N, [&](dim_t t, dim_t n) {
+                float *x = xbuf + (t * N + n) * xs;
+                for (dim_t k = 0; k < SLC; ++k) x[k] = src[rnn_off(m, t, n, k)];
+            });
+        } else {
+            parallel_nd(T, N, [&](dim_t t, dim_t n) {
+                float *x = xbuf + (t * N + n) * xs;
+                for (dim_t d = 0; d < D; ++d) {
+                    const bool r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
+                    const dim_t s = r2l ? T - t : t + 1;
+                    const float *h = H + (((l - 1) * D + d) * (T + 1) + s) * N * DIC + n * DIC;
+                    const dim_t c0 = concat ? d * DIC : 0;
+                    for (dim_t o = 0; o < DIC; ++o) x[c0 + o] = sum && d == 1 ? x[o] + h[o] : h[o];
+                }
+            });
+        }
+
+        for (dim_t d = 0; d < D; ++d) {
+            const dim_t ld = l * D + d;
+            c.r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
+            c.H = H + ld * (T + 1) * N * DIC;
+            c.C = C + ld * (T + 1) * N * DHC;
+            c.Gt = Gt + ld * TN * GD;
+            c.wi = wi + ld * DIC * GD;
+            c.wp = wp ? wp + ld * DHC * DIC : nullptr;
+            c.dout = dout + (concat ? d * DIC : 0);
+            for (dim_t k = 0; k < NB; ++k)
+                for (dim_t o = 0; o < DHC; ++o)
+                    bias_row[k * DHC + o] = bias ? bias[rnn_off(bmd, l, d, k, o)] : 0.f;
+            for (dim_t k = 0; k < 3; ++k)
+                for (dim_t o = 0; o < DHC; ++o)
+                    peep_row[k * DHC + o] = peep ? peep[rnn_off(pmd, l, d, k, o)] : 0.f;
+            {
+                const memory_desc_t &m = md(DNNL_ARG_DIFF_DST_ITER), &mc = md(DNNL_ARG_DIFF_DST_ITER_C);
+                parallel_nd(N, [&](dim_t n) {
+                    for (dim_t o = 0; o < DIC; ++o) c.dhn[n * DIC + o] = ddi ? ddi[rnn_off(m, l, d, n, o)] : 0.f;
+                    for (dim_t o = 0; o < DHC; ++o)
+                        c.dc[n * DHC + o] = ddic ? ddic[rnn_off(mc, l, d, n, o)] : 0.f;
+                });
+            }
+
+            for (dim_t s = T; s >= 1; --s) {
+                const dim_t t = c.r2l ? T - s : s - 1;
+                const float *hp = c.H + (s - 1) * N * DIC;
+                parallel_nd(N, [&](dim_t n) {
+                    const float *dy = c.dout + (t * N + n) * xs;
+                    float *dh = c.dh + n * DIC;
+                    const float *dn = c.dhn + n * DIC;
+                    for (dim_t o = 0; o < DIC; ++o) dh[o] = dn[o] + dy[o];
+                    std::memcpy(c.HP + (t * N + n) * DIC, hp + n * DIC, sizeof(float) * DIC);
+                    if (c.HV) {
+                        // o * tanh(c): the projection's input at this step.
+                        const float *gx = c.Gt + (t * N + n) * GD + 3 * DHC;
+                        const float *cs = c.C + (s * N + n) * DHC;
+                        float *hv = c.HV + (t * N + n) * DHC;
+                        for (dim_t k = 0; k < DHC; ++k) hv[k] = gx[k] * std::tanh(cs[k]);
+                        std::memcpy(c.DHall + (t * N + n) * DIC, dh, sizeof(float) * DIC);
+                    }
+                });
+                if (c.wp)
+                    KESTREL_CHECK(pd->plan[pd_t::p_dproj].execute(N, DHC, DIC, 1.f, c.dh, DIC, c.wp,
+                            pd->wp_t ? DHC : DIC, 0.f, c.dhv, DHC, g, pd_t::plan_key(pd_t::p_dproj)));
+                KESTREL_CHECK(cell_step_bwd(c, s));
+            }
+
+            // diff_src_iter(_c): the gradient of the initial states.
+            if (dsi || dsic) {
+                const memory_desc_t &m = md(DNNL_ARG_DIFF_SRC_ITER), &mc = md(DNNL_ARG_DIFF_SRC_ITER_C);
+                parallel_nd(N, [&](dim_t n) {
+                    if (dsi)
+                        for (dim_t o = 0; o < DIC; ++o) dsi[rnn_off(m, l, d, n, o)] = c.dhn[n * DIC + o];
+                    if (dsic)
+                        for (dim_t o = 0; o < DHC; ++o) dsic[rnn_off(mc, l, d, n, o)] = c.dc[n * DHC + o];
+                });
+            }
+
+            // Weight gradients over all steps at once.
+            float *dwl_ld = dwl + ld * SLC * GD, *dwi_ld = dwi + ld * DIC * GD;
+            auto run = [&](int id, dim_t M, dim_t Nn, const float *A, dim_t lda, const float *B, dim_t ldb,
+                               float beta, float *Cm, dim_t ldc) {
+                return pd->plan[id].execute(M, Nn, TN, 1.f, A, lda, B, ldb, beta, Cm, ldc, g, pd_t::plan_key(id));
+            };
+            if (pd->dwl_t) KESTREL_CHECK(run(pd_t::p_dwl, GD, SLC, c.dG, GD, xbuf, xs, beta_w, dwl_ld, SLC));
+            else KESTREL_CHECK(run(pd_t::p_dwl, SLC, GD, xbuf, xs, c.dG, GD, beta_w, dwl_ld, GD));
+            const float *dGi = pd->is_lbr() ? c.dGi : c.dG;
+            const dim_t ncols = pd->is_gru() ? 2 * DHC : GD;
+            if (pd->dwi_t) KESTREL_CHECK(run(pd_t::p_dwi, ncols, DIC, dGi, GD, c.HP, DIC, beta_w, dwi_ld, DIC));
+            else KESTREL_CHECK(run(pd_t::p_dwi, DIC, ncols, c.HP, DIC, dGi, GD, beta_w, dwi_ld, GD));
+            if (pd->is_gru()) {
+                if (pd->dwi_t)
+                    KESTREL_CHECK(run(pd_t::p_dwi_c, DHC, DIC, c.dG + 2 * DHC, GD, c.RH, DIC, beta_w,
+                            dwi_ld + 2 * DHC * DIC, DIC));
+                else
+                    KESTREL_CHECK(run(pd_t::p_dwi_c, DIC, DHC, c.RH, DIC, c.dG + 2 * DHC, GD, beta_w,
+                            dwi_ld + 2 * DHC, GD));
+            }
+            if (dwp) {
+                float *dwp_ld = dwp + ld * DHC * DIC;
+                if (pd->dwp_t) KESTREL_CHECK(run(pd_t::p_dwp, DIC, DHC, c.DHall, DIC, c.HV, DHC, beta_w, dwp_ld, DHC));
+                else KESTREL_CHECK(run(pd_t::p_dwp, DHC, DIC, c.HV, DHC, c.DHall, DIC, beta_w, dwp_ld, DIC));
+            }
+            if (dbias)
+                parallel_nd(NB, DHC, [&](dim_t k, dim_t o) {
+                    // The LBR extra row is the candidate's hidden-side bias.
+                    const float *col = k < G ? c.dG + k * DHC + o : c.dGi + 2 * DHC + o;
+                    float acc = 0.f;
+                    for (dim_t i = 0; i < TN; ++i) acc += col[i * GD];
+                    float &dst = dbias[rnn_off(dbmd, l, d, k, o)];
+                    dst = beta_w != 0.f ? dst + acc : acc;
+                });
+            if (dpeep)
+                parallel_nd(3, DHC, [&](dim_t k, dim_t o) {
+                    // i and f see c_prev, o sees the new c.
+                    const dim_t gate = k == 2 ? 3 : k;
+                    float acc = 0.f;
+                    for (dim_t t = 0; t < T; ++t) {
+                        const dim_t s = c.r2l ? T - t : t + 1;
+                        const float *cst = c.C + (k == 2 ? s : s - 1) * N * DHC;
+                        for (dim_t n = 0; n < N; ++n)
+                            acc += c.dG[(t * N + n) * GD + gate * DHC + o] * cst[n * DHC + o];
+                    }
+                    float &dst = dpeep[rnn_off(dpmd, l, d, k, o)];
+                    dst = beta_w != 0.f ? dst + acc : acc;
+                });
+
+            // The layer input's gradient; the second direction adds.
+            KESTREL_CHECK(pd->plan[pd_t::p_dx].execute(TN, C_in, GD, 1.f, c.dG, GD, wl + ld * SLC * GD,
+                    pd->wl_t ? SLC : GD, d > 0 ? 1.f : 0.f, din, xs, g, pd_t::plan_key(pd_t::p_dx)));
+        }
+        std::swap(dout, din);
+    }
+
+    // dout now holds layer 0's input gradient.
+    const memory_desc_t &dsm = md(DNNL_ARG_DIFF_SRC_LAYER);
+    parallel_nd(T, N, [&](dim_t t, dim_t n) {
+        const float *d = dout + (t * N + n) * xs;
+        for (dim_t k = 0; k < SLC; ++k) dsrc[rnn_off(dsm, t, n, k)] = d[k];
+    });
+    return status::success;
+}
+
+} // namespace kestrel
