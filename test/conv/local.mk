@@ -1,5 +1,5 @@
 # Tests of convolution and deconvolution forward.
-EXTRA_DIST += test/conv/conv_harness.hpp test/conv/conv_prb.hpp
+EXTRA_DIST += test/conv/conv_harness.hpp test/conv/conv_prb.hpp test/conv/bf16_values.hpp
 check_PROGRAMS += test/conv/test_conv
 TESTS += test/conv/test_conv
 test_conv_test_conv_SOURCES = test/conv/test_conv.cpp
