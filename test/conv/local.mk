@@ -1,5 +1,5 @@
 # Tests of convolution and deconvolution forward.
-EXTRA_DIST += test/conv/conv_harness.hpp test/conv/conv_prb.hpp
+EXTRA_DIST += test/conv/conv_harness.hpp test/conv/conv_prb.hpp test/conv/bf16_values.hpp
 check_PROGRAMS += test/conv/test_conv
 TESTS += test/conv/test_conv
 test_conv_test_conv_SOURCES = test/conv/test_conv.cpp
@@ -57,3 +57,12 @@ TESTS += test/conv/test_dw_post_op
 test_conv_test_dw_post_op_SOURCES = test/conv/test_dw_post_op.cpp
 test_conv_test_dw_post_op_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_dw_post_op_LDADD = $(TEST_LIBS)
+# bf16 on channel-blocked layouts: forward through the direct kernels on f32
+# copies, backward through the GEMM route; again with the ISA capped.
+check_PROGRAMS += test/conv/test_conv_bf16_blocked
+TESTS += test/conv/test_conv_bf16_blocked
+test_conv_test_conv_bf16_blocked_SOURCES = test/conv/test_conv_bf16_blocked.cpp
+test_conv_test_conv_bf16_blocked_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_bf16_blocked_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/conv/test_conv_bf16_blocked_isa.sh
+TESTS += test/conv/test_conv_bf16_blocked_isa.sh

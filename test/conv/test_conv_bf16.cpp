@@ -11,26 +11,17 @@
 #include <vector>
 
 #include "common/kt_test.hpp"
+#include "conv/bf16_values.hpp"
 #include "dnnl.hpp"
 
 namespace {
 
 using dim = dnnl_dim_t;
+using ktbf::from_bf16;
+using ktbf::get;
+using ktbf::put;
+using ktbf::to_bf16;
 
-// The test's own bf16 rounding: round to nearest even on the top 16 bits
-// (the inputs here are finite).
-uint16_t to_bf16(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-float from_bf16(uint16_t h) {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
 
 enum fmt_t { f_any, f_nchw, f_nhwc };
 enum post_t { p_none = 0, p_relu = 1, p_sum = 2, p_sum_relu = 3 };
@@ -127,15 +118,6 @@ dim phys(bool nhwc, dim C, dim H, dim W, dim n, dim c, dim h, dim w) {
     return nhwc ? ((n * H + h) * W + w) * C + c : ((n * C + c) * H + h) * W + w;
 }
 
-void put(void *buf, dnnl_data_type_t dt, dim i, float v) {
-    if (dt == dnnl_bf16)
-        static_cast<uint16_t *>(buf)[i] = to_bf16(v);
-    else
-        static_cast<float *>(buf)[i] = v;
-}
-float get(const void *buf, dnnl_data_type_t dt, dim i) {
-    return dt == dnnl_bf16 ? from_bf16(static_cast<const uint16_t *>(buf)[i]) : static_cast<const float *>(buf)[i];
-}
 
 // Is an md plain nhwc (channels innermost) rather than nchw?
 bool md_is_nhwc(const_dnnl_memory_desc_t md) {

@@ -454,9 +454,12 @@ void gnorm_case(bt::env_t &env, kt::tally_t &t, int nthr, bt::layout_t l, dnnl_d
 }
 
 // ---------------------------------------------------------------- lrn
+// With a training hint the backward reads the workspace through the
+// vectorised path (vec:ncsp / vec:nspc / vec:blocked, as the layout says);
+// with an inference hint it recomputes the window sums (ref:any).
 void lrn_case(bt::env_t &env, kt::tally_t &t, int nthr, bt::layout_t l, dnnl_dim_t C, dnnl_data_type_t dt,
-        dnnl_alg_kind_t alg, dnnl_dim_t ls, dnnl_prop_kind_t fprop) {
-    const dnnl_dim_t N = 2, H = 3, W = 4;
+        dnnl_alg_kind_t alg, dnnl_dim_t ls, dnnl_prop_kind_t fprop, dnnl_dim_t H = 3, dnnl_dim_t W = 4) {
+    const dnnl_dim_t N = 2;
     const float alpha = 0.8f, beta = 0.75f, k = 1.5f;
     bt::tensor_t src(env.eng, {N, C, H, W}, dt, l), dst(env.eng, {N, C, H, W}, dt, l);
     bt::tensor_t ddst(env.eng, {N, C, H, W}, dt, l), dsrc(env.eng, {N, C, H, W}, dt, l);
@@ -465,6 +468,11 @@ void lrn_case(bt::env_t &env, kt::tally_t &t, int nthr, bt::layout_t l, dnnl_dim
     KT_OK(dnnl_lrn_backward_primitive_desc_create(&bpd, env.eng, alg, dsrc.md, ddst.md, src.md, ls, alpha, beta, k, fpd,
             nullptr));
     const bool ws_on = fprop == dnnl_forward_training;
+    {
+        const std::string impl = kt::impl_name(bpd);
+        const char *want = !ws_on ? "ref:any" : l == bt::ncsp ? "vec:ncsp" : l == bt::nspc ? "vec:nspc" : "vec:blocked";
+        t.check(impl == want, ("lrn bwd impl " + impl + " want " + want).c_str());
+    }
     arg_t ws(fpd, env.eng, DNNL_ARG_WORKSPACE);
     fvec x(src.nelems()), g(ddst.nelems());
     kt::fill(x, 31 + C, -2.f, 2.f);
@@ -479,8 +487,8 @@ void lrn_case(bt::env_t &env, kt::tally_t &t, int nthr, bt::layout_t l, dnnl_dim
     std::map<int, dnnl_memory_t> ba = {{DNNL_ARG_SRC, src.mem}, {DNNL_ARG_DIFF_DST, ddst.mem}, {DNNL_ARG_DIFF_SRC, dsrc.mem}};
     if (ws_on) ba[DNNL_ARG_WORKSPACE] = ws.m.mem;
     char what[160];
-    std::snprintf(what, sizeof what, "lrn bwd nthr=%d layout=%d C=%ld dt=%d alg=%x ls=%ld fprop=%d", nthr, (int)l,
-            (long)C, (int)dt, (unsigned)alg, (long)ls, (int)fprop);
+    std::snprintf(what, sizeof what, "lrn bwd nthr=%d layout=%d C=%ld HxW=%ldx%ld dt=%d alg=%x ls=%ld fprop=%d", nthr,
+            (int)l, (long)C, (long)H, (long)W, (int)dt, (unsigned)alg, (long)ls, (int)fprop);
     t.check(bt::exec(bpd, env.strm, ba) == dnnl_success, what);
     // Reference in double: windows of half-width (ls - 1) / 2, clipped.
     const dnnl_dim_t half = (ls - 1) / 2;
@@ -602,6 +610,15 @@ int main() {
             for (dnnl_dim_t ls : {3, 4})
             for (auto fprop : {dnnl_forward_training, dnnl_forward_inference})
                 lrn_case(env, t, nthr, l, 5, dt, alg, ls, fprop);
+            // Larger: channels over two 16-blocks with a tail, more points
+            // than one across-channels run (64) with a tail, windows of 5
+            // clipped at both ends, a single row.
+            for (auto dt : {dnnl_f32, dnnl_bf16})
+            for (auto l : layouts)
+            for (auto alg : {dnnl_lrn_across_channels, dnnl_lrn_within_channel}) {
+                lrn_case(env, t, nthr, l, 20, dt, alg, 5, dnnl_forward_training, 5, 15);
+                lrn_case(env, t, nthr, l, 3, dt, alg, 5, dnnl_forward_training, 1, 9);
+            }
         });
 
     // The C++ API: same bits as the C API on the same inputs.

@@ -21,6 +21,7 @@ constexpr scratchpad::key_t key_col = gemm::key_count + 1;   // im2col / col2im 
 constexpr scratchpad::key_t key_small = gemm::key_count + 2; // a chunk of the small tensor
 constexpr scratchpad::key_t key_acc = gemm::key_count + 3;   // one big image, f32
 constexpr scratchpad::key_t key_part = gemm::key_count + 4;  // partial diff_weights
+constexpr scratchpad::key_t key_bpart = gemm::key_count + 5; // partial diff_bias (fused)
 constexpr dim_t col_budget = 256 * 1024;                     // floats of columns per thread
 
 format_tag_t nxc_tag(int ndims) {
@@ -324,6 +325,10 @@ status_t gemm_conv_bwd_weights_t::pd_t::init(dnnl_engine *) {
     if (!v.big_mat) r.book_per_thread(key_col, (size_t)rows * chunk * sizeof(float));
     if (!v.small_mat) r.book_per_thread(key_small, (size_t)bs.Cs * chunk * sizeof(float));
     r.book_per_thread(key_part, (size_t)bs.G * bs.Cs * rows * sizeof(float));
+    // A convolution's diff_dst is the small tensor the GEMMs read chunk by
+    // chunk: its bias gradient is summed in the same sweep, per thread.
+    fused_bias = geom_.with_bias && !bs.deconv;
+    if (fused_bias) r.book_per_thread(key_bpart, (size_t)bs.G * bs.Cs * sizeof(float));
     return status::success;
 }
 
@@ -347,11 +352,13 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
         float *part = sg.get<float>(key_part, ithr);
         float *col = v.big_mat ? nullptr : sg.get<float>(key_col, ithr);
         float *buf = v.small_mat ? nullptr : sg.get<float>(key_small, ithr);
-        if (!part || (!v.big_mat && !col) || (!v.small_mat && !buf)) {
+        float *bpart = p->fused_bias ? sg.get<float>(key_bpart, ithr) : nullptr;
+        if (!part || (!v.big_mat && !col) || (!v.small_mat && !buf) || (p->fused_bias && !bpart)) {
             failed = (int)status::out_of_memory;
             return;
         }
         std::memset(part, 0, sizeof(float) * wsize);
+        if (bpart) std::memset(bpart, 0, sizeof(float) * b.G * b.Cs);
         dim_t s, e;
         balance211(work, nt, ithr, s, e);
         for (dim_t it = s; it < e; ++it) {
@@ -364,6 +371,17 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
                     p->call(big, small, col, buf, part + gr * b.Cs * rows, n, gr, sp0, len), 1.f,
                     false, sg, ithr);
             if (st != status::success) failed = (int)st;
+            if (bpart) {
+                // Rows of the chunk's diff_dst matrix (channels x points).
+                const mat_t sm = v.small_m(b, small, buf, n, gr, sp0, len);
+                float *pb = bpart + gr * b.Cs;
+                for (dim_t cs = 0; cs < b.Cs; ++cs) {
+                    const float *row = sm.p + cs * sm.rs;
+                    float acc = 0.f;
+                    for (dim_t j = 0; j < len; ++j) acc += row[j * sm.cs];
+                    pb[cs] += acc;
+                }
+            }
         }
     });
     if (failed.load() != (int)status::success) return (status_t)failed.load();
@@ -387,11 +405,20 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
     });
 
     if (!g.with_bias) return status::success;
-    // diff_bias[c] = sum of diff_dst over images and points, one channel
-    // per task (diff_dst is the small tensor of a convolution, the big one
-    // of a deconvolution).
     void *diff_bias = ctx.output(DNNL_ARG_DIFF_BIAS);
     const mdw_t db_d(p->diff_weights_md(1));
+    if (p->fused_bias) {
+        // Sum the bias partials, in slot order.
+        for (dim_t c = 0; c < b.G * b.Cs; ++c) {
+            float v = 0.f;
+            for (int t = 0; t < nthr; ++t) v += sg.get<float>(key_bpart, t)[c];
+            const dim_t pos[1] = {c};
+            store_f32(db_d.data_type(), diff_bias, db_d.off_v(pos), v);
+        }
+        return status::success;
+    }
+    // Deconvolution: diff_bias[c] = sum of diff_dst (the big tensor) over
+    // images and points, one channel per task.
     const conv_data_view_t &dv = b.deconv ? v.big : v.small;
     const dim_t dps = b.deconv ? v.big_ps : v.small_ps;
     const dim_t C = g.OC(), OD = g.OD, OH = g.OH, OW = g.OW, P = OD * OH * OW;

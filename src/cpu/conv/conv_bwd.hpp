@@ -136,7 +136,10 @@ private:
 // Backward weights: work items (image, group, chunk of small points) are
 // split over threads; each thread accumulates its own partial diff_weights
 // in the scratchpad (GEMM with beta 1), then the partials are summed into
-// the user's diff_weights in parallel. diff_bias is summed per channel.
+// the user's diff_weights in parallel. A convolution's diff_bias is summed
+// in the same sweep from the diff_dst chunks the GEMMs read (per-thread
+// partials, summed in slot order); a deconvolution's, whose diff_dst is
+// the im2col'ed tensor, in a separate pass per channel.
 struct gemm_conv_bwd_weights_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, conv_bwd_pd_t, gemm_conv_bwd_weights_t> {
         using pd_impl_t::pd_impl_t;
@@ -153,6 +156,7 @@ struct gemm_conv_bwd_weights_t : primitive_t {
         conv_bwd_views_t v;
         dim_t chunk = 0;
         int nthr = 1; // partials booked, one per thread slot
+        bool fused_bias = false; // convolution with bias: summed in the GEMM sweep
         gemm::plan_t plan;
     };
     explicit gemm_conv_bwd_weights_t(const pd_t *pd) : primitive_t(pd) {}

@@ -99,6 +99,12 @@ struct direct_conv_fwd_t : conv_fwd_prim_t {
 
         int blk; // channels per block: 16 (AVX-512) or 8 (AVX2)
         direct_conv_conf_t conf;
+        // bf16 src/weights: the kernels read f32 copies (weights whole, src
+        // a per-thread window per work item, laid out as conf_s says; for
+        // f32 conf_s is conf) and a bf16 dst is rounded at the store.
+        bool bf16 = false;
+        dim_t wei_f32_elems = 0;
+        direct_conv_conf_t conf_s;
     };
     struct pd_8c_t : pd_t {
         pd_8c_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, 8) {}

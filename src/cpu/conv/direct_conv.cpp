@@ -15,12 +15,17 @@
 #include "cpu/conv/conv_impls.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
+#include "cpu/types.hpp"
 
 namespace kestrel {
 
 namespace {
 
 constexpr scratchpad::key_t key_partial = 0;
+// bf16 src/weights: the f32 copy of the weights (once per execution) and
+// each thread's f32 window of src for one work item.
+constexpr scratchpad::key_t key_wei_f32 = 1;
+constexpr scratchpad::key_t key_src_f32 = 2;
 // Bytes of weights one pass may keep hot (half of a 48 KiB L1D; the src
 // rows and the accumulators' spills share the rest).
 constexpr dim_t pass_weights_budget = 24 * 1024;
@@ -69,6 +74,34 @@ void valid_taps(dim_t o0, dim_t step, dim_t K, dim_t I, dim_t &lo, dim_t &n) {
     if (n == 0) lo = 0;
 }
 
+// Fills the f32 src window of one work item of a bf16 problem (layout of
+// conf_s: ic block, d tap, h tap, column, lane) from s16, the bf16 src at
+// (first ic block, first valid d/h taps, w 0). A row takes the columns
+// [iw_lo, iw_hi) its segment reads, at their own w index; a flattened row
+// takes its segment's ncols points from col0 on.
+void fill_src_window(const direct_conv_conf_t &c, const direct_conv_conf_t &cs, const uint16_t *s16,
+        dim_t s_icb, dim_t s_kd, dim_t s_kh, dim_t s_w, dim_t nkd, dim_t nkh, dim_t col0, dim_t ncols,
+        dim_t SW, dim_t PW, dim_t ext_w, dim_t IW, float *win) {
+    const int blk = c.blk;
+    dim_t lo = col0, hi = col0 + ncols;
+    if (!c.flat) {
+        lo = std::max<dim_t>(0, col0 * SW - PW);
+        hi = std::min<dim_t>(IW, (col0 + ncols - 1) * SW - PW + ext_w + 1);
+    }
+    const dim_t dst_w0 = c.flat ? col0 : 0; // buffer column of point col0 / w 0
+    for (dim_t icb = 0; icb < c.nicb; ++icb)
+        for (dim_t kd = 0; kd < nkd; ++kd)
+            for (dim_t kh = 0; kh < nkh; ++kh) {
+                const uint16_t *srow = s16 + icb * s_icb + kd * s_kd + kh * s_kh;
+                float *drow = win + icb * cs.s_icb + kd * cs.tap_d + kh * cs.tap_h - dst_w0 * blk;
+                for (dim_t w = lo; w < hi; ++w) {
+                    const uint16_t *sp = srow + w * s_w;
+                    float *dp = drow + w * blk;
+                    for (int l = 0; l < blk; ++l) dp[l] = bf16_to_f32(sp[l]);
+                }
+            }
+}
+
 } // namespace
 
 status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
@@ -78,8 +111,17 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     if (g.is_deconv) return decline(me, "deconvolution");
     if (!one_of(desc_.alg_kind, dnnl_convolution_direct, dnnl_convolution_auto))
         return decline(me, "algorithm");
-    if (!types_are(dnnl_f32) || (g.with_bias && bias_md_.data_type != dnnl_f32))
+    // bf16 src and weights (dst bf16 or f32) run the f32 kernels on f32
+    // copies; they take blocked layouts the user chose, `any` staying with
+    // the GEMM route's plain layouts.
+    bf16 = src_md_.data_type == dnnl_bf16 && weights_md_.data_type == dnnl_bf16
+            && one_of(dst_md_.data_type, dnnl_bf16, dnnl_f32)
+            && (!g.with_bias || one_of(bias_md_.data_type, dnnl_bf16, dnnl_f32));
+    if (!bf16 && (!types_are(dnnl_f32) || (g.with_bias && bias_md_.data_type != dnnl_f32)))
         return decline(me, "data types");
+    if (bf16)
+        for (const memory_desc_t *m : {&src_md_, &weights_md_, &dst_md_})
+            if (mdw_t(*m).is_any()) return decline(me, "bf16 with format any");
     if (g.G > 1 && (g.ICg % blk || g.OCg % blk)) return decline(me, "group channels not a multiple of the block");
     if (status_t st = check_attr(); st != status::success)
         return st == status::unimplemented ? decline(me, "attributes") : st;
@@ -123,6 +165,23 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     }
     c.nseg = div_up(c.row, c.seg);
 
+    // The f32 src window of a bf16 problem: per ic block, the KD x KH rows
+    // of one output row at full width (columns the segment reads filled),
+    // or the segment's points of a flattened row.
+    conf_s = c;
+    if (bf16) {
+        const dim_t w_blk = c.flat ? c.seg : g.IW;
+        conf_s.tap_w = (g.DW + 1) * blk;
+        conf_s.tap_h = w_blk * blk;
+        conf_s.tap_d = g.KH * conf_s.tap_h;
+        conf_s.s_icb = g.KD * conf_s.tap_d;
+        conf_s.s_col = (c.flat ? 1 : g.SW) * blk;
+        const mdw_t wd(weights_md_);
+        wei_f32_elems = weights_md_.offset0 + (dim_t)(wd.size() / sizeof(uint16_t));
+        scratchpad_registry().book(key_wei_f32, (size_t)wei_f32_elems * sizeof(float));
+        scratchpad_registry().book_per_thread(key_src_f32, (size_t)(c.nicb * conf_s.s_icb) * sizeof(float));
+    }
+
     const dim_t wei_per_icb = (dim_t)c.noc * blk * blk * g.KD * g.KH * g.KW * (dim_t)sizeof(float);
     c.icb_chunk = std::max<dim_t>(1, std::min<dim_t>(c.nicb, pass_weights_budget / wei_per_icb));
     if (c.icb_chunk < c.nicb)
@@ -147,10 +206,23 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const mdw_t src_d(p->src_md()), wei_d(p->weights_md()), dst_d(p->dst_md());
     if (dst_d.has_zero_dim()) return status::success;
     const conv_exec_args_t ex(ctx, p, epi_);
-    const float *src = static_cast<const float *>(ex.src);
-    const float *wei = static_cast<const float *>(ex.wei);
-    float *dst = static_cast<float *>(ex.dst);
+    const bool bf = p->bf16, dst_bf = dst_d.data_type() == dnnl_bf16;
+    const direct_conv_conf_t &cs = p->conf_s; // src strides the kernels see
     const auto &sg = ctx.scratchpad();
+    const float *wei = static_cast<const float *>(ex.wei);
+    if (bf) {
+        // One f32 copy of the weights per execution, same layout.
+        float *w32 = sg.get<float>(key_wei_f32);
+        if (!w32) return status::out_of_memory;
+        const uint16_t *w16 = static_cast<const uint16_t *>(ex.wei);
+        const dim_t nw = p->wei_f32_elems;
+        parallel(nthr_for(nw / 4096 + 1), [&](int ithr, int nthr) {
+            dim_t s, e;
+            balance211(nw, nthr, ithr, s, e);
+            for (dim_t i = s; i < e; ++i) w32[i] = bf16_to_f32(w16[i]);
+        });
+        wei = w32;
+    }
 
     const int nd = g.ndims, blk = c.blk;
     const auto &ss = src_d.blk().strides, &ds = dst_d.blk().strides;
@@ -174,9 +246,22 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 : direct_act_none;
         act_a = po[0].eltwise.alpha, act_b = po[0].eltwise.beta;
     }
-    const bool direct_store = (epi_.trivial() || act != direct_act_none) && OC % blk == 0;
+    const bool direct_store = (epi_.trivial() || act != direct_act_none) && OC % blk == 0 && !dst_bf;
     const bool chunked = c.icb_chunk < c.nicb;
     const dim_t ext_w = (g.KW - 1) * (g.DW + 1);
+
+    // dst element access by offset: f32, or bf16 rounded at the store.
+    auto load_dst = [&](dim_t off) {
+        return dst_bf ? bf16_to_f32(static_cast<const uint16_t *>(ex.dst)[off]) : static_cast<const float *>(ex.dst)[off];
+    };
+    auto store_dst = [&](const float *v, dim_t off) {
+        if (dst_bf) {
+            uint16_t *d16 = static_cast<uint16_t *>(ex.dst) + off;
+            for (int l = 0; l < blk; ++l) d16[l] = f32_to_bf16(v[l]);
+        } else {
+            std::copy(v, v + blk, static_cast<float *>(ex.dst) + off);
+        }
+    };
 
     auto run_item = [&](dim_t item, int ithr, float *tile_buf) -> status_t {
         dim_t r = item;
@@ -198,14 +283,25 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
 
         dim_t pos[max_ndims];
         g.data_pos(pos, n, gr * g.ICg, 0, 0, 0);
-        // src at the first valid d/h taps, column 0 (w index -PW for rows).
-        const float *src_row = src + src_d.off_v(pos) + (id0 + kd_lo * (g.DD + 1)) * s_d
-                + (ih0 + kh_lo * (g.DH + 1)) * s_h - (c.flat ? 0 : g.PW * s_w);
+        // src at the first valid d/h taps, w index 0.
+        const dim_t src_off = src_d.off_v(pos) + (id0 + kd_lo * (g.DD + 1)) * s_d
+                + (ih0 + kh_lo * (g.DH + 1)) * s_h;
+        // Then at column 0 (w index -PW for rows).
+        const float *src_row;
+        if (!bf) {
+            src_row = static_cast<const float *>(ex.src) + src_off - (c.flat ? 0 : g.PW * s_w);
+        } else {
+            float *win = sg.get<float>(key_src_f32, ithr);
+            if (!win) return status::out_of_memory;
+            fill_src_window(c, cs, static_cast<const uint16_t *>(ex.src) + src_off, ss[1], s_d * (g.DD + 1),
+                    s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w, g.IW, win);
+            src_row = win - (c.flat ? col0 : g.PW) * blk;
+        }
         const dim_t oc_first = gr * g.OCg + ocg * c.noc * blk;
         g.wei_pos(pos, gr, ocg * c.noc * blk, 0, 0, 0, 0);
         const float *wei_g = wei + wei_d.off_v(pos) + kd_lo * c.w_kd + kh_lo * c.w_kh;
         g.data_pos(pos, n, oc_first, od, oh, 0);
-        float *dst_row = dst + dst_d.off_v(pos);
+        const dim_t dst_row = dst_d.off_v(pos); // element offset
         float *partial = chunked ? sg.get<float>(key_partial, ithr) : nullptr;
         if (chunked && !partial) return status::out_of_memory;
 
@@ -220,22 +316,22 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 const int urw = (int)std::min<dim_t>(c.urw, ncols - j0);
                 const dim_t iw_lo = col * g.SW - g.PW;
                 const bool check = !c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW);
-                t.src = src_row + icb0 * c.s_icb + col * c.s_col;
+                t.src = src_row + icb0 * cs.s_icb + col * cs.s_col;
                 t.wei = wei_g + icb0 * c.w_icb;
                 t.iw0 = iw_lo;
                 t.acc_in = first ? nullptr : partial + j0 * blk;
                 t.in_k = c.seg * blk, t.in_w = blk;
-                float *out_dst = dst_row + col * d_w;
+                const dim_t out_dst = dst_row + col * d_w; // element offset
                 if (!last) {
                     t.out = partial + j0 * blk, t.out_k = c.seg * blk, t.out_w = blk;
                 } else if (direct_store) {
-                    t.out = out_dst, t.out_k = d_k, t.out_w = d_w;
+                    t.out = static_cast<float *>(ex.dst) + out_dst, t.out_k = d_k, t.out_w = d_w;
                 } else {
                     t.out = tile_buf, t.out_k = (dim_t)urw * blk, t.out_w = blk;
                 }
                 t.act = last && direct_store ? act : direct_act_none;
                 t.act_a = act_a, t.act_b = act_b;
-                ker_.fn[noc][urw][check ? 1 : 0](c, t);
+                ker_.fn[noc][urw][check ? 1 : 0](cs, t);
                 if (!last || direct_store) continue;
 
                 // Epilogue on the finished tile, then one store.
@@ -243,7 +339,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                     float *v = tile_buf + (dim_t)k * urw * blk;
                     const dim_t c0 = oc_first + k * blk;
                     const dim_t nvalid = std::min<dim_t>(blk, OC - c0);
-                    float *dk = out_dst + k * d_k;
+                    const dim_t dk = out_dst + k * d_k;
                     if (!epi_.trivial()) {
                         for (int j = 0; j < urw; ++j) epi_.pre(v + j * blk, nvalid, c0, ex.ea);
                         if (epi_.has_chain()) {
@@ -251,7 +347,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                             for (dim_t ch = 0; ch < nvalid; ++ch) {
                                 for (int j = 0; j < urw; ++j) {
                                     row[j] = v[j * blk + ch];
-                                    if (epi_.has_sum()) prev[j] = dk[j * d_w + ch];
+                                    if (epi_.has_sum()) prev[j] = load_dst(dk + j * d_w + ch);
                                 }
                                 // Runs along w: a flattened row is cut where a w-row ends.
                                 for (int j = 0; j < urw;) {
@@ -273,7 +369,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                     for (int j = 0; j < urw; ++j) {
                         // Padded channels of the last block stay zero.
                         std::fill(v + j * blk + nvalid, v + (j + 1) * blk, 0.f);
-                        std::copy(v + j * blk, v + (j + 1) * blk, dk + j * d_w);
+                        store_dst(v + j * blk, dk + j * d_w);
                     }
                 }
             }
@@ -283,7 +379,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
 
     std::atomic<bool> oom {false};
     int nthr_use = nthr_for(work);
-    if (chunked) nthr_use = std::min(nthr_use, sg.nthr()); // one partial-sum row per slot
+    if (chunked || bf) nthr_use = std::min(nthr_use, sg.nthr()); // per-slot partial row / src window
     parallel(nthr_use, [&](int ithr, int nthr) {
         alignas(64) float tile_buf[direct_kernels_t::max_noc * direct_kernels_t::max_urw * 16];
         dim_t s, e;
