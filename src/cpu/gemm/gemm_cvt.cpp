@@ -1,7 +1,9 @@
 #include "cpu/gemm/gemm_cvt.hpp"
 
 #include <atomic>
+#include <type_traits>
 
+#include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
 
@@ -48,6 +50,28 @@ void convert_with(const load_t &load, const operand_t &op, bool zp_rows, dim_t r
     }
 }
 
+// One decompressed row: o[c] = (b[c] - z[c]) * s[c], c < n. The AVX-512
+// versions widen 16 int8 values at a time; the caller checks the ISA.
+template <typename wt_t>
+void dq_row_plain(const wt_t *b, const float *z, const float *s, float *o, dim_t n) {
+    for (dim_t c = 0; c < n; ++c) o[c] = ((float)b[c] - z[c]) * s[c];
+}
+
+template <bool is_signed>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void dq_row_avx512(
+        const void *bv, const float *z, const float *s, float *o, dim_t n) {
+    const char *b = static_cast<const char *>(bv);
+    for (dim_t c = 0; c < n; c += 16) {
+        const dim_t left = n - c;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
+        const __m128i raw = _mm_maskz_loadu_epi8(m, b + c);
+        const __m512i wide = is_signed ? _mm512_cvtepi8_epi32(raw) : _mm512_cvtepu8_epi32(raw);
+        const __m512 w = _mm512_cvtepi32_ps(wide);
+        const __m512 d = _mm512_sub_ps(w, _mm512_maskz_loadu_ps(m, z + c));
+        _mm512_mask_storeu_ps(o + c, m, _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, s + c)));
+    }
+}
+
 // Rows [k0, k0 + rows) x cols [n0, n0 + cols) of a decompressed op(B).
 // Row-major B: the scale and zero point of a row are gathered into f32
 // once per group (cols <= tile_n, on the stack), so the inner loop is a
@@ -69,6 +93,7 @@ void dequant_with(const operand_t &op, dim_t k0, dim_t n0, dim_t rows, dim_t col
         return;
     }
     float srow[tile_n], zrow[tile_n];
+    const bool wide = isa::has(isa::avx512);
     dim_t sg = -1, zg = -1; // the group the gathered rows hold
     for (dim_t r = 0; r < rows; ++r) {
         const dim_t k = k0 + r;
@@ -81,8 +106,10 @@ void dequant_with(const operand_t &op, dim_t k0, dim_t n0, dim_t rows, dim_t col
             for (dim_t c = 0; c < cols; ++c) zrow[c] = zp_at(k, n0 + c);
         }
         const wt_t *b = p + k * op.ld + n0;
-        float *o = out + r * cols;
-        for (dim_t c = 0; c < cols; ++c) o[c] = ((float)b[c] - zrow[c]) * srow[c];
+        if (wide)
+            dq_row_avx512<std::is_signed<wt_t>::value>(b, zrow, srow, out + r * cols, cols);
+        else
+            dq_row_plain(b, zrow, srow, out + r * cols, cols);
     }
 }
 
