@@ -1,6 +1,7 @@
 #include "cpu/gemm/matmul_packed.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "core/memory.hpp"
@@ -44,21 +45,6 @@ void expand(const packed_view_t &v, dim_t p, A *tile) {
     }
 }
 
-template <typename S, typename A>
-void panel_rows(const S *src, const A *tile, dim_t K, dim_t m0, dim_t m1, A (*acc)[P]) {
-    for (dim_t m = m0; m < m1; ++m) {
-        A *a = acc[m - m0];
-        std::fill(a, a + P, (A)0);
-        const S *s = src + m * K;
-        for (dim_t k = 0; k < K; ++k) {
-            const A x = (A)s[k];
-            if (x == 0) continue;
-            const A *t = tile + k * P;
-            for (dim_t j = 0; j < P; ++j) a[j] += x * t[j];
-        }
-    }
-}
-
 template <typename T>
 T sat(int32_t v, int32_t lo, int32_t hi) {
     return (T)std::min(std::max(v, lo), hi);
@@ -74,29 +60,71 @@ void store(data_type_t dt, void *dst, dim_t i, int32_t v) {
     }
 }
 
-template <typename S, typename W, typename A>
-void run(const packed_view_t &v, const S *src, void *dst, data_type_t ddt, dim_t M,
-        const scratchpad::grantor_t &spad, scratchpad::key_t key) {
-    const dim_t K = v.K, N = v.N, NP = v.NP;
-    const dim_t MB = 32; // rows of dst summed at once per panel
-    const int nthr_run = std::min(nthr_for(NP), spad.nthr());
+// f32: groups of G panels expanded side by side into a K x (G * 16) tile,
+// then dst columns of the group = src x tile by the GEMM plan.
+constexpr dim_t G = 4;
+status_t run_f32(const packed_view_t &v, const float *src, float *dst, dim_t M, const gemm::plan_t &plan,
+        const scratchpad::grantor_t &spad, scratchpad::key_t key_tile, scratchpad::key_t key_plan) {
+    const dim_t K = v.K, N = v.N, NG = (v.NP + G - 1) / G;
+    const int nthr_run = std::min(nthr_for(NG), spad.nthr());
+    std::atomic<bool> oom {false};
     parallel(nthr_run, [&](int ithr, int nthr) {
-        A *tile = spad.get<A>(key, ithr);
-        if (!tile) return;
-        dim_t p0, p1;
-        balance211(NP, nthr, ithr, p0, p1);
-        A acc[MB][P];
-        for (dim_t p = p0; p < p1; ++p) {
-            expand<W, A>(v, p, tile);
-            const dim_t n0 = p * P, nw = std::min(P, N - n0);
-            for (dim_t m0 = 0; m0 < M; m0 += MB) {
-                const dim_t m1 = std::min(M, m0 + MB);
-                panel_rows<S, A>(src, tile, K, m0, m1, acc);
-                for (dim_t m = m0; m < m1; ++m)
-                    for (dim_t j = 0; j < nw; ++j) store(ddt, dst, m * N + n0 + j, acc[m - m0][j]);
+        float *tile = spad.get<float>(key_tile, ithr);
+        float *panel = tile ? tile + K * G * P : nullptr;
+        if (!tile) return oom.store(true);
+        dim_t g0, g1;
+        balance211(NG, nthr, ithr, g0, g1);
+        for (dim_t g = g0; g < g1; ++g) {
+            const dim_t p0 = g * G, p1 = std::min(v.NP, p0 + G), n0 = p0 * P;
+            const dim_t W = std::min(N, p1 * P) - n0;
+            for (dim_t p = p0; p < p1; ++p) {
+                expand<float, float>(v, p, panel);
+                const dim_t c0 = (p - p0) * P, w = std::min(P, N - p * P);
+                for (dim_t k = 0; k < K; ++k) std::memcpy(tile + k * W + c0, panel + k * P, w * sizeof(float));
             }
+            if (plan.execute_st(M, W, K, 1.f, src, K, tile, W, 0.f, dst + n0, N, spad, key_plan, ithr)
+                    != status::success)
+                oom.store(true);
         }
     });
+    return oom ? status::out_of_memory : status::success;
+}
+
+// Writes the int8 GEMM's s32 tiles to dst, converted.
+struct int_out_t : gemm::s8_epilogue_t {
+    void *dst;
+    data_type_t dt;
+    dim_t N;
+    void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, const int32_t *acc, dim_t ld, const int32_t *,
+            const int32_t *) const override {
+        for (dim_t i = 0; i < m; ++i)
+            for (dim_t j = 0; j < n; ++j) store(dt, dst, (m0 + i) * N + n0 + j, acc[i * ld + j]);
+    }
+};
+
+status_t run_int8(const packed_view_t &v, const void *src, void *dst, data_type_t ddt,
+        const gemm::s8_plan_t &plan, const scratchpad::grantor_t &spad, scratchpad::key_t key_w,
+        scratchpad::key_t key_plan, scratchpad::key_t key_tile) {
+    const dim_t K = v.K, N = v.N;
+    int8_t *wd = spad.get<int8_t>(key_w);
+    if (!wd) return status::out_of_memory;
+    const int nthr_run = std::min(nthr_for(v.NP), spad.nthr());
+    parallel(nthr_run, [&](int ithr, int nthr) {
+        int8_t *panel = spad.get<int8_t>(key_tile, ithr);
+        if (!panel) return;
+        dim_t p0, p1;
+        balance211(v.NP, nthr, ithr, p0, p1);
+        for (dim_t p = p0; p < p1; ++p) {
+            expand<int8_t, int8_t>(v, p, panel);
+            const dim_t n0 = p * P, w = std::min(P, N - n0);
+            for (dim_t k = 0; k < K; ++k) std::memcpy(wd + k * N + n0, panel + k * P, (size_t)w);
+        }
+    });
+    int_out_t ep;
+    ep.dst = dst;
+    ep.dt = ddt;
+    ep.N = N;
+    return plan.execute(src, K, wd, N, spad, key_plan, ep);
 }
 
 } // namespace
@@ -124,7 +152,19 @@ status_t packed_matmul_t::pd_t::init(dnnl_engine *) {
         if (mdw_t(md).is_any()) KESTREL_CHECK(md_set_tag(*md, dnnl_ab));
         if (!mdw_t(md).matches_tag(dnnl_ab)) return decline(name(), "layout");
     }
-    scratchpad_registry().book_per_thread(key_tile, (size_t)weights_md_.dims[0] * packed::panel * 4);
+    const dim_t K = weights_md_.dims[0];
+    // f32: a group tile plus one panel to expand into; int8: one panel.
+    const dim_t cols = integer ? packed::panel : (G + 1) * packed::panel;
+    scratchpad_registry().book_per_thread(key_tile, (size_t)(K * cols) * 4);
+    if (!integer) {
+        KESTREL_CHECK(plan.init(dst_md_.dims[0], DNNL_RUNTIME_DIM_VAL, K, false, false));
+        plan.book(scratchpad_registry(), key_plan);
+    } else {
+        const dim_t M = dst_md_.dims[0], N = dst_md_.dims[1];
+        KESTREL_CHECK(s8plan.init(M, N, K, false, false, src_md_.data_type == dnnl_s8, false, false));
+        s8plan.book(scratchpad_registry(), key_plan);
+        scratchpad_registry().book(key_wdense, (size_t)(K * N));
+    }
     return status::success;
 }
 
@@ -135,7 +175,7 @@ status_t packed_matmul_t::execute(const exec_ctx_t &ctx) const {
     void *dst = ctx.output<void>(DNNL_ARG_DST);
     if (M * N == 0) return status::success;
     const dnnl_memory *wm = ctx.memory(DNNL_ARG_WEIGHTS);
-    const data_type_t sdt = pd->src_md()->data_type, ddt = pd->dst_md()->data_type;
+    const data_type_t ddt = pd->dst_md()->data_type;
     if (K == 0) { // empty sums
         for (dim_t i = 0; i < M * N; ++i) store(ddt, dst, i, 0.f);
         return status::success;
@@ -151,12 +191,9 @@ status_t packed_matmul_t::execute(const exec_ctx_t &ctx) const {
     const auto &spad = ctx.scratchpad();
     const void *src = ctx.input<void>(DNNL_ARG_SRC);
     if (!pd->integer)
-        run<float, float, float>(v, static_cast<const float *>(src), dst, ddt, M, spad, pd_t::key_tile);
-    else if (sdt == dnnl_u8)
-        run<uint8_t, int8_t, int32_t>(v, static_cast<const uint8_t *>(src), dst, ddt, M, spad, pd_t::key_tile);
-    else
-        run<int8_t, int8_t, int32_t>(v, static_cast<const int8_t *>(src), dst, ddt, M, spad, pd_t::key_tile);
-    return status::success;
+        return run_f32(v, static_cast<const float *>(src), static_cast<float *>(dst), M, pd->plan, spad,
+                pd_t::key_tile, pd_t::key_plan);
+    return run_int8(v, src, dst, ddt, pd->s8plan, spad, pd_t::key_wdense, pd_t::key_plan, pd_t::key_tile);
 }
 
 } // namespace kestrel

@@ -5,10 +5,14 @@
 // (summed exactly in s32). Panels of 16 columns are split across threads;
 // each thread expands one panel's nonzeros into a dense K x 16 tile in its
 // scratchpad (walking the bitmasks, so zeros cost nothing to expand) and
-// multiplies its rows of src by the tile.
+// multiplies src by the tile: f32 through the library's GEMM on the calling
+// thread (groups of 4 panels); int8 expands every panel (in parallel) into
+// a dense s8 K x N buffer in the scratchpad and runs the int8 GEMM on it.
 #ifndef KESTREL_CPU_GEMM_MATMUL_PACKED_HPP
 #define KESTREL_CPU_GEMM_MATMUL_PACKED_HPP
 
+#include "cpu/gemm/gemm.hpp"
+#include "cpu/gemm/gemm_s8.hpp"
 #include "cpu/gemm/matmul_pd.hpp"
 
 namespace kestrel {
@@ -22,8 +26,13 @@ struct packed_matmul_t : primitive_t {
         bool accepts_sparse() const override { return true; }
         status_t init(dnnl_engine *) override;
 
-        enum : scratchpad::key_t { key_tile = 0 }; // per thread: K x 16 f32 or s32
+        // Per thread: the expanded tile (K x group columns, f32 or s32),
+        // then the f32 GEMM plan's packing regions.
+        // int8: the whole weights expanded (K x N s8), then the int8 plan's.
+        enum : scratchpad::key_t { key_tile = 0, key_plan = 1, key_wdense = 8 };
         bool integer = false; // s8 weights: s32 sums
+        gemm::plan_t plan; // f32: src times each expanded tile
+        gemm::s8_plan_t s8plan; // int8: src times the expanded weights
     };
     explicit packed_matmul_t(const pd_t *pd) : primitive_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;
