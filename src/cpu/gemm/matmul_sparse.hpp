@@ -4,8 +4,7 @@
 // and dst, no bias and no attributes, as oneDNN accepts sparse matmul on CPU.
 // The kernel walks the nonzeros only, rows of dst in parallel.
 //
-// Packed sparse weights (weights compression) are declined: oneDNN serves
-// them only with s8 weights on AMX, which Kestrel has no kernel for.
+// Packed sparse weights (weights compression) are matmul_packed.hpp's.
 #ifndef KESTREL_CPU_GEMM_MATMUL_SPARSE_HPP
 #define KESTREL_CPU_GEMM_MATMUL_SPARSE_HPP
 
