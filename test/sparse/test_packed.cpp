@@ -2,7 +2,7 @@
 // packed -> dense, and matmul with dense src and packed weights, against a
 // naive dense matmul written here; f32 and int8 (u8/s8 src, s8 weights,
 // f32/s32/s8/u8 dst); sparsities 0%, 50%, 90%, 100%; odd shapes (N not a
-// multiple of the 16-column panel, K odd, M above the 32-row block); 1 and
+// multiple of the 16-column panel or of the 4-panel group, K odd); 1 and
 // 2 threads; three scratchpad modes through the C API and the C++ API; the
 // buffer sizes each descriptor reports; bad input.
 //
