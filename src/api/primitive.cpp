@@ -28,6 +28,7 @@ dnnl_status_t dnnl_primitive_desc_next_impl(dnnl_primitive_desc_t primitive_desc
             if (st == dnnl_success) {
                 h.impl.reset(pd);
                 h.impl_idx = i;
+                h.blob_id_ready = false;
                 return dnnl_success;
             }
             if (st != dnnl_unimplemented) return st;
@@ -73,6 +74,10 @@ dnnl_status_t dnnl_primitive_desc_query(const_dnnl_primitive_desc_t primitive_de
     // Checked as a raw integer: a C caller may pass any int.
     const int q = raw_enum(what);
     if (q < 0 || q > (int)dnnl_query_max) return dnnl_invalid_arguments;
+    if (q == dnnl_query_cache_blob_id)
+        return guard([&] { return prim_blob_id(*primitive_desc, (const uint8_t **)result, nullptr); });
+    if (q == dnnl_query_cache_blob_id_size_s64)
+        return guard([&] { return prim_blob_id(*primitive_desc, nullptr, (dim_t *)result); });
     return guard([&] { return primitive_desc->pd()->query((dnnl_query_t)q, index, result); });
 }
 

@@ -1,5 +1,5 @@
 libkestrel_la_SOURCES += \
-	src/core/common.hpp \
+	src/core/common.hpp src/core/packed_layout.hpp \
 	src/core/cache_key.hpp src/core/primitive_cache.hpp src/core/primitive_cache.cpp \
 	src/core/attr.hpp \
 	src/core/defaults.hpp src/core/defaults.cpp \

@@ -1,4 +1,5 @@
 #include "core/md_blob.hpp"
+#include "core/packed_layout.hpp"
 
 #include <cstring>
 
@@ -38,6 +39,9 @@ bool read_sparse(reader_t &r, memory_desc_t &m) {
     if (md_init_sparse(check, (dnnl_sparse_encoding_t)enc, m.ndims, m.dims, m.data_type, nnz,
                 (data_type_t)t0, (data_type_t)t1)
             != status::success)
+        return false;
+    // A packed descriptor an implementation has laid out.
+    if (enc == dnnl_packed && t0 == dnnl_s32 && t1 == dnnl_u8 && packed::lay_out(check) != status::success)
         return false;
     const bool types_match = check.sparse.metadata_types[0] == (data_type_t)t0
             && check.sparse.metadata_types[1] == (data_type_t)t1;

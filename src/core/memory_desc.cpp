@@ -1,4 +1,5 @@
 #include "core/memory_desc.hpp"
+#include "core/packed_layout.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -465,9 +466,9 @@ size_t mdw_t::size(int index) const {
     if (is_sparse()) {
         if (has_zero_dim() || index < 0 || index >= md_num_handles(*md_)) return 0;
         const auto &sp = md_->sparse;
-        // A packed layout is chosen by an implementation; none is (see
-        // matmul_sparse.hpp), so a user-made descriptor has no sizes yet.
-        if (sp.encoding == dnnl_packed) return 0;
+        // A packed layout is chosen by an implementation (core/packed_layout.hpp):
+        // a user-made descriptor has no sizes yet.
+        if (sp.encoding == dnnl_packed) return packed::buffer_size(*md_, index);
         const size_t nnz = (size_t)sp.nnz;
         if (index == 0) return nnz * dt_size();
         switch (sp.encoding) {

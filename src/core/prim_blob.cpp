@@ -74,4 +74,18 @@ status_t prim_blob_check(const dnnl_primitive_desc &h, const uint8_t *data, size
     return status::success;
 }
 
+status_t prim_blob_id(const dnnl_primitive_desc &h, const uint8_t **id, dim_t *size) {
+    std::lock_guard<std::mutex> lock(h.blob_id_lock);
+    if (!h.blob_id_ready) {
+        h.blob_id.clear();
+        const status_t st = payload_of(h, h.blob_id);
+        if (st != status::success && st != status::unimplemented) return st;
+        if (st != status::success) h.blob_id.clear();
+        h.blob_id_ready = true;
+    }
+    if (id) *id = h.blob_id.empty() ? nullptr : h.blob_id.data();
+    if (size) *size = (dim_t)h.blob_id.size();
+    return status::success;
+}
+
 } // namespace kestrel

@@ -41,6 +41,11 @@ status_t prim_to_blob(const dnnl_primitive_desc &h, std::vector<uint8_t> &out);
 // Success when `blob` was made by prim_to_blob from a descriptor equal to
 // h, in this library build at this ISA cap.
 status_t prim_blob_check(const dnnl_primitive_desc &h, const uint8_t *blob, size_t size);
+// Answers dnnl_query_cache_blob_id (bytes) and _size_s64. The id is the
+// blob's payload: two descriptors have equal ids exactly when their blobs
+// would be equal. A descriptor that has no blob gets an empty id. The bytes
+// live in h until h is destroyed or moved to another implementation.
+status_t prim_blob_id(const dnnl_primitive_desc &h, const uint8_t **id, dim_t *size);
 
 } // namespace kestrel
 

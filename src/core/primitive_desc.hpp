@@ -14,6 +14,7 @@
 #define KESTREL_CORE_PRIMITIVE_DESC_HPP
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/attr.hpp"
@@ -210,6 +211,12 @@ struct dnnl_primitive_desc {
     dnnl_engine *engine = nullptr;
     kestrel::attr_t attr;
     std::unique_ptr<kestrel::pd_t> hint; // a clone of the forward hint, if any
+    // dnnl_query_cache_blob_id: made on first query (under the lock, as
+    // const handles may be queried from several threads), dropped when
+    // next_impl changes the implementation.
+    mutable std::mutex blob_id_lock;
+    mutable std::vector<uint8_t> blob_id;
+    mutable bool blob_id_ready = false;
 
     const kestrel::pd_t *pd() const { return impl.get(); }
 };

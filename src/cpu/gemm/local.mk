@@ -17,6 +17,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/gemm/matmul_pd.hpp src/cpu/gemm/matmul_out.hpp src/cpu/gemm/matmul.hpp src/cpu/gemm/matmul.cpp \
 	src/cpu/gemm/matmul_s8.hpp src/cpu/gemm/matmul_s8.cpp src/cpu/gemm/s8_out.hpp \
 	src/cpu/gemm/matmul_sparse.hpp src/cpu/gemm/matmul_sparse.cpp \
+	src/cpu/gemm/matmul_packed.hpp src/cpu/gemm/matmul_packed.cpp \
 	src/cpu/gemm/matmul_list.cpp \
 	src/cpu/gemm/inner_product_pd.hpp src/cpu/gemm/inner_product.hpp \
 	src/cpu/gemm/inner_product.cpp src/cpu/gemm/ip_s8.cpp src/cpu/gemm/inner_product_list.cpp \
