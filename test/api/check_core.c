@@ -1062,6 +1062,17 @@ START_TEST(verbose_levels) {
 }
 END_TEST
 
+/* The JIT controls: Kestrel generates no code, so they are accepted and do
+ * nothing; a null dump directory is still refused. */
+START_TEST(jit_controls) {
+    OK(dnnl_set_jit_dump(1));
+    OK(dnnl_set_jit_dump(0));
+    OK(dnnl_set_jit_profiling_flags(DNNL_JIT_PROFILE_VTUNE));
+    OK(dnnl_set_jit_profiling_jitdumpdir("/nonexistent/kestrel"));
+    ST(dnnl_set_jit_profiling_jitdumpdir(NULL), dnnl_invalid_arguments);
+}
+END_TEST
+
 /* -------------------------------------------------------- dnnl_debug.h */
 
 START_TEST(debug_strings) {
@@ -1243,6 +1254,7 @@ static Suite *core_suite(void) {
     tc = tcase_create("misc");
     tcase_add_test(tc, version_fields);
     tcase_add_test(tc, verbose_levels);
+    tcase_add_test(tc, jit_controls);
     tcase_add_test(tc, cache_capacity);
     tcase_add_test(tc, default_fpmath_mode);
     tcase_add_test(tc, debug_strings);
