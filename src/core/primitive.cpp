@@ -61,6 +61,34 @@ bool fills_runtime_md(const memory_desc_t &have, const memory_desc_t &want) {
     return true;
 }
 
+// oneDNN lets a primitive built on a sub-memory descriptor (a view into a
+// larger plain tensor: same strides, smaller dims, an offset) run on the
+// memory of the whole tensor; the primitive then addresses the buffer
+// through its own descriptor. Accepted when both are plain (no inner
+// blocks) with the same type, rank and strides (along every dim the view
+// steps through), every dim of the view fits
+// the whole tensor, and every element the view addresses lies inside what
+// the memory's own descriptor spans, so nothing outside the user's buffer is
+// touched. A different layout of the same size (other strides) is still a
+// wrong argument.
+bool is_view_into(const memory_desc_t &have, const memory_desc_t &want) {
+    if (have.ndims != want.ndims || have.ndims == 0 || have.data_type != want.data_type
+            || have.format_kind != dnnl_blocked || want.format_kind != dnnl_blocked
+            || have.blocking.inner_nblks != 0 || want.blocking.inner_nblks != 0
+            || mdw_t(have).has_runtime_dims_or_strides() || mdw_t(want).has_runtime_dims_or_strides())
+        return false;
+    dim_t want_hi = want.offset0, have_hi = have.offset0;
+    for (int d = 0; d < want.ndims; ++d) {
+        // A dim of size 1 is never stepped along, so its stride is free.
+        const dim_t st = want.blocking.strides[d];
+        if ((want.dims[d] > 1 && st != have.blocking.strides[d]) || st < 0) return false;
+        if (want.dims[d] <= 0 || want.dims[d] > have.dims[d]) return false;
+        want_hi += (want.padded_dims[d] - 1) * st;
+        have_hi += (have.padded_dims[d] - 1) * st;
+    }
+    return want.offset0 >= have.offset0 && want_hi <= have_hi;
+}
+
 // The weights of a prelu post-op: exactly the descriptor the pd reports.
 status_t check_prelu_weights(const pd_t *pd, int arg, const dnnl_memory *m) {
     if (!m || !m->data) return status::invalid_arguments;
@@ -85,7 +113,9 @@ status_t check_arg(const pd_t *pd, const exec_ctx_t &ctx, int arg) {
     for (int i = 0; i < nbuf && !quant; ++i) need += mdw_t(want).size(i);
     if (!m) return need == 0 ? status::success : status::invalid_arguments;
     if (quant) return m->data ? status::success : status::invalid_arguments;
-    if (!mdw_t(want).is_zero() && !md_equal(m->md, *want)) return status::invalid_arguments;
+    if (!mdw_t(want).is_zero() && !md_equal(m->md, *want)
+            && (arg == DNNL_ARG_WORKSPACE || arg == DNNL_ARG_SCRATCHPAD || !is_view_into(m->md, *want)))
+        return status::invalid_arguments;
     for (int i = 0; i < nbuf; ++i)
         if (mdw_t(want).size(i) > 0 && !m->handle(i)) return status::invalid_arguments;
     return status::success;

@@ -59,3 +59,9 @@ TESTS += test/api/test_cache_blob_id
 test_api_test_cache_blob_id_SOURCES = test/api/test_cache_blob_id.cpp
 test_api_test_cache_blob_id_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_api_test_cache_blob_id_LDADD = $(TEST_LIBS)
+# A primitive on a sub-memory descriptor runs on the whole tensor's memory.
+check_PROGRAMS += test/api/test_submemory_exec
+TESTS += test/api/test_submemory_exec
+test_api_test_submemory_exec_SOURCES = test/api/test_submemory_exec.cpp
+test_api_test_submemory_exec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_api_test_submemory_exec_LDADD = lib/libdnnl.la $(TBB_LIBS)
