@@ -114,6 +114,8 @@ status_t set_max(dnnl_cpu_isa_t c) {
     return status::success;
 }
 
+bool has_avx2_vnni() { return within(allowed_bits(), dnnl_cpu_isa_avx2_vnni); }
+
 bool has_avx512_vnni() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_vnni); }
 
 bool has_avx512_bf16() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_bf16); }

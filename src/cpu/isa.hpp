@@ -22,6 +22,9 @@ status_t set_max(dnnl_cpu_isa_t cap);
 
 const char *name(level_t l);
 
+// AVX-VNNI (VEX vpdpbusd on ymm): the CPU has it and the cap includes
+// AVX2_VNNI (the AVX512_CORE* caps do not, as in oneDNN's bit masks).
+bool has_avx2_vnni();
 // AVX512-VNNI (vpdpbusd) on top of the avx512 level: the CPU has it and the
 // cap is not AVX512_CORE (which oneDNN defines without VNNI).
 bool has_avx512_vnni();

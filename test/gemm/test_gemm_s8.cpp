@@ -1,6 +1,6 @@
 // dnnl_gemm_u8s8s32 / dnnl_gemm_s8s8s32 and the int8 GEMM engine under them,
 // against a naive int64 triple loop written here: every microkernel the CPU
-// runs (portable, AVX2, AVX512-VNNI) selected through the engine's test cap,
+// runs (portable, AVX2, AVX-VNNI, AVX512-VNNI) selected through the engine's test cap,
 // shapes hitting every M/N/K tail (1, 3, 15, 16, 17, 63, 64, 65, 100, K = 0
 // and K not a multiple of 4), all transposes, padded leading dims, every
 // offsetc mode, zero points ao/bo, alpha/beta, saturation, 1 and 2 threads,
@@ -12,6 +12,7 @@
 // alpha * acc + beta * C + co in double, rounded to nearest even after
 // saturation, and the reference does the same operations in the same
 // order, so results must be equal bit for bit.
+#include <cpuid.h>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -258,13 +259,20 @@ void isa_cap() {
     const bool hw_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     const bool hw_vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw")
             && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    // AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4, read here independently.
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid_max(0, nullptr) >= 7) __cpuid_count(7, 1, a, b, c, d);
+    const bool hw_avxvnni = hw_avx2 && ((a >> 4) & 1u);
+    const char *plain = hw_avx2 ? "__avx2" : "__portable";
     std::string want;
     if (!cap)
-        want = hw_vnni ? "__avx512vnni" : hw_avx2 ? "__avx2" : "__portable";
+        want = hw_vnni ? "__avx512vnni" : hw_avxvnni ? "__avxvnni" : plain;
     else if (!strcasecmp(cap, "SSE41"))
         want = "__portable";
     else if (!strcasecmp(cap, "AVX2") || !strcasecmp(cap, "AVX512_CORE"))
-        want = hw_avx2 ? "__avx2" : "__portable";
+        want = plain; // neither cap includes a VNNI bit
+    else if (!strcasecmp(cap, "AVX2_VNNI"))
+        want = hw_avxvnni ? "__avxvnni" : plain;
     else
         want = k; // a cap this test does not know: nothing to assert
     std::printf("int8 kernel under cap %s: %s\n", cap ? cap : "(none)", k.c_str());
@@ -285,6 +293,7 @@ int main() {
     } levels[] = {
             {gemm::kernel_level_t::portable, "portable", true},
             {gemm::kernel_level_t::avx2, "avx2", isa::has(isa::avx2)},
+            {gemm::kernel_level_t::avx2_vnni, "avxvnni", isa::has_avx2_vnni()},
             {gemm::kernel_level_t::avx512, "avx512vnni", isa::has_avx512_vnni()},
     };
     for (const auto &lv : levels) {

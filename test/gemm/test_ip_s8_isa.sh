@@ -1,6 +1,7 @@
 #!/bin/sh
 # The int8 inner product suite with the ISA capped: the int8 GEMM engine's
-# AVX2 kernel (AVX512_CORE has no VNNI, and AVX2) and its portable one (SSE41).
-for cap in AVX512_CORE AVX2 SSE41; do
+# AVX2 kernel (AVX512_CORE has no VNNI, and AVX2), its AVX-VNNI kernel
+# (AVX2_VNNI, where the CPU has it) and its portable one (SSE41).
+for cap in AVX512_CORE AVX2_VNNI AVX2 SSE41; do
     ONEDNN_MAX_CPU_ISA=$cap ./test/gemm/test_ip_s8 || exit 1
 done

@@ -117,7 +117,8 @@ private:
 
 // Naming the kernel table level lets tests run every ISA's kernel on any
 // machine that has it, without the process-wide ISA cap.
-enum class kernel_level_t { portable = 0, avx2 = 1, avx512 = 2, best = 3 };
+// avx2_vnni only matters to the int8 engine (the f32 one has no such kernel).
+enum class kernel_level_t { portable = 0, avx2 = 1, avx2_vnni = 2, avx512 = 3, best = 4 };
 // Forces plans created afterwards to use at most `l` (testing only; not
 // thread-safe against concurrent plan creation). Returns the previous value.
 kernel_level_t set_kernel_level_for_testing(kernel_level_t l);

@@ -41,6 +41,8 @@ const s8_ukernel_t *pick_kernel() {
     const s8_ukernel_t *k = u8s8s32_gemm_4x16__portable();
     if (cap >= (int)kernel_level_t::avx2 && isa::has(isa::avx2) && u8s8s32_gemm_4x16__avx2())
         k = u8s8s32_gemm_4x16__avx2();
+    if (cap >= (int)kernel_level_t::avx2_vnni && isa::has_avx2_vnni() && u8s8s32_gemm_6x16__avxvnni())
+        k = u8s8s32_gemm_6x16__avxvnni();
     if (cap >= (int)kernel_level_t::avx512 && isa::has_avx512_vnni()
             && u8s8s32_gemm_8x48__avx512vnni())
         k = u8s8s32_gemm_8x48__avx512vnni();

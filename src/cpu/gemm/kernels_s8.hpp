@@ -36,10 +36,12 @@ struct s8_ukernel_t {
 
 constexpr int s8_max_mr = 8, s8_max_nr = 48;
 
-// One per ISA; the avx2/avx512 ones are nullptr when the compiler could not
-// build them. Call only when the CPU runs them (isa::has / has_avx512_vnni).
+// One per ISA; all but the portable one are nullptr when the compiler could
+// not build them. Call only when the CPU runs them (isa::has, has_avx2_vnni,
+// has_avx512_vnni).
 const s8_ukernel_t *u8s8s32_gemm_4x16__portable();
 const s8_ukernel_t *u8s8s32_gemm_4x16__avx2();
+const s8_ukernel_t *u8s8s32_gemm_6x16__avxvnni();
 const s8_ukernel_t *u8s8s32_gemm_8x48__avx512vnni();
 
 } // namespace gemm

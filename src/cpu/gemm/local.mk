@@ -11,6 +11,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/gemm/kernels_s8.hpp \
 	src/cpu/gemm/kernels_s8_portable.cpp \
 	src/cpu/gemm/kernels_s8_avx2.cpp \
+	src/cpu/gemm/kernels_s8_avxvnni.cpp \
 	src/cpu/gemm/kernels_s8_avx512.cpp \
 	src/cpu/gemm/gemm_util.hpp src/cpu/gemm/gemm_util.cpp \
 	src/cpu/gemm/gemm_cvt.hpp src/cpu/gemm/gemm_cvt.cpp \
