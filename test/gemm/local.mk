@@ -17,6 +17,11 @@ TESTS += test/gemm/test_matmul_wdecomp
 test_gemm_test_matmul_wdecomp_SOURCES = test/gemm/test_matmul_wdecomp.cpp
 test_gemm_test_matmul_wdecomp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_gemm_test_matmul_wdecomp_LDADD = $(TEST_LIBS)
+# bf16 x bf16 products on AVX512-BF16 (vdpbf16ps) inside gemm:cvt.
+check_PROGRAMS += test/gemm/test_matmul_bf16_dot
+TESTS += test/gemm/test_matmul_bf16_dot
+test_gemm_test_matmul_bf16_dot_SOURCES = test/gemm/test_matmul_bf16_dot.cpp
+test_gemm_test_matmul_bf16_dot_LDADD = $(TEST_LIBS)
 check_PROGRAMS += test/gemm/test_matmul_lowp
 TESTS += test/gemm/test_matmul_lowp
 test_gemm_test_matmul_lowp_SOURCES = test/gemm/test_matmul_lowp.cpp

@@ -8,3 +8,8 @@ for cap in AVX2 SSE41; do
     ONEDNN_MAX_CPU_ISA=$cap ./test/gemm/test_matmul || exit 1
     ONEDNN_MAX_CPU_ISA=$cap ./test/gemm/test_matmul_wdecomp || exit 1
 done
+# bf16 products: AVX512-BF16 without a cap (test_matmul_bf16_dot's own run),
+# f32 panels under every cap below AVX512_CORE_BF16.
+for cap in AVX512_CORE_VNNI AVX2; do
+    ONEDNN_MAX_CPU_ISA=$cap ./test/gemm/test_matmul_bf16_dot || exit 1
+done

@@ -1,8 +1,10 @@
 #include "cpu/gemm/gemm_cvt.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <type_traits>
 
+#include "cpu/gemm/gemm_bf16.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
@@ -191,6 +193,7 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
     tn_ = cap(N, tile_n);
     tk_ = cap(K, tile_k);
     nthr_ = nthr > 0 ? nthr : max_threads();
+    bf16_dot_ = a_dt == dnnl_bf16 && b_dt == dnnl_bf16 && !with_zp && bf16_dot_available();
     const dim_t rt = DNNL_RUNTIME_DIM_VAL;
     // Tiles vary in size, so the inner plan takes its sizes per call.
     return inner_.init(rt, rt, rt, cvt_a_ ? false : transa, cvt_b_ ? false : transb, 1);
@@ -198,8 +201,13 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
 
 void cvt_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
     inner_.book(reg, base + key_inner);
-    if (cvt_a_) reg.book_per_thread(base + key_a, (size_t)tm_ * tk_ * sizeof(float));
-    if (cvt_b_) reg.book_per_thread(base + key_b, (size_t)tk_ * tn_ * sizeof(float));
+    size_t a_bytes = (size_t)tm_ * tk_ * sizeof(float), b_bytes = (size_t)tk_ * tn_ * sizeof(float);
+    if (bf16_dot_) {
+        a_bytes = std::max(a_bytes, bf16_pack_a_bytes(tm_, tk_));
+        b_bytes = std::max(b_bytes, bf16_pack_b_bytes(tk_, tn_));
+    }
+    if (cvt_a_) reg.book_per_thread(base + key_a, a_bytes);
+    if (cvt_b_) reg.book_per_thread(base + key_b, b_bytes);
     if (c_dt_ != dnnl_f32) reg.book_per_thread(base + key_c, (size_t)tm_ * tn_ * sizeof(float));
 }
 
@@ -213,6 +221,12 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
     if ((cvt_a_ && !pa) || (cvt_b_ && !pb) || (c_dt_ != dnnl_f32 && !pc)) return status::out_of_memory;
     const size_t c_sz = data_type_size(c_dt_);
     const dim_t ntn = div_up(N, tn);
+    // Plain bf16 operands (no zero points, no decompression) skip the f32
+    // panels.
+    const bool dot = bf16_dot_ && A.dt == dnnl_bf16 && B.dt == dnnl_bf16 && A.zp == 0.f && !A.zp_v
+            && B.zp == 0.f && !B.zp_v && !B.dq;
+    const bf16_block_t ab {static_cast<const uint16_t *>(A.p), A.ld, A.trans};
+    const bf16_block_t bb {static_cast<const uint16_t *>(B.p), B.ld, B.trans};
     for (dim_t t = t0; t < t1; ++t) {
         const dim_t m0 = (t / ntn) * tm, n0 = (t % ntn) * tn;
         const dim_t mb = M - m0 < tm ? M - m0 : tm, nb = N - n0 < tn ? N - n0 : tn;
@@ -222,6 +236,17 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
         if (pc && beta != 0.f) load_tile(c_dt_, c_org, ldc, mb, nb, pc);
         const shifted_ep_t sep(ep, m0, n0);
         dim_t k0 = 0;
+        if (dot) {
+            do {
+                const dim_t kb = K - k0 < tk_ ? K - k0 : tk_;
+                bf16_dot_tile(mb, nb, kb, alpha, ab, m0, k0, bb, n0, k0 == 0 ? beta : 1.f, Cf, ldcf,
+                        reinterpret_cast<uint32_t *>(pa), reinterpret_cast<uint32_t *>(pb));
+                k0 += kb;
+            } while (k0 < K);
+            if (ep) sep.apply(0, 0, mb, nb, Cf, ldcf);
+            if (pc) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
+            continue;
+        }
         do {
             const dim_t kb = K - k0 < tk_ ? K - k0 : tk_;
             const float *Ap, *Bp;

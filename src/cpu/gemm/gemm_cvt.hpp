@@ -68,6 +68,8 @@ public:
     // Whether an operand of this plan is converted (else read in place).
     bool cvt_a() const { return cvt_a_; }
     bool cvt_b() const { return cvt_b_; }
+    // Whether bf16 x bf16 products run on AVX512-BF16 (see gemm_bf16.hpp).
+    bool bf16_dot() const { return bf16_dot_; }
 
 private:
     status_t run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A,
@@ -78,6 +80,9 @@ private:
     plan_t inner_;
     data_type_t c_dt_ = dnnl_f32;
     bool cvt_a_ = false, cvt_b_ = false;
+    // bf16 x bf16 tiles run vdpbf16ps on packed pairs (gemm_bf16.hpp)
+    // instead of f32 panels, when the CPU has AVX512-BF16.
+    bool bf16_dot_ = false;
     dim_t tm_ = 0, tn_ = 0, tk_ = 0; // largest tile and chunk
     int nthr_ = 1;
 };

@@ -15,6 +15,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/gemm/kernels_s8_avx512.cpp \
 	src/cpu/gemm/gemm_util.hpp src/cpu/gemm/gemm_util.cpp \
 	src/cpu/gemm/gemm_cvt.hpp src/cpu/gemm/gemm_cvt.cpp \
+	src/cpu/gemm/gemm_bf16.hpp src/cpu/gemm/gemm_bf16.cpp \
 	src/cpu/gemm/matmul_pd.hpp src/cpu/gemm/matmul_out.hpp src/cpu/gemm/matmul.hpp src/cpu/gemm/matmul.cpp \
 	src/cpu/gemm/matmul_s8.hpp src/cpu/gemm/matmul_s8.cpp src/cpu/gemm/s8_out.hpp \
 	src/cpu/gemm/matmul_sparse.hpp src/cpu/gemm/matmul_sparse.cpp \

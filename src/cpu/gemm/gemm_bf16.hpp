@@ -1,0 +1,45 @@
+// bf16 x bf16 products on AVX512-BF16 (vdpbf16ps), for the tiles of
+// cvt_plan_t: instead of widening both operands to f32 panels and running
+// the f32 engine, one tile of C is computed straight from packed bf16 pairs,
+// twice the multiply-adds per instruction of f32 FMA.
+//
+//   Cf[mb x nb] = alpha * op(A) op(B) + beta * Cf      (f32 C, row-major)
+//
+// where op(A) is the mb x kb block of A at (m0, k0) and op(B) the kb x nb
+// block of B at (k0, n0), both bf16 as described by (p, ld, trans).
+// Products of two bf16 values are exact in f32; vdpbf16ps adds them to the
+// f32 accumulators rounding to nearest even, and treats subnormal inputs
+// and results as zero (as oneDNN's bf16 kernels do).
+#ifndef KESTREL_CPU_GEMM_GEMM_BF16_HPP
+#define KESTREL_CPU_GEMM_GEMM_BF16_HPP
+
+#include <cstdint>
+
+#include "core/common.hpp"
+
+namespace kestrel {
+namespace gemm {
+
+struct bf16_block_t {
+    const uint16_t *p = nullptr; // element (0, 0) of op(X)
+    dim_t ld = 0;
+    bool trans = false;
+};
+
+// Whether the CPU and the ISA cap allow the kernel (AVX512-BF16).
+bool bf16_dot_available();
+
+// Bytes of the packing buffers a tile of at most tm x tn x tk needs.
+size_t bf16_pack_a_bytes(dim_t tm, dim_t tk);
+size_t bf16_pack_b_bytes(dim_t tk, dim_t tn);
+
+// One tile on the calling thread; pa/pb are 64-byte aligned buffers of the
+// sizes above. Only call when bf16_dot_available().
+void bf16_dot_tile(dim_t mb, dim_t nb, dim_t kb, float alpha, const bf16_block_t &A, dim_t m0,
+        dim_t k0, const bf16_block_t &B, dim_t n0, float beta, float *C, dim_t ldc, uint32_t *pa,
+        uint32_t *pb);
+
+} // namespace gemm
+} // namespace kestrel
+
+#endif
