@@ -483,7 +483,6 @@ dnnl_status_t dnnl_post_ops_get_params_binary_v2(const_dnnl_post_ops_t post_ops,
     return dnnl_success;
 }
 
-// api-coverage: partial: appended and reported; no convolution implementation fuses it yet (creation with it: unimplemented)
 dnnl_status_t dnnl_post_ops_append_dw(dnnl_post_ops_t post_ops, dnnl_data_type_t weights_data_type,
         dnnl_data_type_t bias_data_type, dnnl_data_type_t dst_data_type, dnnl_dim_t kernel_size,
         dnnl_dim_t stride_size, dnnl_dim_t padding_l_size) {

@@ -158,6 +158,10 @@ status_t pd_t::finalize(dnnl_engine *engine) {
     for (int arg : {DNNL_ARG_ATTR_DROPOUT_MASK, DNNL_ARG_ATTR_DROPOUT_PROBABILITY, DNNL_ARG_ATTR_DROPOUT_SEED})
         consider(arg);
     KESTREL_CHECK(init_dropout_mds());
+    // A fused depthwise convolution's weights and bias (the pd says whether
+    // it takes them).
+    consider(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS);
+    consider(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS);
     for (const auto &q : attr_.scales.items) consider(DNNL_ARG_ATTR_SCALES | q.arg);
     for (const auto &q : attr_.zero_points.items) consider(DNNL_ARG_ATTR_ZERO_POINTS | q.arg);
     for (int i = 0; i < (int)attr_.post_ops.entries.size(); ++i) {
@@ -291,9 +295,10 @@ status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
         return status::unimplemented;
     }
     // A fused depthwise convolution (dnnl_post_ops_append_dw) changes dst's
-    // shape; no implementation fuses one yet, and a kind that ignores its
-    // post-ops must not take it as a no-op.
-    if (attr && attr->post_ops.find(dnnl_convolution) >= 0) {
+    // shape; only a convolution implementation that fuses it may accept it
+    // (the others decline its entry), and a kind that ignores its post-ops
+    // must not take it as a no-op.
+    if (attr && attr->post_ops.find(dnnl_convolution) >= 0 && desc.kind != dnnl_convolution) {
         if (verbose::enabled(verbose::flag_dispatch, desc.kind))
             verbose::print("primitive,create:dispatch,%s,depthwise post-op is not supported",
                     dnnl_prim_kind2str(desc.kind));

@@ -57,6 +57,15 @@ TESTS += test/conv/test_dw_post_op
 test_conv_test_dw_post_op_SOURCES = test/conv/test_dw_post_op.cpp
 test_conv_test_dw_post_op_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_dw_post_op_LDADD = $(TEST_LIBS)
+# 1x1 convolution with a fused depthwise 3x3 (gemm:1x1+dw) against a
+# naive two-stage reference.
+check_PROGRAMS += test/conv/test_conv_dw_fusion
+TESTS += test/conv/test_conv_dw_fusion
+test_conv_test_conv_dw_fusion_SOURCES = test/conv/test_conv_dw_fusion.cpp
+test_conv_test_conv_dw_fusion_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_dw_fusion_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/conv/test_conv_dw_fusion_isa.sh
+TESTS += test/conv/test_conv_dw_fusion_isa.sh
 # bf16 on channel-blocked layouts: forward through the direct kernels on f32
 # copies, backward through the GEMM route; again with the ISA capped.
 check_PROGRAMS += test/conv/test_conv_bf16_blocked

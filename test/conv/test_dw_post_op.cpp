@@ -1,10 +1,10 @@
 // The depthwise post-op (dnnl_post_ops_append_dw / get_params_dw): what is
 // appended is reported back unchanged (C and C++ API), malformed parameters
-// are refused with invalid_arguments and append nothing, and -- because no
-// Kestrel convolution fuses a depthwise convolution yet -- creating any
-// primitive with such a post-op, a valid 1x1 convolution included, gives
-// unimplemented (never a primitive that ignores the post-op and computes
-// a dst of the wrong shape).
+// are refused with invalid_arguments and append nothing; a 1x1 convolution
+// takes it (the fused computation itself is tested in test_conv_dw_fusion)
+// and reports the depthwise output as dst, while every other primitive kind
+// refuses it with unimplemented (never a primitive that ignores the post-op
+// and computes a dst of the wrong shape).
 #include "dnnl.hpp"
 #include "common/kt_test.hpp"
 
@@ -88,9 +88,16 @@ void test_creation() {
     const dnnl_dims_t one = {1, 1}, zero = {0, 0};
     t.check(dnnl_convolution_forward_primitive_desc_create(&pd, eng.get(), dnnl_forward_inference,
                     dnnl_convolution_direct, s.get(), w.get(), nullptr, d.get(), one, zero, zero, zero, a.get())
-                            == dnnl_unimplemented
-                    && pd == nullptr,
-            "1x1 convolution with a depthwise post-op: unimplemented (no fused implementation)");
+                            == dnnl_success
+                    && pd != nullptr,
+            "1x1 convolution with a depthwise post-op: created");
+    if (pd) {
+        const_dnnl_memory_desc_t dmd = nullptr;
+        dnnl_primitive_desc_query(pd, dnnl_query_dst_md, 0, &dmd);
+        t.check(dnnl_memory_desc_equal(dmd, d.get()) == 1, "its dst is the depthwise output (stride 1: same shape)");
+        dnnl_primitive_desc_destroy(pd);
+        pd = nullptr;
+    }
     memory::desc e({2, 5}, dt::f32, tag::ab);
     t.check(dnnl_eltwise_forward_primitive_desc_create(&pd, eng.get(), dnnl_forward_inference, dnnl_eltwise_relu,
                     e.get(), e.get(), 0.f, 0.f, a.get())

@@ -188,6 +188,43 @@ private:
     const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
 };
 
+// A 1x1 convolution (2D, unit stride, no padding, no groups) with a fused
+// depthwise 3x3 convolution (dnnl_post_ops_append_dw: stride 1 or 2,
+// padding 1), f32 throughout, nchw / nhwc / nChw16c data. dst is the
+// depthwise output, {MB, OC, ceil(H / s), ceil(W / s)}, in the 1x1 dst's
+// layout; the depthwise weights ({OC, 1, 1, 3, 3}, goihw) and bias ({OC})
+// come as DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS / BIAS. Work items
+// are (image, band of dst rows): the 1x1 output rows a band needs (band * s
+// + 2 at most, clipped to the image) are computed by the GEMM into a
+// per-thread buffer, channels innermost, with the 1x1 bias and the post-ops
+// before the depthwise entry (eltwise); then the depthwise taps run over
+// that buffer, followed by the post-ops after the entry (eltwise, sum).
+// The intermediate tensor never exists whole.
+struct dw_fused_conv_fwd_t : conv_fwd_prim_t {
+    struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, dw_fused_conv_fwd_t> {
+        using pd_impl_t::pd_impl_t;
+        const char *name() const override { return "gemm:1x1+dw"; }
+        status_t init(dnnl_engine *) override;
+        arg_usage_t arg_usage(int arg) const override;
+        const memory_desc_t *arg_md(int arg) const override;
+        int n_inputs() const override { return conv_fwd_pd_t::n_inputs() + 1 + (with_dw_bias ? 1 : 0); }
+
+        enum layout_t { ncx, nxc, blocked16 } layout = nxc;
+        bool with_dw_bias = false;
+        dim_t stride = 1, OH2 = 0, OW2 = 0; // depthwise stride and dst size
+        dim_t band = 1, rows_max = 0; // dst rows per work item, 1x1 rows it needs
+        memory_desc_t inter_md = zero_md(); // the 1x1 output (never stored whole)
+        memory_desc_t dw_wei_md = zero_md(), dw_bias_md = zero_md();
+        post_ops_t pre_po, post_po; // the chain before / after the depthwise entry
+        gemm::plan_t plan;
+    };
+    explicit dw_fused_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+
+private:
+    const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
+};
+
 // Deconvolution through GEMM and col2im on plain layouts: per image and
 // group, col = W^T * src (one row per (oc, tap), ncx; or one row per src
 // point, nxc), then each column is scattered into dst (dst += col2im(col));
