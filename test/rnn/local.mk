@@ -1,5 +1,5 @@
 # Recurrent primitives: forward against a naive reference; the API surface
-EXTRA_DIST += test/rnn/rnn_ref.hpp test/rnn/rnn_bptt_ref.hpp
+EXTRA_DIST += test/rnn/rnn_ref.hpp test/rnn/rnn_bptt_ref.hpp test/rnn/rnn_run.hpp
 # (queries, bad input, workspace check, C++ classes, quantisation attributes).
 check_PROGRAMS += test/rnn/test_rnn_fwd
 TESTS += test/rnn/test_rnn_fwd

@@ -47,6 +47,7 @@
 #include "dnnl.hpp"
 #include "rnn/rnn_bptt_ref.hpp"
 #include "rnn/rnn_ref.hpp"
+#include "rnn/rnn_run.hpp"
 
 namespace {
 
@@ -91,10 +92,6 @@ struct types_t {
     }
 };
 
-struct mds_t {
-    kt::md_t src, si, sic, att, wl, wi, peep, bias, dst, di, dic;
-};
-
 void make_mds(const prob_t &p, const types_t &ty, mds_t &m, bool goi, bool diff = false) {
     const int L = p.L, D = p.D(), G = p.G();
     const auto f = dnnl_f32;
@@ -114,64 +111,13 @@ void make_mds(const prob_t &p, const types_t &ty, mds_t &m, bool goi, bool diff 
 
 dnnl_status_t create_fwd(dnnl_primitive_desc_t *pd, const prob_t &p, const mds_t &m, dnnl_prop_kind_t pk,
         const_dnnl_primitive_attr_t attr) {
-    switch (p.cell) {
-        case c_rnn:
-            return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, pk, p.act, p.dir, m.src, m.si, m.wl,
-                    m.wi, m.bias, m.dst, m.di, 0, p.alpha, 0.f, attr);
-        case c_lstm:
-            return dnnl_lstm_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.sic, m.wl, m.wi,
-                    m.peep, nullptr, m.bias, m.dst, m.di, m.dic, 0, attr);
-        case c_gru:
-            return dnnl_gru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi, m.bias,
-                    m.dst, m.di, 0, attr);
-        case c_lbr_gru:
-            return dnnl_lbr_gru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi, m.bias,
-                    m.dst, m.di, 0, attr);
-        case c_augru:
-            return dnnl_augru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl, m.wi,
-                    m.bias, m.dst, m.di, 0, attr);
-        case c_lbr_augru:
-            return dnnl_lbr_augru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl,
-                    m.wi, m.bias, m.dst, m.di, 0, attr);
-    }
-    return dnnl_invalid_arguments;
+    return fwd_pd(eng, pd, p, m, pk, attr);
 }
 
 dnnl_status_t create_bwd(dnnl_primitive_desc_t *pd, const prob_t &p, const mds_t &m, const mds_t &g,
         const_dnnl_primitive_desc_t hint, const_dnnl_primitive_attr_t attr) {
-    const auto pk = dnnl_backward;
-    switch (p.cell) {
-        case c_rnn:
-            return dnnl_vanilla_rnn_backward_primitive_desc_create(pd, eng, pk, p.act, p.dir, m.src, m.si, m.wl,
-                    m.wi, m.bias, m.dst, m.di, g.src, g.si, g.wl, g.wi, g.bias, g.dst, g.di, 0, p.alpha, 0.f, hint,
-                    attr);
-        case c_lstm:
-            return dnnl_lstm_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.sic, m.wl, m.wi,
-                    m.peep, nullptr, m.bias, m.dst, m.di, m.dic, g.src, g.si, g.sic, g.wl, g.wi, g.peep, nullptr,
-                    g.bias, g.dst, g.di, g.dic, 0, hint, attr);
-        case c_gru:
-            return dnnl_gru_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi, m.bias,
-                    m.dst, m.di, g.src, g.si, g.wl, g.wi, g.bias, g.dst, g.di, 0, hint, attr);
-        case c_lbr_gru:
-            return dnnl_lbr_gru_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi,
-                    m.bias, m.dst, m.di, g.src, g.si, g.wl, g.wi, g.bias, g.dst, g.di, 0, hint, attr);
-        case c_augru:
-            return dnnl_augru_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl, m.wi,
-                    m.bias, m.dst, m.di, g.src, g.si, g.att, g.wl, g.wi, g.bias, g.dst, g.di, 0, hint, attr);
-        case c_lbr_augru:
-            return dnnl_lbr_augru_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl,
-                    m.wi, m.bias, m.dst, m.di, g.src, g.si, g.att, g.wl, g.wi, g.bias, g.dst, g.di, 0, hint,
-                    attr);
-    }
-    return dnnl_invalid_arguments;
+    return bwd_pd(eng, pd, p, m, g, 0, hint, attr);
 }
-
-struct mem_t {
-    dnnl_memory_t h = nullptr;
-    mem_t() = default;
-    mem_t(const mem_t &) = delete;
-    ~mem_t() { dnnl_memory_destroy(h); }
-};
 
 // Bytes of one tensor as the library sees it (f32 or bf16).
 struct bytes_t {
@@ -204,31 +150,9 @@ struct bytes_t {
     }
 };
 
-struct args_t {
-    std::vector<dnnl_exec_arg_t> v;
-    std::vector<mem_t> mems = std::vector<mem_t>(40);
-    int k = 0;
-    void add(int arg, const_dnnl_memory_desc_t md, void *data) {
-        if (!md) return;
-        KT_OK(dnnl_memory_create(&mems[k].h, md, eng, data));
-        v.push_back({arg, mems[k].h});
-        ++k;
-    }
-    void drop(int arg) {
-        for (size_t i = 0; i < v.size(); ++i)
-            if (v[i].arg == arg) v.erase(v.begin() + (long)i--);
-    }
-};
-
 dnnl_status_t exec(const_dnnl_primitive_desc_t pd, const args_t &a) {
-    dnnl_primitive_t prim = nullptr;
-    KT_OK(dnnl_primitive_create(&prim, pd));
-    dnnl_status_t st = dnnl_primitive_execute(prim, strm, (int)a.v.size(), a.v.data());
-    if (st == dnnl_success) st = dnnl_stream_wait(strm);
-    dnnl_primitive_destroy(prim);
-    return st;
+    return rnn_ref::exec(strm, pd, a);
 }
-
 
 // Inputs of one run, in the element types and layouts the run uses.
 struct inputs_t {
@@ -300,7 +224,7 @@ bool run_fwd(const prob_t &p, const types_t &ty, const data_t &x, dnnl_prop_kind
     if (ty.bf16) tally.check(kt::impl_name(pd) == "gemm:bf16", (what + ": implementation gemm:bf16").c_str());
     inputs_t in;
     make_inputs(p, ty, x, goi, in);
-    args_t a;
+    args_t a(eng);
     add_inputs(a, m, in);
     const int LD = p.L * p.D();
     o.dstb.fill_nan((size_t)p.T * p.N * p.DLC(), ty.layer());
@@ -361,7 +285,7 @@ bool run_bwd(const prob_t &p, const types_t &ty, const data_t &x, const fwd_out_
     }
     inputs_t in;
     make_inputs(p, ty, x, goi, in);
-    args_t a;
+    args_t a(eng);
     add_inputs(a, m, in);
     // dst_* in the run's types (values from the forward, whatever its types).
     bytes_t dst, di, dic;
