@@ -150,7 +150,6 @@ dnnl_status_t rnn_bwd_create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_
 
 extern "C" {
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
 dnnl_status_t dnnl_vanilla_rnn_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, const dnnl_alg_kind_t activation,
         const dnnl_rnn_direction_t direction, const_dnnl_memory_desc_t src_layer_desc,
@@ -170,7 +169,7 @@ dnnl_status_t dnnl_vanilla_rnn_forward_primitive_desc_create(dnnl_primitive_desc
             alpha, beta, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+// api-coverage: partial: f32 and bf16; int8 inference (rnn qparams) gives dnnl_unimplemented
 dnnl_status_t dnnl_lstm_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -223,7 +222,7 @@ dnnl_status_t gru_family_create(dnnl_alg_kind_t cell, dnnl_primitive_desc_t *pri
 
 } // namespace
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+// api-coverage: partial: f32 and bf16; int8 inference (rnn qparams) gives dnnl_unimplemented
 dnnl_status_t dnnl_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -235,7 +234,6 @@ dnnl_status_t dnnl_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *prim
             dst_iter_desc, flags, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
 dnnl_status_t dnnl_lbr_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -247,7 +245,6 @@ dnnl_status_t dnnl_lbr_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *
             dst_iter_desc, flags, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
 dnnl_status_t dnnl_augru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -260,7 +257,6 @@ dnnl_status_t dnnl_augru_forward_primitive_desc_create(dnnl_primitive_desc_t *pr
             dst_iter_desc, flags, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
 dnnl_status_t dnnl_lbr_augru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -274,7 +270,6 @@ dnnl_status_t dnnl_lbr_augru_forward_primitive_desc_create(dnnl_primitive_desc_t
 }
 
 
-// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented
 dnnl_status_t dnnl_vanilla_rnn_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, const dnnl_alg_kind_t activation,
         const dnnl_rnn_direction_t direction, const_dnnl_memory_desc_t src_layer_desc,
@@ -305,7 +300,6 @@ dnnl_status_t dnnl_vanilla_rnn_backward_primitive_desc_create(dnnl_primitive_des
             alpha, beta, hint_fwd_pd, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented
 dnnl_status_t dnnl_lstm_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -391,7 +385,6 @@ void gru_family_mds(rnn_fwd_args_t &a, rnn_fwd_args_t &g, const_dnnl_memory_desc
 
 } // namespace
 
-// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented
 dnnl_status_t dnnl_gru_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -411,7 +404,6 @@ dnnl_status_t dnnl_gru_backward_primitive_desc_create(dnnl_primitive_desc_t *pri
             hint_fwd_pd, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented
 dnnl_status_t dnnl_lbr_gru_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -431,7 +423,6 @@ dnnl_status_t dnnl_lbr_gru_backward_primitive_desc_create(dnnl_primitive_desc_t 
             hint_fwd_pd, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented
 dnnl_status_t dnnl_augru_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -452,7 +443,6 @@ dnnl_status_t dnnl_augru_backward_primitive_desc_create(dnnl_primitive_desc_t *p
             hint_fwd_pd, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented
 dnnl_status_t dnnl_lbr_augru_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,

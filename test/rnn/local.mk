@@ -1,5 +1,5 @@
 # Recurrent primitives: forward against a naive reference; the API surface
-EXTRA_DIST += test/rnn/rnn_ref.hpp test/rnn/rnn_bptt_ref.hpp
+EXTRA_DIST += test/rnn/rnn_ref.hpp test/rnn/rnn_bptt_ref.hpp test/rnn/rnn_run.hpp
 # (queries, bad input, workspace check, C++ classes, quantisation attributes).
 check_PROGRAMS += test/rnn/test_rnn_fwd
 TESTS += test/rnn/test_rnn_fwd
@@ -16,3 +16,8 @@ TESTS += test/rnn/test_rnn_bwd
 test_rnn_test_rnn_bwd_SOURCES = test/rnn/test_rnn_bwd.cpp
 test_rnn_test_rnn_bwd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_rnn_test_rnn_bwd_LDADD = $(TEST_LIBS)
+check_PROGRAMS += test/rnn/test_rnn_bf16
+TESTS += test/rnn/test_rnn_bf16
+test_rnn_test_rnn_bf16_SOURCES = test/rnn/test_rnn_bf16.cpp
+test_rnn_test_rnn_bf16_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_rnn_test_rnn_bf16_LDADD = $(TEST_LIBS)

@@ -39,6 +39,7 @@
 #include "dnnl.hpp"
 #include "rnn/rnn_bptt_ref.hpp"
 #include "rnn/rnn_ref.hpp"
+#include "rnn/rnn_run.hpp"
 
 namespace {
 
@@ -47,10 +48,6 @@ using namespace rnn_ref;
 kt::tally_t tally;
 dnnl_engine_t eng = nullptr;
 dnnl_stream_t strm = nullptr;
-
-struct mds_t {
-    kt::md_t src, si, sic, att, wl, wi, peep, proj, bias, dst, di, dic;
-};
 
 // Canonical layouts; weights ldgoi when goi, and every md `any` when any.
 void make_mds(const prob_t &p, mds_t &m, bool goi, bool any = false) {
@@ -71,88 +68,17 @@ void make_mds(const prob_t &p, mds_t &m, bool goi, bool any = false) {
 }
 
 dnnl_status_t create_fwd(dnnl_primitive_desc_t *pd, const prob_t &p, const mds_t &m, dnnl_prop_kind_t pk) {
-    switch (p.cell) {
-        case c_rnn:
-            return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, pk, p.act, p.dir, m.src, m.si, m.wl,
-                    m.wi, m.bias, m.dst, m.di, 0, p.alpha, 0.f, nullptr);
-        case c_lstm:
-            return dnnl_lstm_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.sic, m.wl, m.wi,
-                    m.peep, m.proj, m.bias, m.dst, m.di, m.dic, 0, nullptr);
-        case c_gru:
-            return dnnl_gru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi, m.bias,
-                    m.dst, m.di, 0, nullptr);
-        case c_lbr_gru:
-            return dnnl_lbr_gru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi, m.bias,
-                    m.dst, m.di, 0, nullptr);
-        case c_augru:
-            return dnnl_augru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl, m.wi,
-                    m.bias, m.dst, m.di, 0, nullptr);
-        case c_lbr_augru:
-            return dnnl_lbr_augru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl,
-                    m.wi, m.bias, m.dst, m.di, 0, nullptr);
-    }
-    return dnnl_invalid_arguments;
+    return fwd_pd(eng, pd, p, m, pk, nullptr);
 }
 
 dnnl_status_t create_bwd(dnnl_primitive_desc_t *pd, const prob_t &p, const mds_t &m, const mds_t &g,
         unsigned flags, const_dnnl_primitive_desc_t hint, const_dnnl_primitive_attr_t attr,
         dnnl_prop_kind_t pk = dnnl_backward) {
-    switch (p.cell) {
-        case c_rnn:
-            return dnnl_vanilla_rnn_backward_primitive_desc_create(pd, eng, pk, p.act, p.dir, m.src, m.si, m.wl,
-                    m.wi, m.bias, m.dst, m.di, g.src, g.si, g.wl, g.wi, g.bias, g.dst, g.di, flags, p.alpha, 0.f,
-                    hint, attr);
-        case c_lstm:
-            return dnnl_lstm_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.sic, m.wl, m.wi,
-                    m.peep, m.proj, m.bias, m.dst, m.di, m.dic, g.src, g.si, g.sic, g.wl, g.wi, g.peep, g.proj,
-                    g.bias, g.dst, g.di, g.dic, flags, hint, attr);
-        case c_gru:
-            return dnnl_gru_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi, m.bias,
-                    m.dst, m.di, g.src, g.si, g.wl, g.wi, g.bias, g.dst, g.di, flags, hint, attr);
-        case c_lbr_gru:
-            return dnnl_lbr_gru_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi,
-                    m.bias, m.dst, m.di, g.src, g.si, g.wl, g.wi, g.bias, g.dst, g.di, flags, hint, attr);
-        case c_augru:
-            return dnnl_augru_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl, m.wi,
-                    m.bias, m.dst, m.di, g.src, g.si, g.att, g.wl, g.wi, g.bias, g.dst, g.di, flags, hint, attr);
-        case c_lbr_augru:
-            return dnnl_lbr_augru_backward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl,
-                    m.wi, m.bias, m.dst, m.di, g.src, g.si, g.att, g.wl, g.wi, g.bias, g.dst, g.di, flags, hint,
-                    attr);
-    }
-    return dnnl_invalid_arguments;
+    return bwd_pd(eng, pd, p, m, g, flags, hint, attr, pk);
 }
 
-struct mem_t {
-    dnnl_memory_t h = nullptr;
-    mem_t() = default;
-    mem_t(const mem_t &) = delete;
-    ~mem_t() { dnnl_memory_destroy(h); }
-};
-
-struct args_t {
-    std::vector<dnnl_exec_arg_t> v;
-    std::vector<mem_t> mems = std::vector<mem_t>(40);
-    int k = 0;
-    void add(int arg, const_dnnl_memory_desc_t md, void *data) {
-        if (!md) return;
-        KT_OK(dnnl_memory_create(&mems[k].h, md, eng, data));
-        v.push_back({arg, mems[k].h});
-        ++k;
-    }
-    void drop(int arg) {
-        for (size_t i = 0; i < v.size(); ++i)
-            if (v[i].arg == arg) v.erase(v.begin() + (long)i--);
-    }
-};
-
 dnnl_status_t exec(const_dnnl_primitive_desc_t pd, const args_t &a) {
-    dnnl_primitive_t prim = nullptr;
-    KT_OK(dnnl_primitive_create(&prim, pd));
-    dnnl_status_t st = dnnl_primitive_execute(prim, strm, (int)a.v.size(), a.v.data());
-    if (st == dnnl_success) st = dnnl_stream_wait(strm);
-    dnnl_primitive_destroy(prim);
-    return st;
+    return rnn_ref::exec(strm, pd, a);
 }
 
 // Data in the layouts the run uses (weights permuted when goi).
@@ -194,7 +120,7 @@ bool run_fwd(const prob_t &p, const data_t &x, dnnl_prop_kind_t pk, fwd_out_t &o
     dnnl_primitive_desc_t pd = nullptr;
     if (create_fwd(&pd, p, m, pk) != dnnl_success) return false;
     user_data_t u = layout(p, x, false);
-    args_t a;
+    args_t a(eng);
     add_data(a, m, u);
     const int LD = p.L * p.D();
     o.dst.assign((size_t)p.T * p.N * p.DLC(), NAN);
@@ -279,7 +205,7 @@ bool run_bwd(const prob_t &p, const data_t &x, const cfg_t &cfg_in, diffs_t &g, 
     dnnl_primitive_desc_destroy(fpd);
 
     user_data_t u = layout(p, x, cfg.wgoi);
-    args_t a;
+    args_t a(eng);
     add_data(a, mc, u);
     a.add(DNNL_ARG_DST_LAYER, mc.dst, f.dst.data());
     a.add(DNNL_ARG_DST_ITER, mc.di, f.di.data());
@@ -611,7 +537,7 @@ void bad_input() {
     std::vector<float> dsrc(x.src.size(), 7.f), dsi(x.si.size(), 7.f), dsic(x.sic.size(), 7.f),
             dwl(x.wl.size(), 7.f), dwi(x.wi.size(), 7.f), db(x.bias.size(), 7.f);
     for (int variant = 0; variant < 2; ++variant) {
-        args_t a;
+        args_t a(eng);
         add_data(a, m, u);
         a.add(DNNL_ARG_DST_LAYER, m.dst, f.dst.data());
         a.add(DNNL_ARG_DST_ITER, m.di, f.di.data());

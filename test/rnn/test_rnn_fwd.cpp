@@ -24,6 +24,7 @@
 #include "common/kt_test.hpp"
 #include "core/primitive.hpp"
 #include "rnn/rnn_ref.hpp"
+#include "rnn/rnn_run.hpp"
 
 namespace {
 
@@ -32,10 +33,6 @@ using namespace rnn_ref;
 kt::tally_t tally;
 dnnl_engine_t eng = nullptr;
 dnnl_stream_t strm = nullptr;
-
-struct mds_t {
-    kt::md_t src, si, sic, att, wl, wi, peep, proj, bias, dst, di, dic;
-};
 
 void make_mds(const prob_t &p, mds_t &m, bool any_format = false) {
     const int L = p.L, D = p.D(), G = p.G();
@@ -56,35 +53,8 @@ void make_mds(const prob_t &p, mds_t &m, bool any_format = false) {
 
 dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, const prob_t &p, const mds_t &m, dnnl_prop_kind_t pk,
         const_dnnl_primitive_attr_t attr) {
-    switch (p.cell) {
-        case c_rnn:
-            return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, pk, p.act, p.dir, m.src, m.si, m.wl,
-                    m.wi, m.bias, m.dst, m.di, 0, p.alpha, 0.f, attr);
-        case c_lstm:
-            return dnnl_lstm_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.sic, m.wl, m.wi,
-                    m.peep, m.proj, m.bias, m.dst, m.di, m.dic, 0, attr);
-        case c_gru:
-            return dnnl_gru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi, m.bias,
-                    m.dst, m.di, 0, attr);
-        case c_lbr_gru:
-            return dnnl_lbr_gru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.wl, m.wi, m.bias,
-                    m.dst, m.di, 0, attr);
-        case c_augru:
-            return dnnl_augru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl, m.wi,
-                    m.bias, m.dst, m.di, 0, attr);
-        case c_lbr_augru:
-            return dnnl_lbr_augru_forward_primitive_desc_create(pd, eng, pk, p.dir, m.src, m.si, m.att, m.wl,
-                    m.wi, m.bias, m.dst, m.di, 0, attr);
-    }
-    return dnnl_invalid_arguments;
+    return fwd_pd(eng, pd, p, m, pk, attr);
 }
-
-struct mem_t {
-    dnnl_memory_t h = nullptr;
-    mem_t() = default;
-    mem_t(const mem_t &) = delete;
-    ~mem_t() { dnnl_memory_destroy(h); }
-};
 
 // Runs one problem and returns dst_layer, dst_iter, dst_iter_c in the
 // canonical layouts. mode: 0 global arena, 1 private, 2 user scratchpad.

@@ -19,13 +19,16 @@
 #include <cmath>
 #include <cstring>
 
+#include "cpu/rnn/rnn_bf16.hpp"
 #include "cpu/threading.hpp"
+#include "cpu/types.hpp"
 
 namespace kestrel {
 
 status_t gemm_rnn_bwd_t::pd_t::init(dnnl_engine *) {
     const status_t st = init_bwd_common();
-    if (st == status::unimplemented) return decline(name(), "f32 plain layouts without attributes only");
+    if (st == status::unimplemented)
+        return decline(name(), "f32 or bf16 (no projection) plain layouts with f32 gradients, no attributes");
     KESTREL_CHECK(st);
     const rnn_dims_t &r = dims_;
     if (!rnn_weights_order(weights_layer_, dnnl_ldigo, dnnl_ldgoi, wl_t)
@@ -54,6 +57,7 @@ status_t gemm_rnn_bwd_t::pd_t::init(dnnl_engine *) {
     // dh, dh_prev, dc, dhv and one temporary of N x max(DIC, DHC).
     const dim_t W = std::max(DIC, DHC);
     reg.book(key_step, (size_t)((r.G + 4) * DHC + N * (2 * DIC + 2 * DHC + W)) * f);
+    reg.book(key_wcvt, rnn_weights_f32_bytes(*this));
 
     // dh_prev = dG x W_iter^T; GRU splits off the candidate gate, whose
     // input is r * h_prev.
@@ -101,7 +105,7 @@ struct bwd_ctx_t {
     const float *dout; // gradient of the layer output, row stride xs, this direction's columns
     float *dG, *dGi, *HP, *RH, *HV, *DHall;
     float *dh, *dhn, *dc, *dhv, *tmp;
-    const float *att;
+    const void *att;
     const memory_desc_t *att_md;
     float *datt;
     const memory_desc_t *datt_md;
@@ -181,7 +185,7 @@ status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
     parallel_nd(N, [&](dim_t n) {
         const float *gx = gates + n * GD, *dh = c.dh + n * DIC, *h0 = hp + n * DIC;
         float *dg = dG + n * GD, *dhn = c.dhn + n * DIC;
-        const float a = c.att ? c.att[rnn_off(*c.att_md, t, n, 0)] : 0.f;
+        const float a = c.att ? load_f32(c.att_md->data_type, c.att, rnn_off(*c.att_md, t, n, 0)) : 0.f;
         float da = 0.f;
         for (dim_t o = 0; o < DHC; ++o) {
             const float u = gx[o], gc = gx[2 * DHC + o], ua = (1.f - a) * u;
@@ -237,7 +241,9 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
     float *dGibuf = pd->is_lbr() ? g.get<float>(pd_t::key_dgi) : nullptr;
     float *RHbuf = pd->is_gru() ? g.get<float>(pd_t::key_rh) : nullptr;
     float *projbuf = pd->with_projection() ? g.get<float>(pd_t::key_proj) : nullptr;
+    float *wcvt = g.get<float>(pd_t::key_wcvt);
     if (!states || !xbuf || !dxbuf || !dGbuf || !HPbuf || !stepbuf || (pd->is_lbr() && !dGibuf)
+            || (pd->is_bf16() && !wcvt)
             || (pd->is_gru() && !RHbuf) || (pd->with_projection() && !projbuf))
         return status::out_of_memory;
     const float *H = reinterpret_cast<const float *>(states + pd->ws.off_h);
@@ -252,15 +258,15 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
     auto md = [&](int arg) -> const memory_desc_t & { return *pd->arg_md(arg); };
     auto in = [&](int arg) { return ctx.input<float>(arg); };
     auto out = [&](int arg) { return ctx.output<float>(arg); };
-    const float *src = in(DNNL_ARG_SRC_LAYER);
-    const float *wl = in(DNNL_ARG_WEIGHTS_LAYER) + md(DNNL_ARG_WEIGHTS_LAYER).offset0;
-    const float *wi = in(DNNL_ARG_WEIGHTS_ITER) + md(DNNL_ARG_WEIGHTS_ITER).offset0;
+    const void *src = ctx.input(DNNL_ARG_SRC_LAYER);
+    const float *wl = nullptr, *wi = nullptr;
+    rnn_weights_f32(ctx, *pd, wcvt, wl, wi);
     const float *wp = pd->with_projection()
             ? in(DNNL_ARG_WEIGHTS_PROJECTION) + md(DNNL_ARG_WEIGHTS_PROJECTION).offset0
             : nullptr;
-    const float *bias = pd->with_bias() ? in(DNNL_ARG_BIAS) : nullptr;
-    const float *peep = pd->with_peephole() ? in(DNNL_ARG_WEIGHTS_PEEPHOLE) : nullptr;
-    const float *att = pd->is_augru() ? in(DNNL_ARG_AUGRU_ATTENTION) : nullptr;
+    const void *bias = pd->with_bias() ? ctx.input(DNNL_ARG_BIAS) : nullptr;
+    const void *peep = pd->with_peephole() ? ctx.input(DNNL_ARG_WEIGHTS_PEEPHOLE) : nullptr;
+    const void *att = pd->is_augru() ? ctx.input(DNNL_ARG_AUGRU_ATTENTION) : nullptr;
     const float *ddst = in(DNNL_ARG_DIFF_DST_LAYER);
     const float *ddi = pd->with_dst_iter() ? in(DNNL_ARG_DIFF_DST_ITER) : nullptr;
     const float *ddic = pd->with_dst_iter_c() ? in(DNNL_ARG_DIFF_DST_ITER_C) : nullptr;
@@ -332,7 +338,7 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
             const memory_desc_t &m = md(DNNL_ARG_SRC_LAYER);
             parallel_nd(T, N, [&](dim_t t, dim_t n) {
                 float *x = xbuf + (t * N + n) * xs;
-                for (dim_t k = 0; k < SLC; ++k) x[k] = src[rnn_off(m, t, n, k)];
+                for (dim_t k = 0; k < SLC; ++k) x[k] = load_f32(m.data_type, src, rnn_off(m, t, n, k));
             });
         } else {
             parallel_nd(T, N, [&](dim_t t, dim_t n) {
@@ -358,10 +364,10 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
             c.dout = dout + (concat ? d * DIC : 0);
             for (dim_t k = 0; k < NB; ++k)
                 for (dim_t o = 0; o < DHC; ++o)
-                    bias_row[k * DHC + o] = bias ? bias[rnn_off(bmd, l, d, k, o)] : 0.f;
+                    bias_row[k * DHC + o] = bias ? load_f32(bmd.data_type, bias, rnn_off(bmd, l, d, k, o)) : 0.f;
             for (dim_t k = 0; k < 3; ++k)
                 for (dim_t o = 0; o < DHC; ++o)
-                    peep_row[k * DHC + o] = peep ? peep[rnn_off(pmd, l, d, k, o)] : 0.f;
+                    peep_row[k * DHC + o] = peep ? load_f32(pmd.data_type, peep, rnn_off(pmd, l, d, k, o)) : 0.f;
             {
                 const memory_desc_t &m = md(DNNL_ARG_DIFF_DST_ITER), &mc = md(DNNL_ARG_DIFF_DST_ITER_C);
                 parallel_nd(N, [&](dim_t n) {

@@ -8,7 +8,8 @@
 
 namespace kestrel {
 
-// f32, every cell, direction and layer count, back-propagation through
+// f32 and bf16 data (rnn_bf16.hpp; every diff tensor f32, as oneDNN
+// takes them), every cell, direction and layer count, back-propagation through
 // time from the forward training workspace. Per layer (top down) and
 // direction: per step (in reverse) the cell's derivative math and one or
 // two GEMMs of the gate gradients with weights_iter for the previous
@@ -20,7 +21,7 @@ struct gemm_rnn_bwd_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, rnn_bwd_pd_t, gemm_rnn_bwd_t> {
         using base = pd_impl_t<pd_t, rnn_bwd_pd_t, gemm_rnn_bwd_t>;
         pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : base(d, a, hint) {}
-        const char *name() const override { return "gemm:f32"; }
+        const char *name() const override { return is_bf16() ? "gemm:bf16" : "gemm:f32"; }
         status_t init(dnnl_engine *) override;
 
         enum : scratchpad::key_t {
@@ -32,6 +33,7 @@ struct gemm_rnn_bwd_t : primitive_t {
             key_rh = 5, // GRU: r * h_prev in time order, T x N x DIC
             key_proj = 6, // projection: o * tanh(c) and dh in time order
             key_step = 7, // bias / peephole rows and the per-step state gradients
+            key_wcvt = 8, // bf16: weights_layer and weights_iter widened to f32
             key_plan = 16, // gemm plans from here, gemm::key_count each
         };
         enum plan_id_t { p_dh, p_drh, p_ghc, p_dproj, p_dx, p_dwl, p_dwi, p_dwi_c, p_dwp, n_plans };

@@ -11,7 +11,9 @@
 
 #include "cpu/eltwise/kernels.hpp"
 #include "cpu/math/eltwise_math.hpp"
+#include "cpu/rnn/rnn_bf16.hpp"
 #include "cpu/threading.hpp"
+#include "cpu/types.hpp"
 
 namespace kestrel {
 
@@ -33,7 +35,8 @@ constexpr dnnl_alg_kind_t logistic = dnnl_eltwise_logistic, tanh_ = dnnl_eltwise
 
 status_t gemm_rnn_fwd_t::pd_t::init(dnnl_engine *) {
     const status_t st = init_common();
-    if (st == status::unimplemented) return decline(name(), "f32 plain layouts without attributes only");
+    if (st == status::unimplemented)
+        return decline(name(), "f32 or bf16 (no projection) plain layouts without attributes only");
     KESTREL_CHECK(st);
     const rnn_dims_t &r = dims_;
     if (!rnn_weights_order(weights_layer_, dnnl_ldigo, dnnl_ldgoi, wl_t)
@@ -62,6 +65,7 @@ status_t gemm_rnn_fwd_t::pd_t::init(dnnl_engine *) {
     const dim_t params = (r.G + 1 + 3) * r.DHC;
     step_elems = is_lbr() ? r.N * r.G * r.DHC : is_gru() ? r.N * r.DIC : with_projection() ? r.N * r.DHC : 0;
     scratchpad_registry().book(key_step, (size_t)(params + step_elems) * f);
+    scratchpad_registry().book(key_wcvt, rnn_weights_f32_bytes(*this));
 
     const dim_t GD = r.G * r.DHC;
     KESTREL_CHECK(plan_layer.init(r.T * r.N, GD, r.SLC, false, wl_t));
@@ -96,7 +100,7 @@ struct ld_ctx_t {
     dim_t wp_ld;
     const float *bias, *peep; // dense rows of (l, d), zero when absent
     float *step;
-    const float *att;
+    const void *att;
     const memory_desc_t *att_md;
     const elt::kernels_t *kern; // vector activations, or null
 
@@ -104,7 +108,9 @@ struct ld_ctx_t {
     const float *wi_gate(int gate) const {
         return wi + (pd->wi_t ? gate * DHC * DIC : gate * DHC);
     }
-    float attention(dim_t t, dim_t n) const { return att ? att[rnn_off(*att_md, t, n, 0)] : 0.f; }
+    float attention(dim_t t, dim_t n) const {
+        return att ? load_f32(att_md->data_type, att, rnn_off(*att_md, t, n, 0)) : 0.f;
+    }
 };
 
 status_t cell_step(const ld_ctx_t &c, dim_t s) {
@@ -223,7 +229,8 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
     char *states = pd->is_training() ? ctx.output<char>(DNNL_ARG_WORKSPACE) : g.get<char>(pd_t::key_states);
     float *xbuf = g.get<float>(pd_t::key_x);
     float *params = g.get<float>(pd_t::key_step);
-    if (!states || !xbuf || !params) return status::out_of_memory;
+    float *wcvt = g.get<float>(pd_t::key_wcvt);
+    if (!states || !xbuf || !params || (pd->is_bf16() && !wcvt)) return status::out_of_memory;
     float *H = reinterpret_cast<float *>(states + pd->off_h);
     float *C = reinterpret_cast<float *>(states + pd->off_c);
     float *Gt = reinterpret_cast<float *>(states + pd->off_g);
@@ -231,25 +238,29 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
     const dim_t GD = G * DHC, xs = r.L > 1 ? pd->x_stride : SLC;
 
     const memory_desc_t &src_md = *pd->arg_md(DNNL_ARG_SRC_LAYER), &dst_md = *pd->arg_md(DNNL_ARG_DST_LAYER);
-    const float *src = ctx.input<float>(DNNL_ARG_SRC_LAYER);
-    float *dst = ctx.output<float>(DNNL_ARG_DST_LAYER);
-    const float *wl = ctx.input<float>(DNNL_ARG_WEIGHTS_LAYER) + pd->arg_md(DNNL_ARG_WEIGHTS_LAYER)->offset0;
-    const float *wi = ctx.input<float>(DNNL_ARG_WEIGHTS_ITER) + pd->arg_md(DNNL_ARG_WEIGHTS_ITER)->offset0;
+    const void *src = ctx.input(DNNL_ARG_SRC_LAYER);
+    void *dst = ctx.output(DNNL_ARG_DST_LAYER);
+    const float *wl = nullptr, *wi = nullptr;
+    rnn_weights_f32(ctx, *pd, wcvt, wl, wi);
     const float *wp = pd->with_projection()
             ? ctx.input<float>(DNNL_ARG_WEIGHTS_PROJECTION) + pd->arg_md(DNNL_ARG_WEIGHTS_PROJECTION)->offset0
             : nullptr;
-    const float *bias = pd->with_bias() ? ctx.input<float>(DNNL_ARG_BIAS) : nullptr;
-    const float *peep = pd->with_peephole() ? ctx.input<float>(DNNL_ARG_WEIGHTS_PEEPHOLE) : nullptr;
-    const float *si = pd->with_src_iter() ? ctx.input<float>(DNNL_ARG_SRC_ITER) : nullptr;
-    const float *sic = pd->with_src_iter_c() ? ctx.input<float>(DNNL_ARG_SRC_ITER_C) : nullptr;
-    float *di = pd->with_dst_iter() ? ctx.output<float>(DNNL_ARG_DST_ITER) : nullptr;
-    float *dic = pd->with_dst_iter_c() ? ctx.output<float>(DNNL_ARG_DST_ITER_C) : nullptr;
-    const float *att = pd->is_augru() ? ctx.input<float>(DNNL_ARG_AUGRU_ATTENTION) : nullptr;
+    const void *bias = pd->with_bias() ? ctx.input(DNNL_ARG_BIAS) : nullptr;
+    const void *peep = pd->with_peephole() ? ctx.input(DNNL_ARG_WEIGHTS_PEEPHOLE) : nullptr;
+    const void *si = pd->with_src_iter() ? ctx.input(DNNL_ARG_SRC_ITER) : nullptr;
+    const void *sic = pd->with_src_iter_c() ? ctx.input(DNNL_ARG_SRC_ITER_C) : nullptr;
+    void *di = pd->with_dst_iter() ? ctx.output(DNNL_ARG_DST_ITER) : nullptr;
+    void *dic = pd->with_dst_iter_c() ? ctx.output(DNNL_ARG_DST_ITER_C) : nullptr;
+    const void *att = pd->is_augru() ? ctx.input(DNNL_ARG_AUGRU_ATTENTION) : nullptr;
+    // bf16: hidden states are rounded as made, cell states when stored in bf16.
+    const bool round_h = pd->is_bf16();
+    const bool round_c = round_h && pd->is_lstm() && (pd->arg_md(DNNL_ARG_SRC_ITER_C)->data_type == dnnl_bf16
+                                                             || pd->arg_md(DNNL_ARG_DST_ITER_C)->data_type == dnnl_bf16);
 
     // Layer 0's input, dense T x N x SLC.
     parallel_nd(T, N, [&](dim_t t, dim_t n) {
         float *x = xbuf + (t * N + n) * xs;
-        for (dim_t c = 0; c < SLC; ++c) x[c] = src[rnn_off(src_md, t, n, c)];
+        for (dim_t c = 0; c < SLC; ++c) x[c] = load_f32(src_md.data_type, src, rnn_off(src_md, t, n, c));
     });
 
     ld_ctx_t c;
@@ -287,39 +298,55 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
             c.wp = wp ? wp + ld * DHC * DIC : nullptr;
             for (dim_t k = 0; k < r.n_bias_gates(); ++k)
                 for (dim_t o = 0; o < DHC; ++o)
-                    bias_row[k * DHC + o] = bias ? bias[rnn_off(bmd, l, d, k, o)] : 0.f;
+                    bias_row[k * DHC + o] = bias ? load_f32(bmd.data_type, bias, rnn_off(bmd, l, d, k, o)) : 0.f;
             for (dim_t k = 0; k < 3; ++k)
                 for (dim_t o = 0; o < DHC; ++o)
-                    peep_row[k * DHC + o] = peep ? peep[rnn_off(pmd, l, d, k, o)] : 0.f;
+                    peep_row[k * DHC + o] = peep ? load_f32(pmd.data_type, peep, rnn_off(pmd, l, d, k, o)) : 0.f;
             parallel_nd(N, [&](dim_t n) {
-                for (dim_t o = 0; o < DIC; ++o) c.H[n * DIC + o] = si ? si[rnn_off(si_md, l, d, n, o)] : 0.f;
+                for (dim_t o = 0; o < DIC; ++o)
+                    c.H[n * DIC + o] = si ? load_f32(si_md.data_type, si, rnn_off(si_md, l, d, n, o)) : 0.f;
+                if (round_h) rnn_round_bf16(c.H + n * DIC, DIC);
                 if (pd->is_lstm())
                     for (dim_t o = 0; o < DHC; ++o)
-                        c.C[n * DHC + o] = sic ? sic[rnn_off(sic_md, l, d, n, o)] : 0.f;
+                        c.C[n * DHC + o] = sic ? load_f32(sic_md.data_type, sic, rnn_off(sic_md, l, d, n, o)) : 0.f;
             });
             const float *wl_ld_p = wl + ld * SLC * GD;
             KESTREL_CHECK(pd->plan_layer.execute(T * N, GD, SLC, 1.f, xin, xs, wl_ld_p, pd->wl_t ? SLC : GD, 0.f,
                     c.Gt, GD, g, pd_t::key_plan_layer));
-            for (dim_t s = 0; s < T; ++s) KESTREL_CHECK(cell_step(c, s));
+            for (dim_t s = 0; s < T; ++s) {
+                KESTREL_CHECK(cell_step(c, s));
+                if (round_h) rnn_round_bf16(c.H + (s + 1) * N * DIC, N * DIC);
+                if (round_c) rnn_round_bf16(c.C + (s + 1) * N * DHC, N * DHC);
+            }
         }
 
         // The layer's output: the next layer's input, or dst_layer.
         const bool last = l == L - 1;
-        float *xout = xbuf + ((l + 1) & 1) * T * N * xs;
+        float *xout = last ? nullptr : xbuf + ((l + 1) & 1) * T * N * xs;
         const bool concat = desc.direction == dnnl_bidirectional_concat;
         const bool sum = desc.direction == dnnl_bidirectional_sum;
         parallel_nd(T, N, [&](dim_t t, dim_t n) {
-            for (dim_t d = 0; d < D; ++d) {
+            auto h_of = [&](dim_t d) {
                 const bool r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
                 const dim_t s = r2l ? T - t : t + 1;
-                const float *h = H + ((l * D + d) * (T + 1) + s) * N * DIC + n * DIC;
+                return H + ((l * D + d) * (T + 1) + s) * N * DIC + n * DIC;
+            };
+            // Channel k of the output gets v: rounded once, at the store
+            // (bf16) or as the next layer's input.
+            float *x = last ? nullptr : xout + (t * N + n) * xs;
+            auto put = [&](dim_t k, float v) {
+                if (last) store_f32(dst_md.data_type, dst, rnn_off(dst_md, t, n, k), v);
+                else x[k] = round_h ? bf16_to_f32(f32_to_bf16(v)) : v;
+            };
+            if (sum) {
+                const float *h0 = h_of(0), *h1 = h_of(1);
+                for (dim_t o = 0; o < DIC; ++o) put(o, h0[o] + h1[o]);
+                return;
+            }
+            for (dim_t d = 0; d < D; ++d) {
+                const float *h = h_of(d);
                 const dim_t c0 = concat ? d * DIC : 0;
-                for (dim_t o = 0; o < DIC; ++o) {
-                    float v = h[o];
-                    if (sum && d == 1) v += last ? dst[rnn_off(dst_md, t, n, o)] : xout[(t * N + n) * xs + o];
-                    if (last) dst[rnn_off(dst_md, t, n, c0 + o)] = v;
-                    else xout[(t * N + n) * xs + c0 + o] = v;
-                }
+                for (dim_t o = 0; o < DIC; ++o) put(c0 + o, h[o]);
             }
         });
     }
@@ -330,11 +357,11 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
             const dim_t ld = l * D + d;
             if (di) {
                 const float *h = H + (ld * (T + 1) + T) * N * DIC + n * DIC;
-                for (dim_t o = 0; o < DIC; ++o) di[rnn_off(di_md, l, d, n, o)] = h[o];
+                for (dim_t o = 0; o < DIC; ++o) store_f32(di_md.data_type, di, rnn_off(di_md, l, d, n, o), h[o]);
             }
             if (dic) {
                 const float *cs = C + (ld * (T + 1) + T) * N * DHC + n * DHC;
-                for (dim_t o = 0; o < DHC; ++o) dic[rnn_off(dic_md, l, d, n, o)] = cs[o];
+                for (dim_t o = 0; o < DHC; ++o) store_f32(dic_md.data_type, dic, rnn_off(dic_md, l, d, n, o), cs[o]);
             }
         });
     return status::success;

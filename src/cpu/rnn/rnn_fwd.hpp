@@ -8,7 +8,8 @@
 
 namespace kestrel {
 
-// f32, every cell, direction and layer count. Per layer and direction: one
+// f32 and bf16 (rnn_bf16.hpp: f32 math, bf16 at the edges), every cell,
+// direction and layer count. Per layer and direction: one
 // GEMM of the layer input over all time steps into the gates, then per step
 // a GEMM of the previous hidden state into the gates and the cell's
 // element-wise math. Weights ldigo or ldgoi, projection ldio or ldoi, every
@@ -17,13 +18,14 @@ struct gemm_rnn_fwd_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, rnn_fwd_pd_t, gemm_rnn_fwd_t> {
         using base = pd_impl_t<pd_t, rnn_fwd_pd_t, gemm_rnn_fwd_t>;
         pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : base(d, a, hint) {}
-        const char *name() const override { return "gemm:f32"; }
+        const char *name() const override { return is_bf16() ? "gemm:bf16" : "gemm:f32"; }
         status_t init(dnnl_engine *) override;
 
         enum : scratchpad::key_t {
             key_states = 0, // hidden states, cell states, gates (inference)
             key_x = 1, // layer input and output, two of T x N x max(SLC, DLC)
             key_step = 2, // per-step buffer: LBR hidden gates, GRU r*h, LSTM o*tanh(c)
+            key_wcvt = 3, // bf16: weights_layer and weights_iter widened to f32
             key_plan_layer = 8,
             key_plan_iter = key_plan_layer + gemm::key_count,
             key_plan_iter_o = key_plan_iter + gemm::key_count,

@@ -146,6 +146,30 @@ status_t rnn_check_diff_dims(const rnn_desc_t &d) {
     return status::success;
 }
 
+rnn_dt_conf_t rnn_data_type_conf(const rnn_desc_t &d) {
+    // An absent optional tensor takes any type.
+    auto is = [](const memory_desc_t &md, std::initializer_list<dnnl_data_type_t> dts) {
+        if (md.ndims == 0) return true;
+        for (dnnl_data_type_t dt : dts)
+            if (md.data_type == dt) return true;
+        return false;
+    };
+    const auto f32 = dnnl_f32, bf16 = dnnl_bf16;
+    bool all_f32 = true;
+    for (const memory_desc_t *md : {&d.src_layer, &d.src_iter, &d.src_iter_c, &d.attention, &d.weights_layer,
+                 &d.weights_iter, &d.weights_peephole, &d.weights_projection, &d.bias, &d.dst_layer,
+                 &d.dst_iter, &d.dst_iter_c})
+        all_f32 = all_f32 && is(*md, {f32});
+    if (all_f32) return rnn_dt_conf_t::f32;
+    for (const memory_desc_t *md : {&d.src_layer, &d.dst_layer, &d.weights_layer, &d.weights_iter, &d.attention})
+        if (!is(*md, {bf16})) return rnn_dt_conf_t::none;
+    const auto cell_dt = [](const memory_desc_t &md) { return md.ndims ? md.data_type : dnnl_f32; };
+    const bool ok = is(d.src_iter, {bf16, f32}) && is(d.dst_iter, {bf16, f32}) && is(d.bias, {bf16, f32})
+            && is(d.weights_peephole, {f32}) && d.weights_projection.ndims == 0
+            && cell_dt(d.src_iter_c) == cell_dt(d.dst_iter_c) && is(d.src_iter_c, {bf16, f32});
+    return ok ? rnn_dt_conf_t::bf16 : rnn_dt_conf_t::none;
+}
+
 bool rnn_weights_order(const memory_desc_t &md, format_tag_t direct, format_tag_t transposed, bool &trans) {
     const mdw_t w(md);
     if (w.matches_tag(direct)) {
@@ -275,11 +299,9 @@ status_t rnn_bwd_pd_t::init_bwd_common() {
 
 status_t rnn_fwd_pd_t::init_common(bool bwd) {
     KESTREL_CHECK(rnn_check_dims(desc_, dims_));
-    // f32 only for now: bf16 and int8 (the rnn qparams) decline.
-    for (const memory_desc_t *md : {&src_layer_, &src_iter_, &src_iter_c_, &attention_, &weights_layer_,
-                 &weights_iter_, &weights_peephole_, &weights_projection_, &bias_, &dst_layer_, &dst_iter_,
-                 &dst_iter_c_})
-        if (md->ndims && md->data_type != dnnl_f32) return status::unimplemented;
+    // f32 and bf16; int8 (the rnn qparams) declines.
+    dt_conf_ = rnn_data_type_conf(desc_);
+    if (dt_conf_ == rnn_dt_conf_t::none) return status::unimplemented;
     if (!attr_.has_default_values(attr_t::skip_rnn_qparams)) return status::unimplemented;
     struct want_t {
         memory_desc_t *md;

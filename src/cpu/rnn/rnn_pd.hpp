@@ -88,6 +88,16 @@ struct rnn_ws_layout_t {
 };
 rnn_ws_layout_t rnn_ws_layout(const rnn_dims_t &r, bool lstm);
 
+// Which element types a problem takes (oneDNN v3.9's CPU table): f32 when
+// every data tensor is f32; bf16 when src_layer, dst_layer and both
+// weights are bf16, src_iter / dst_iter each bf16 or f32, the LSTM cell
+// states bf16 or f32 (the same for src_iter_c and dst_iter_c, an absent
+// one counting as f32), bias bf16 or f32, peepholes f32, attention bf16,
+// no projection; none otherwise. Backward also needs every diff tensor
+// f32 (checked with the diff layouts).
+enum class rnn_dt_conf_t { none, f32, bf16 };
+rnn_dt_conf_t rnn_data_type_conf(const rnn_desc_t &d);
+
 // Element offset in a plain descriptor of up to 4 dims.
 inline dim_t rnn_off(const memory_desc_t &md, dim_t a, dim_t b, dim_t c, dim_t d = 0) {
     const dim_t *s = md.blocking.strides;
@@ -125,6 +135,7 @@ struct rnn_fwd_pd_t : pd_t {
     bool with_src_iter_c() const { return !mdw_t(src_iter_c_).is_zero(); }
     bool with_dst_iter() const { return !mdw_t(dst_iter_).is_zero(); }
     bool with_dst_iter_c() const { return !mdw_t(dst_iter_c_).is_zero(); }
+    bool is_bf16() const { return dt_conf_ == rnn_dt_conf_t::bf16; }
 
     // oneDNN's indices: src 0 layer, 1 iter, 2 iter_c; weights 0 layer,
     // 1 iter, then peephole, projection and bias for those present; dst 0
@@ -173,6 +184,7 @@ protected:
     memory_desc_t src_layer_, src_iter_, src_iter_c_, attention_, weights_layer_, weights_iter_,
             weights_peephole_, weights_projection_, bias_, dst_layer_, dst_iter_, dst_iter_c_;
     memory_desc_t ws_md_ = zero_md();
+    rnn_dt_conf_t dt_conf_ = rnn_dt_conf_t::none;
 };
 
 // Backward: the data descriptors and the workspace of the forward, plus
