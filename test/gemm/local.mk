@@ -17,6 +17,12 @@ TESTS += test/gemm/test_matmul_wdecomp
 test_gemm_test_matmul_wdecomp_SOURCES = test/gemm/test_matmul_wdecomp.cpp
 test_gemm_test_matmul_wdecomp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_gemm_test_matmul_wdecomp_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += test/gemm/test_matmul_wdecomp_s4
+TESTS += test/gemm/test_matmul_wdecomp_s4
+test_gemm_test_matmul_wdecomp_s4_SOURCES = test/gemm/test_matmul_wdecomp_s4.cpp
+test_gemm_test_matmul_wdecomp_s4_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_gemm_test_matmul_wdecomp_s4_LDADD = $(TEST_LIBS)
 check_PROGRAMS += test/gemm/test_matmul_lowp
 TESTS += test/gemm/test_matmul_lowp
 test_gemm_test_matmul_lowp_SOURCES = test/gemm/test_matmul_lowp.cpp
