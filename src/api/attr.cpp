@@ -11,7 +11,7 @@ bool valid_scale_dt(dnnl_data_type_t dt) {
 }
 
 bool valid_zp_dt(dnnl_data_type_t dt) {
-    return one_of(dt, dnnl_s32, dnnl_s8, dnnl_u8);
+    return one_of(dt, dnnl_s32, dnnl_s8, dnnl_u8, dnnl_s4, dnnl_u4);
 }
 
 dnnl_status_t set_quant(quant_t &q, int arg, int mask, int ndims, const dnnl_dims_t group_dims,

@@ -55,6 +55,13 @@ inline bool any_null(T p, Ts... rest) { return p == nullptr || any_null(rest...)
 // Size in bytes of one element, 0 for undef/unknown. Sub-byte types report 1
 // here; layout code accounts for packing where it matters.
 size_t data_type_size(data_type_t dt);
+// s4 and u4 pack two elements per byte, the element at the lower offset in
+// the low nibble (as oneDNN stores them).
+inline bool is_sub_byte(data_type_t dt) { return dt == dnnl_s4 || dt == dnnl_u4; }
+// Bytes spanned by elements [0, n) of type dt.
+inline size_t bytes_of(data_type_t dt, dim_t n) {
+    return is_sub_byte(dt) ? (size_t)(n / 2 + n % 2) : (size_t)n * data_type_size(dt);
+}
 
 // Splits n items over nthr workers as evenly as possible.
 inline void balance211(dim_t n, int nthr, int ithr, dim_t &start, dim_t &end) {

@@ -72,7 +72,7 @@ status_t memory_create(dnnl_memory **out, const memory_desc_t &md,
         // buffer the library allocates itself must hold offset0 too (a
         // submemory descriptor starts there), or its own kernels run past
         // the end (found by fuzz_reorder).
-        if (sz && md.offset0 > 0) sz += (size_t)md.offset0 * m.dt_size();
+        if (sz && md.offset0 > 0) sz = bytes_of(md.data_type, md.offset0 + m.span_elems());
         if (sz) {
             mem->data = aligned_malloc(sz);
             if (!mem->data) {

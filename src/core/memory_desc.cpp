@@ -20,7 +20,9 @@ size_t data_type_size(data_type_t dt) {
         case dnnl_u8:
         case dnnl_boolean:
         case dnnl_f8_e5m2:
-        case dnnl_f8_e4m3: return 1;
+        case dnnl_f8_e4m3:
+        case dnnl_s4:
+        case dnnl_u4: return 1;
         default: return 0;
     }
 }
@@ -481,6 +483,10 @@ size_t mdw_t::size(int index) const {
     }
     if (index != 0 || is_zero() || !is_blocked() || has_zero_dim()) return 0;
     if (has_runtime_dims_or_strides()) return DNNL_RUNTIME_SIZE_VAL;
+    return bytes_of(data_type(), span_elems());
+}
+
+dim_t mdw_t::span_elems() const {
     // The extent of each outer dim times its stride bounds the buffer (a dim
     // of extent 1 contributes no stride), as oneDNN computes it; and so does
     // the farthest element plus one inner block, which is larger only when
@@ -494,7 +500,7 @@ size_t mdw_t::size(int index) const {
         span = std::max(span, s);
         far += (extent - 1) * blk().strides[d];
     }
-    return (size_t)std::max(span, far + inner) * dt_size();
+    return std::max(span, far + inner);
 }
 
 bool mdw_t::has_padding() const {
@@ -507,7 +513,7 @@ bool mdw_t::is_dense(bool with_padding) const {
     if (!is_blocked() || has_runtime_dims_or_strides()) return false;
     dim_t n = nelems(with_padding);
     if (n == 0) return true;
-    return (dim_t)(size() / dt_size()) == n;
+    return span_elems() == n;
 }
 
 dim_t mdw_t::off_v(const dim_t *pos) const {

@@ -103,6 +103,8 @@ public:
     // sparse descriptor, the bytes of buffer `index` (0 when there is no
     // such buffer, or its size is not known yet).
     size_t size(int index = 0) const;
+    // Elements from offset0 to the end of the layout (blocked, known dims).
+    dim_t span_elems() const;
     // Total block size of dim d (1 when not blocked).
     dim_t block_of(int d) const;
     // Number of elements in the innermost block (product of inner blocks).

@@ -149,7 +149,13 @@ span_t span_of(const dnnl_memory *m, int index = 0) {
     const mdw_t w(m->md);
     size_t n = w.size(index);
     if (n == 0 || n == DNNL_RUNTIME_SIZE_VAL) return s;
-    s.lo = static_cast<const char *>(m->handle(index)) + m->md.offset0 * (dim_t)w.dt_size();
+    const char *base = static_cast<const char *>(m->handle(index));
+    if (is_sub_byte(w.data_type())) { // offset0 may start inside a byte
+        s.lo = base + m->md.offset0 / 2;
+        s.hi = base + bytes_of(w.data_type(), m->md.offset0 + w.span_elems());
+        return s;
+    }
+    s.lo = base + m->md.offset0 * (dim_t)w.dt_size();
     s.hi = s.lo + n;
     return s;
 }

@@ -268,18 +268,40 @@ status_t decline(const char *impl, const char *why) {
     return status::unimplemented;
 }
 
-bool pd_t::has_sparse_md() const {
+namespace {
+
+// True when `pred` holds for any descriptor of the pd's roles.
+template <typename pred_t>
+bool any_role_md(const pd_t &pd, const pred_t &pred) {
     using getter_t = const memory_desc_t *(pd_t::*)(int) const;
     for (getter_t g : {&pd_t::src_md, &pd_t::dst_md, &pd_t::weights_md, &pd_t::diff_src_md,
                  &pd_t::diff_dst_md, &pd_t::diff_weights_md, &pd_t::workspace_md}) {
         // Roles with several descriptors (concat and sum sources, bias after
         // weights) end at the first zero descriptor.
         for (int i = 0; i < (1 << 16); ++i) {
-            const memory_desc_t *md = (this->*g)(i);
+            const memory_desc_t *md = (pd.*g)(i);
             if (!md || mdw_t(md).is_zero()) break;
-            if (mdw_t(md).is_sparse()) return true;
+            if (pred(*md)) return true;
         }
     }
+    return false;
+}
+
+} // namespace
+
+bool pd_t::has_sparse_md() const {
+    return any_role_md(*this, [](const memory_desc_t &md) { return mdw_t(md).is_sparse(); });
+}
+
+bool pd_t::has_sub_byte_md() const {
+    if (any_role_md(*this, [](const memory_desc_t &md) { return is_sub_byte(md.data_type); })) return true;
+    for (const auto &q : attr_.zero_points.items)
+        if (is_sub_byte(q.e.dt)) return true;
+    for (const auto &e : attr_.post_ops.entries)
+        if ((e.kind == dnnl_sum && is_sub_byte(e.sum.dt))
+                || (e.kind == dnnl_binary
+                        && (is_sub_byte(e.binary.src1_desc.data_type) || is_sub_byte(e.binary.src2_desc.data_type))))
+            return true;
     return false;
 }
 

@@ -119,6 +119,11 @@ struct pd_t {
     // is never shown a sparse descriptor (make_pd declines it first).
     virtual bool accepts_sparse() const { return false; }
     bool has_sparse_md() const;
+    // Likewise for s4/u4 (two elements per byte), in a tensor, a binary
+    // post-op's operand or a zero point: only an implementation that says
+    // so reads or writes them.
+    virtual bool accepts_sub_byte() const { return false; }
+    bool has_sub_byte_md() const;
 
 protected:
     dnnl_primitive_kind_t kind_;
@@ -180,6 +185,7 @@ status_t make_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr,
     pd->note_user_formats();
     const pd_init_scope_t scope(pd.get());
     if (!pd->accepts_sparse() && pd->has_sparse_md()) return decline(pd->name(), "sparse memory");
+    if (!pd->accepts_sub_byte() && pd->has_sub_byte_md()) return decline(pd->name(), "s4/u4 data");
     status_t st = pd->init(engine);
     if (st == status::success) st = pd->finalize(engine);
     if (st != status::success) return init_failed(pd.get(), st);

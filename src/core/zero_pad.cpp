@@ -97,6 +97,9 @@ void zero_pad(const memory_desc_t &md, void *ptr) {
     const mdw_t m(md);
     if (!ptr || !m.is_blocked() || m.is_zero() || m.has_zero_dim()) return;
     if (m.has_runtime_dims_or_strides() || !m.has_padding()) return;
+    // Two s4/u4 elements share a byte: no implementation writes a padded
+    // sub-byte layout (each refuses one), so there is nothing to clear.
+    if (is_sub_byte(m.data_type())) return;
     for (int d = 0; d < md.ndims; ++d)
         if (md.padded_offsets[d] != 0) return;
     // Zero bits of the element's width: +0.0 for every floating type, 0 for

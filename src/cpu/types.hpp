@@ -80,6 +80,13 @@ inline T saturate_round(float f, float lo, float hi) {
     return (T)f;
 }
 
+// Element i of a packed s4/u4 buffer: byte i / 2, low nibble for even i.
+inline int load_u4(const void *p, dim_t i) {
+    const uint8_t b = static_cast<const uint8_t *>(p)[i >> 1];
+    return (i & 1) ? b >> 4 : b & 0xf;
+}
+inline int load_s4(const void *p, dim_t i) { return (load_u4(p, i) ^ 8) - 8; }
+
 // Reads element i of a buffer of type dt as f32.
 inline float load_f32(data_type_t dt, const void *p, dim_t i) {
     switch (dt) {
@@ -89,6 +96,8 @@ inline float load_f32(data_type_t dt, const void *p, dim_t i) {
         case dnnl_s32: return (float)static_cast<const int32_t *>(p)[i];
         case dnnl_s8: return (float)static_cast<const int8_t *>(p)[i];
         case dnnl_u8: return (float)static_cast<const uint8_t *>(p)[i];
+        case dnnl_s4: return (float)load_s4(p, i);
+        case dnnl_u4: return (float)load_u4(p, i);
         default: return 0.f;
     }
 }

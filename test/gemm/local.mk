@@ -22,6 +22,12 @@ check_PROGRAMS += test/gemm/test_matmul_bf16_dot
 TESTS += test/gemm/test_matmul_bf16_dot
 test_gemm_test_matmul_bf16_dot_SOURCES = test/gemm/test_matmul_bf16_dot.cpp
 test_gemm_test_matmul_bf16_dot_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += test/gemm/test_matmul_wdecomp_s4
+TESTS += test/gemm/test_matmul_wdecomp_s4
+test_gemm_test_matmul_wdecomp_s4_SOURCES = test/gemm/test_matmul_wdecomp_s4.cpp
+test_gemm_test_matmul_wdecomp_s4_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_gemm_test_matmul_wdecomp_s4_LDADD = $(TEST_LIBS)
 check_PROGRAMS += test/gemm/test_matmul_lowp
 TESTS += test/gemm/test_matmul_lowp
 test_gemm_test_matmul_lowp_SOURCES = test/gemm/test_matmul_lowp.cpp

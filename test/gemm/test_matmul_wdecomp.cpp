@@ -6,7 +6,8 @@
 //   dst[m][n] = src_scale * sum_k src[m][k] * (w[k][n] - zp(k, n)) * sc(k, n)
 //               + bias[n], divided by the dst scale,
 // computed in double. Also the statuses: no apply_to_int, a group that does
-// not divide K, u4 weights, a missing scales argument at execution.
+// not divide K, a group along N, a src zero point, a missing scales argument
+// at execution (s4/u4 weights: test_matmul_wdecomp_s4).
 #include <cmath>
 #include <cstring>
 #include <string>

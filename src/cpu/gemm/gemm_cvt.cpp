@@ -74,28 +74,53 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void dq_row_avx512(
     }
 }
 
+// s4/u4 version: 32 packed weights (16 bytes, first one in a low nibble)
+// at a time, low and high nibbles interleaved back into element order.
+template <bool is_signed>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void dq_row4_avx512(
+        const uint8_t *b, const float *z, const float *s, float *o, dim_t n) {
+    const __m128i low4 = _mm_set1_epi8(0x0f), eight = _mm_set1_epi8(8);
+    for (dim_t c = 0; c < n; c += 32) {
+        const dim_t left = n - c, nbytes = left >= 32 ? 16 : (left + 1) / 2;
+        const __m128i raw = _mm_maskz_loadu_epi8((__mmask16)((1u << nbytes) - 1u), b + c / 2);
+        const __m128i lo = _mm_and_si128(raw, low4), hi = _mm_and_si128(_mm_srli_epi16(raw, 4), low4);
+        __m128i half[2] = {_mm_unpacklo_epi8(lo, hi), _mm_unpackhi_epi8(lo, hi)};
+        for (int h = 0; h < 2; ++h) {
+            const dim_t cnt = left - 16 * h;
+            if (cnt <= 0) break;
+            const __m128i v = is_signed ? _mm_sub_epi8(_mm_xor_si128(half[h], eight), eight) : half[h];
+            const __mmask16 m = cnt >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << cnt) - 1u);
+            const dim_t at = c + 16 * h;
+            const __m512 w = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(v));
+            const __m512 d = _mm512_sub_ps(w, _mm512_maskz_loadu_ps(m, z + at));
+            _mm512_mask_storeu_ps(o + at, m, _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, s + at)));
+        }
+    }
+}
+
 // Rows [k0, k0 + rows) x cols [n0, n0 + cols) of a decompressed op(B).
-// Row-major B: the scale and zero point of a row are gathered into f32
-// once per group (cols <= tile_n, on the stack), so the inner loop is a
-// plain (b - z) * s over contiguous memory.
-template <typename wt_t>
-void dequant_with(const operand_t &op, dim_t k0, dim_t n0, dim_t rows, dim_t cols, float *out) {
-    const wt_t *p = static_cast<const wt_t *>(op.p);
+// `load(i)` reads element i (counted from op.p) as f32; `row(i, z, s, o, n)`
+// decompresses n consecutive elements from element i. Row-major B: the
+// scale and zero point of a row are gathered into f32 once per group
+// (cols <= tile_n, on the stack), so the inner loop is a plain
+// (b - z) * s over contiguous memory.
+template <typename load_t, typename row_t>
+void dequant_with(const load_t &load, const row_t &row, const operand_t &op, dim_t k0, dim_t n0, dim_t rows,
+        dim_t cols, float *out) {
     const dequant_t &q = *op.dq;
     auto sc_at = [&](dim_t k, dim_t n) {
-        return q.sc ? load_f32(q.sc_dt, q.sc, k / q.sc_group * q.sc_ldk + n * q.sc_ldn) : 1.f;
+        return q.sc ? load_f32(q.sc_dt, q.sc, q.sc_off + k / q.sc_group * q.sc_ldk + n * q.sc_ldn) : 1.f;
     };
     auto zp_at = [&](dim_t k, dim_t n) {
-        return q.zp ? load_f32(q.zp_dt, q.zp, k / q.zp_group * q.zp_ldk + n * q.zp_ldn) : 0.f;
+        return q.zp ? load_f32(q.zp_dt, q.zp, q.zp_off + k / q.zp_group * q.zp_ldk + n * q.zp_ldn) : 0.f;
     };
     if (op.trans) { // element (k, n) at n * ld + k
         for (dim_t c = 0; c < cols; ++c)
             for (dim_t r = 0; r < rows; ++r)
-                out[r * cols + c] = ((float)p[(n0 + c) * op.ld + k0 + r] - zp_at(k0 + r, n0 + c)) * sc_at(k0 + r, n0 + c);
+                out[r * cols + c] = (load((n0 + c) * op.ld + k0 + r) - zp_at(k0 + r, n0 + c)) * sc_at(k0 + r, n0 + c);
         return;
     }
     float srow[tile_n], zrow[tile_n];
-    const bool wide = isa::has(isa::avx512);
     dim_t sg = -1, zg = -1; // the group the gathered rows hold
     for (dim_t r = 0; r < rows; ++r) {
         const dim_t k = k0 + r;
@@ -107,21 +132,56 @@ void dequant_with(const operand_t &op, dim_t k0, dim_t n0, dim_t rows, dim_t col
             zg = k / q.zp_group;
             for (dim_t c = 0; c < cols; ++c) zrow[c] = zp_at(k, n0 + c);
         }
-        const wt_t *b = p + k * op.ld + n0;
-        if (wide)
-            dq_row_avx512<std::is_signed<wt_t>::value>(b, zrow, srow, out + r * cols, cols);
-        else
-            dq_row_plain(b, zrow, srow, out + r * cols, cols);
+        row(k * op.ld + n0, zrow, srow, out + r * cols, cols);
     }
+}
+
+template <typename wt_t>
+void dequant_int8(const operand_t &op, dim_t k0, dim_t n0, dim_t rows, dim_t cols, float *out) {
+    const wt_t *p = static_cast<const wt_t *>(op.p);
+    const bool wide = isa::has(isa::avx512);
+    dequant_with([p](dim_t i) { return (float)p[i]; },
+            [p, wide](dim_t i, const float *z, const float *s, float *o, dim_t n) {
+                if (wide)
+                    dq_row_avx512<std::is_signed<wt_t>::value>(p + i, z, s, o, n);
+                else
+                    dq_row_plain(p + i, z, s, o, n);
+            },
+            op, k0, n0, rows, cols, out);
+}
+
+template <bool is_signed>
+void dequant_int4(const operand_t &op, dim_t k0, dim_t n0, dim_t rows, dim_t cols, float *out) {
+    const uint8_t *p = static_cast<const uint8_t *>(op.p);
+    const dim_t nib0 = op.nib0;
+    const bool wide = isa::has(isa::avx512);
+    auto load = [p, nib0](dim_t i) { return (float)(is_signed ? load_s4(p, nib0 + i) : load_u4(p, nib0 + i)); };
+    dequant_with(load,
+            [&](dim_t i, const float *z, const float *s, float *o, dim_t n) {
+                dim_t a = nib0 + i, c = 0;
+                if (wide && n > 0 && (a & 1)) { // start on a byte boundary
+                    o[0] = (load(i) - z[0]) * s[0];
+                    c = 1;
+                    ++a;
+                }
+                if (wide) {
+                    dq_row4_avx512<is_signed>(p + a / 2, z + c, s + c, o + c, n - c);
+                    return;
+                }
+                for (; c < n; ++c) o[c] = (load(i + c) - z[c]) * s[c];
+            },
+            op, k0, n0, rows, cols, out);
 }
 
 void convert(const operand_t &op, bool zp_rows, dim_t r0, dim_t c0, dim_t rows, dim_t cols,
         float *out) {
     if (op.dq) {
-        if (op.dt == dnnl_s8)
-            dequant_with<int8_t>(op, r0, c0, rows, cols, out);
-        else
-            dequant_with<uint8_t>(op, r0, c0, rows, cols, out);
+        switch (op.dt) {
+            case dnnl_s8: dequant_int8<int8_t>(op, r0, c0, rows, cols, out); break;
+            case dnnl_u8: dequant_int8<uint8_t>(op, r0, c0, rows, cols, out); break;
+            case dnnl_s4: dequant_int4<true>(op, r0, c0, rows, cols, out); break;
+            default: dequant_int4<false>(op, r0, c0, rows, cols, out); break;
+        }
         return;
     }
     switch (op.dt) {

@@ -1,6 +1,6 @@
 // GEMM over operands the f32 engine cannot read directly: A and/or B stored
-// as bf16, f16, s8 or u8 (minus zero points, or B decompressed with grouped
-// scales and zero points), C stored as bf16 or f16.
+// as bf16, f16, s8 or u8 (minus zero points, or B in s8/u8/s4/u4
+// decompressed with grouped scales and zero points), C stored as bf16 or f16.
 //
 //   C[M x N] = alpha * op(A) * op(B) + beta * C     (as plan_t)
 //
@@ -24,12 +24,15 @@ namespace gemm {
 // ld and trans as in plan_t. Zero points are subtracted from every element
 // before the product: `zp` for all, plus zp_v[i] (type zp_dt) along the
 // non-K dim (rows of op(A), columns of op(B)) when zp_v is set.
-// Weights decompression (B only): element (k, n) of op(B) becomes
-//   (b - zp[k / zp_group * zp_ldk + n * zp_ldn]) * sc[k / sc_group * sc_ldk + n * sc_ldn]
-// with the tables at their batch origin; a null table is zero or one.
+// Weights decompression (B only, s8/u8/s4/u4): element (k, n) of op(B) becomes
+//   (b - zp[zp_off + k / zp_group * zp_ldk + n * zp_ldn])
+//       * sc[sc_off + k / sc_group * sc_ldk + n * sc_ldn]
+// (offsets in elements: s4/u4 zero points pack two per byte); a null table
+// is zero or one.
 struct dequant_t {
     const void *sc = nullptr, *zp = nullptr;
     data_type_t sc_dt = dnnl_f32, zp_dt = dnnl_s32;
+    dim_t sc_off = 0, zp_off = 0;
     dim_t sc_group = 1, sc_ldk = 0, sc_ldn = 0;
     dim_t zp_group = 1, zp_ldk = 0, zp_ldn = 0;
 };
@@ -43,6 +46,9 @@ struct operand_t {
     const void *zp_v = nullptr;
     data_type_t zp_dt = dnnl_s32;
     const dequant_t *dq = nullptr; // B only; then zp and zp_v are unused
+    // s4/u4 (with dq only): element i of the operand is nibble nib0 + i
+    // counted from the byte at p.
+    dim_t nib0 = 0;
 };
 
 class cvt_plan_t {

@@ -36,7 +36,7 @@ bool zero_points_ok(const attr_t &attr, int ndims) {
 }
 
 // Weights decompression: weights scales (f32/bf16/f16) and zero points
-// (s8/u8/s32) with any mask, grouped along K only (the group divides K);
+// (s8/u8/s4/u4/s32) with any mask, grouped along K only (the group divides K);
 // nothing on src zero points or dst zero points (float tensors).
 bool decomp_quant_ok(const attr_t &attr, const memory_desc_t &wmd) {
     const int nd = wmd.ndims;
@@ -48,7 +48,7 @@ bool decomp_quant_ok(const attr_t &attr, const memory_desc_t &wmd) {
     };
     for (const auto &it : attr.zero_points.items) {
         if (it.arg != DNNL_ARG_WEIGHTS) return false;
-        if (!one_of(it.e.dt, dnnl_s8, dnnl_u8, dnnl_s32) || !groups_ok(it.e)) return false;
+        if (!one_of(it.e.dt, dnnl_s8, dnnl_u8, dnnl_s4, dnnl_u4, dnnl_s32) || !groups_ok(it.e)) return false;
         if (it.e.mask & ~((1 << nd) - 1)) return false;
     }
     for (const auto &it : attr.scales.items) {
@@ -192,7 +192,7 @@ gemm::mat_view_t orient(const memory_desc_t &md) {
 // strides along K and N. Batch dims in the mask index the table row-major
 // ahead of the (grouped) K and N dims.
 void dequant_table(const quant_entry_t *e, const void *base, const memory_desc_t &wmd, const dim_t *wp,
-        const void *&p, data_type_t &dt, dim_t &group, dim_t &ldk, dim_t &ldn) {
+        const void *&p, data_type_t &dt, dim_t &off0, dim_t &group, dim_t &ldk, dim_t &ldn) {
     if (!e) return;
     const int nd = wmd.ndims;
     const int kbit = 1 << (nd - 2), nbit = 1 << (nd - 1);
@@ -204,7 +204,8 @@ void dequant_table(const quant_entry_t *e, const void *base, const memory_desc_t
     const dim_t per_batch = kq * (e->mask & nbit ? N : 1);
     const dim_t off = gemm::quant_off(e->mask & (kbit - 1), nd, wmd.dims, wp) * per_batch;
     dt = e->dt;
-    p = static_cast<const char *>(base) + off * (dim_t)data_type_size(e->dt);
+    p = base;
+    off0 = off; // in elements: s4/u4 tables may start inside a byte
 }
 
 // Largest |value| of an int8 type, for the exactness bound of f32 sums.
@@ -232,6 +233,10 @@ status_t gemm_matmul_t::pd_t::init(dnnl_engine *) {
     } else if (is_wei_decomp() && rt) {
         return decline(name(), "weights decompression with runtime dims");
     }
+    for (const auto &e : attr_.post_ops.entries)
+        if ((e.kind == dnnl_sum && is_sub_byte(e.sum.dt)) || (e.kind == dnnl_binary
+                && (is_sub_byte(e.binary.src1_desc.data_type) || is_sub_byte(e.binary.src2_desc.data_type))))
+            return decline(name(), "s4/u4 post-op operand");
     cvt = !(sdt == dnnl_f32 && wdt == dnnl_f32 && ddt == dnnl_f32);
     if (with_bias() && (!mdw_t(bias_md_).is_plain() || mdw_t(bias_md_).has_runtime_dims_or_strides()))
         return decline(name(), "needs a plain bias with known dims");
@@ -307,17 +312,23 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
             A.dt = s.data_type();
             A.ld = sv.ld;
             A.trans = sv.trans;
-            B.p = wei + w.off_v(wp) * w.dt_size();
+            const dim_t woff = w.off_v(wp);
+            if (is_sub_byte(w.data_type())) { // origin byte and nibble
+                B.p = wei + woff / 2;
+                B.nib0 = woff % 2;
+            } else {
+                B.p = wei + woff * w.dt_size();
+            }
             B.dt = w.data_type();
             B.ld = wv.ld;
             B.trans = wv.trans;
             gemm::dequant_t dq;
             if (decomp) {
                 const attr_t &a = *pd->attr();
-                dequant_table(a.scales.get(DNNL_ARG_WEIGHTS), dq_sc, wmd, wp, dq.sc, dq.sc_dt, dq.sc_group,
-                        dq.sc_ldk, dq.sc_ldn);
-                dequant_table(a.zero_points.get(DNNL_ARG_WEIGHTS), dq_zp, wmd, wp, dq.zp, dq.zp_dt, dq.zp_group,
-                        dq.zp_ldk, dq.zp_ldn);
+                dequant_table(a.scales.get(DNNL_ARG_WEIGHTS), dq_sc, wmd, wp, dq.sc, dq.sc_dt, dq.sc_off,
+                        dq.sc_group, dq.sc_ldk, dq.sc_ldn);
+                dequant_table(a.zero_points.get(DNNL_ARG_WEIGHTS), dq_zp, wmd, wp, dq.zp, dq.zp_dt, dq.zp_off,
+                        dq.zp_group, dq.zp_ldk, dq.zp_ldn);
                 B.dq = &dq;
             }
             void *C = dst + d.off_v(pos) * d.dt_size();

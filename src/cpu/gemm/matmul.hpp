@@ -31,6 +31,8 @@ struct gemm_matmul_t : primitive_t {
         using base = pd_impl_t<pd_t, matmul_pd_t, gemm_matmul_t>;
         pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : base(d, a, hint) {}
         const char *name() const override { return cvt ? "gemm:cvt" : "gemm:f32"; }
+        // s4/u4 weights and zero points (weights decompression only).
+        bool accepts_sub_byte() const override { return true; }
         status_t init(dnnl_engine *) override;
 
         // Scratchpad keys: the GEMM plan's from 0, then the f32 bias copy.

@@ -2,7 +2,7 @@
 // batch dims broadcast (a src or weights batch dim of 1 serves every dst
 // index), then scales and post-ops. Float (f32, bf16, f16 storage, f32
 // compute), int8 (s8/u8 src and weights with zero points, s32
-// accumulation) and weights decompression (float src, s8/u8 weights with
+// accumulation) and weights decompression (float src, s8/u8/s4/u4 weights with
 // grouped scales and zero points) problems.
 #ifndef KESTREL_CPU_GEMM_MATMUL_PD_HPP
 #define KESTREL_CPU_GEMM_MATMUL_PD_HPP
@@ -50,11 +50,11 @@ struct matmul_pd_t : pd_t {
 
     bool with_bias() const { return !mdw_t(bias_md_).is_zero(); }
     bool is_int8() const { return one_of(src_md_.data_type, dnnl_s8, dnnl_u8); }
-    // Weights decompression: floating-point src, s8/u8 weights that are
+    // Weights decompression: floating-point src, s8/u8/s4/u4 weights that are
     // scaled and shifted back to floating point (grouped along K) before the
     // product; oneDNN asks for fpmath_mode with apply_to_int for it.
     bool is_wei_decomp() const {
-        return !is_int8() && one_of(weights_md_.data_type, dnnl_s8, dnnl_u8);
+        return !is_int8() && one_of(weights_md_.data_type, dnnl_s8, dnnl_u8, dnnl_s4, dnnl_u4);
     }
     int ndims() const { return dst_md_.ndims; }
     bool has_runtime_dims() const {

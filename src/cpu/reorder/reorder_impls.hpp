@@ -23,6 +23,22 @@ struct reorder_direct_copy_t : primitive_t {
     const pd_t *pd() const { return static_cast<const pd_t *>(primitive_t::pd()); }
 };
 
+// From or to s4/u4 (reorder_sub_byte.cpp): unpadded layouts, the
+// reference's data types and attributes.
+struct reorder_sub_byte_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, reorder_base_pd_t, reorder_sub_byte_t> {
+        using desc_t = reorder_desc_t;
+        pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *) : pd_impl_t(d, a) {}
+        const char *name() const override { return "reorder:sub_byte"; }
+        bool accepts_sub_byte() const override { return true; }
+        status_t init(dnnl_engine *) override;
+        int split = -1; // dst dim threads split, -1: one thread
+    };
+    explicit reorder_sub_byte_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+    const pd_t *pd() const { return static_cast<const pd_t *>(primitive_t::pd()); }
+};
+
 // Dense ab <-> packed sparse weights in Kestrel's layout (f32, s8, u8;
 // reorder_packed.cpp).
 struct reorder_packed_t : primitive_t {

@@ -4,6 +4,7 @@ namespace kestrel {
 
 const impl_entry_t reorder_impl_list[] = {
         {"reorder:packed", make_pd<reorder_packed_t::pd_t>},
+        {"reorder:sub_byte", make_pd<reorder_sub_byte_t::pd_t>},
         {"reorder:direct_copy", make_pd<reorder_direct_copy_t::pd_t>},
         {"reorder:transpose16_avx512", make_pd<reorder_transpose_t::pd_t>},
         {"reorder:blocked_simd", make_pd<reorder_blocked_t::pd_t>},

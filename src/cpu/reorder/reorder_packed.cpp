@@ -41,7 +41,7 @@ void compress(const memory_desc_t &smd, const void *src, const memory_desc_t &pm
         for (dim_t k = 0; k < K; ++k) {
             unsigned m = 0;
             for (dim_t j = 0; j < nw; ++j) {
-                uint32_t tmp;
+                uint32_t tmp = 0;
                 if (convert(sdt, src, k * N + n0 + j, dt, &tmp, 0)) m |= 1u << j;
             }
             mask[p * K + k] = (uint16_t)m;
