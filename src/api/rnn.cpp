@@ -150,7 +150,7 @@ dnnl_status_t rnn_bwd_create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_
 
 extern "C" {
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented, int8 too (as on oneDNN's CPU)
 dnnl_status_t dnnl_vanilla_rnn_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, const dnnl_alg_kind_t activation,
         const dnnl_rnn_direction_t direction, const_dnnl_memory_desc_t src_layer_desc,
@@ -170,7 +170,7 @@ dnnl_status_t dnnl_vanilla_rnn_forward_primitive_desc_create(dnnl_primitive_desc
             alpha, beta, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+// api-coverage: partial: f32, and int8 inference (u8 data, s8 weights, rnn qparams; no peepholes); bf16 gives dnnl_unimplemented
 dnnl_status_t dnnl_lstm_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -223,7 +223,7 @@ dnnl_status_t gru_family_create(dnnl_alg_kind_t cell, dnnl_primitive_desc_t *pri
 
 } // namespace
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+// api-coverage: partial: f32, and int8 inference (u8 data, s8 weights, rnn qparams); bf16 gives dnnl_unimplemented
 dnnl_status_t dnnl_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -235,7 +235,7 @@ dnnl_status_t dnnl_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *prim
             dst_iter_desc, flags, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented, int8 too (as on oneDNN's CPU)
 dnnl_status_t dnnl_lbr_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -247,7 +247,7 @@ dnnl_status_t dnnl_lbr_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *
             dst_iter_desc, flags, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented, int8 too (as on oneDNN's CPU)
 dnnl_status_t dnnl_augru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -260,7 +260,7 @@ dnnl_status_t dnnl_augru_forward_primitive_desc_create(dnnl_primitive_desc_t *pr
             dst_iter_desc, flags, attr);
 }
 
-// api-coverage: partial: f32 only; bf16 and int8 (rnn qparams) give dnnl_unimplemented
+// api-coverage: partial: f32 only; bf16 gives dnnl_unimplemented, int8 too (as on oneDNN's CPU)
 dnnl_status_t dnnl_lbr_augru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,

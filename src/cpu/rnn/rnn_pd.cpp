@@ -273,13 +273,17 @@ status_t rnn_bwd_pd_t::init_bwd_common() {
     return status::success;
 }
 
-status_t rnn_fwd_pd_t::init_common(bool bwd) {
+status_t rnn_fwd_pd_t::init_common(bool bwd, bool int8) {
     KESTREL_CHECK(rnn_check_dims(desc_, dims_));
-    // f32 only for now: bf16 and int8 (the rnn qparams) decline.
-    for (const memory_desc_t *md : {&src_layer_, &src_iter_, &src_iter_c_, &attention_, &weights_layer_,
-                 &weights_iter_, &weights_peephole_, &weights_projection_, &bias_, &dst_layer_, &dst_iter_,
-                 &dst_iter_c_})
-        if (md->ndims && md->data_type != dnnl_f32) return status::unimplemented;
+    if (int8) {
+        KESTREL_CHECK(int8_types_ok());
+    } else {
+        // f32 only for now: bf16 declines; f32 ignores the rnn qparams.
+        for (const memory_desc_t *md : {&src_layer_, &src_iter_, &src_iter_c_, &attention_, &weights_layer_,
+                     &weights_iter_, &weights_peephole_, &weights_projection_, &bias_, &dst_layer_, &dst_iter_,
+                     &dst_iter_c_})
+            if (md->ndims && md->data_type != dnnl_f32) return status::unimplemented;
+    }
     if (!attr_.has_default_values(attr_t::skip_rnn_qparams)) return status::unimplemented;
     struct want_t {
         memory_desc_t *md;
