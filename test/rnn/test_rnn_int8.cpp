@@ -7,8 +7,9 @@
 // per-(gate, channel) weights scales, ldigo and ldgoi weights, odd sizes,
 // 1 and 2 threads, the three scratchpad modes, through the C API and the
 // C++ API (dnnl.hpp). Also the cells, types and qparams oneDNN's CPU
-// refuses for int8 (clear status, no pd) and an execution with a wrong
-// argument (invalid_arguments, output untouched).
+// refuses for int8 (clear status, no pd), an execution with a wrong
+// argument (invalid_arguments, output untouched), and the quantising
+// reorders the RNN qparams drive.
 //
 // Exactness. Everything before a requantisation is an exact integer or a
 // short chain of f32 operations on values of magnitude <= 8: the library's
@@ -714,6 +715,91 @@ void check_bad_exec() {
     dnnl_primitive_desc_destroy(pd);
 }
 
+// The quantising reorders the RNN qparams drive (C++ API, as oneDNN's int8
+// RNN example uses them): f32 data to u8 with (scale, shift), f32 weights
+// to s8 with per-(gate, channel) scales, f32 projection weights to s8 with
+// per-channel projection scales; saturation included. The reference
+// rounds in double; the library's f32 product can land on the other side
+// of a .5 boundary only when the exact value is within a few ulps (of
+// <= 512: 2^-14) of it, where one step apart is accepted.
+void check_reorders() {
+    using namespace dnnl;
+    using dt = memory::data_type;
+    using tag = memory::format_tag;
+    engine e(engine::kind::cpu, 0);
+    stream st(e);
+    auto check = [&](const char *what, const memory::dims &dims, tag ut, dt qdt, const primitive_attr &a,
+                         const std::function<double(size_t, float)> &want_real, float lo, float hi) {
+        memory::desc fmd(dims, dt::f32, ut), qmd(dims, qdt, ut);
+        memory fm(fmd, e), qm(qmd, e);
+        const size_t n = fmd.get_size() / sizeof(float);
+        std::vector<float> f(n);
+        kt::fill(f, 31 + n, lo, hi);
+        std::memcpy(fm.get_data_handle(), f.data(), n * sizeof(float));
+        bool ok = true;
+        try {
+            reorder(fm, qm, a).execute(st, fm, qm);
+            st.wait();
+        } catch (const dnnl::error &err) {
+            std::fprintf(stderr, "%s: %s\n", what, err.what());
+            ok = false;
+        }
+        int edge = 0;
+        for (size_t i = 0; ok && i < n; ++i) {
+            const double v = want_real(i, f[i]);
+            const double lim_lo = qdt == dt::u8 ? 0 : -128, lim_hi = qdt == dt::u8 ? 255 : 127;
+            const double want = std::fmin(lim_hi, std::fmax(lim_lo, std::nearbyint(v)));
+            const double got = qdt == dt::u8 ? (double)static_cast<uint8_t *>(qm.get_data_handle())[i]
+                                             : (double)static_cast<int8_t *>(qm.get_data_handle())[i];
+            if (got == want) continue;
+            const bool near = std::fabs(v - std::floor(v) - 0.5) < std::ldexp(1.0, -14);
+            if (near && std::fabs(got - want) == 1) {
+                ++edge;
+                continue;
+            }
+            ok = false;
+        }
+        tally.check(ok, what);
+    };
+    {
+        primitive_attr a;
+        a.set_rnn_data_qparams(63.f, 64.f);
+        check("reorder f32 -> u8 with rnn data qparams (saturating)", {3, 4, 5}, tag::tnc, dt::u8, a,
+                [](size_t, float f) { return (double)f * 63.0 + 64.0; }, -2.f, 4.f);
+    }
+    {
+        const int L = 1, D = 2, I = 3, G = 4, O = 5;
+        std::vector<float> sc(G * O);
+        kt::fill(sc, 8, 80.f, 120.f);
+        primitive_attr a;
+        a.set_rnn_weights_qparams((1 << 3) | (1 << 4), sc);
+        check("reorder f32 -> s8 ldigo with per-(gate, channel) rnn weights scales", {L, D, I, G, O}, tag::ldigo,
+                dt::s8, a, [&](size_t i, float f) { return (double)f * sc[i % (G * O)]; }, -1.2f, 1.2f);
+        primitive_attr a0;
+        a0.set_rnn_weights_qparams(0, {100.f});
+        check("reorder f32 -> s8 ldigo with one rnn weights scale", {L, D, I, G, O}, tag::ldigo, dt::s8, a0,
+                [&](size_t, float f) { return (double)f * 100.0; }, -1.2f, 1.2f);
+    }
+    {
+        const int DHC = 5, DIC = 3;
+        std::vector<float> sc = {90.f, 110.f, 127.f};
+        primitive_attr a;
+        a.set_rnn_weights_projection_qparams(1 << 3, sc);
+        check("reorder f32 -> s8 ldio with per-channel projection scales", {1, 1, DHC, DIC}, tag::ldio, dt::s8, a,
+                [&](size_t i, float f) { return (double)f * sc[i % DIC]; }, -1.1f, 1.1f);
+    }
+    {
+        // A scales count that does not match the mask: refused.
+        memory::desc fmd({1, 1, 3, 4, 5}, dt::f32, tag::ldigo), qmd({1, 1, 3, 4, 5}, dt::s8, tag::ldigo);
+        primitive_attr a;
+        a.set_rnn_weights_qparams((1 << 3) | (1 << 4), {1.f, 2.f});
+        dnnl_primitive_desc_t pd = nullptr;
+        const dnnl_status_t s = dnnl_reorder_primitive_desc_create(&pd, fmd.get(), e.get(), qmd.get(), e.get(), a.get());
+        tally.check(s == dnnl_invalid_arguments && !pd, "reorder with a weights scales count not matching the mask: invalid_arguments");
+        if (pd) dnnl_primitive_desc_destroy(pd);
+    }
+}
+
 } // namespace
 
 int main() {
@@ -723,6 +809,7 @@ int main() {
     check_cpp();
     check_refused();
     check_bad_exec();
+    check_reorders();
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);
     return tally.finish();
