@@ -21,3 +21,5 @@ TESTS += test/rnn/test_rnn_int8
 test_rnn_test_rnn_int8_SOURCES = test/rnn/test_rnn_int8.cpp
 test_rnn_test_rnn_int8_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_rnn_test_rnn_int8_LDADD = $(TEST_LIBS)
+TESTS += test/rnn/test_rnn_int8_isa.sh
+EXTRA_DIST += test/rnn/test_rnn_int8_isa.sh
