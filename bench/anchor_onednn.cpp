@@ -381,6 +381,40 @@ void onednn_lstm(dnnl::engine &eng, dnnl::stream &strm, const bench::rnn_shape_t
     time_training(strm, prim, args, s.id(id, sizeof(id)), s.flop());
 }
 
+// int8 LSTM inference as bench/bench_rnn times it: u8 data 129 (tnc), s8
+// weights `any` (quantised once, outside the timing, by a reorder from
+// f32 ldigo 1/127, so s8 1 as Kestrel's),
+// bias 0.01, data qparams (64, 128), one weights scale 127.
+void onednn_lstm_int8(dnnl::engine &eng, dnnl::stream &strm, const bench::lstm_int8_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    const memory::dim L = s.L, T = s.T, N = s.N, C = s.C;
+    memory::desc src({T, N, C}, dt::u8, tag::tnc), dst({T, N, C}, dt::u8, tag::tnc),
+            b({L, 1, 4, C}, dt::f32, tag::ldgo), w_user({L, 1, C, 4, C}, dt::f32, tag::ldigo),
+            w_any({L, 1, C, 4, C}, dt::s8, tag::any);
+    dnnl::primitive_attr attr;
+    attr.set_rnn_data_qparams(64.f, 128.f);
+    attr.set_rnn_weights_qparams(0, {127.f});
+    dnnl::lstm_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::rnn_direction::unidirectional_left2right,
+            src, memory::desc(), memory::desc(), w_any, w_any, b, dst, memory::desc(), memory::desc());
+    dnnl::lstm_forward::primitive_desc pd(d, attr, eng);
+    memory ms(src, eng), mb(b, eng), md(dst, eng), wu(w_user, eng);
+    std::memset(ms.get_data_handle(), 129, src.get_size());
+    float *pw = static_cast<float *>(wu.get_data_handle());
+    for (size_t i = 0; i < w_user.get_size() / sizeof(float); ++i) pw[i] = 1.f / 127.f;
+    float *pb = static_cast<float *>(mb.get_data_handle());
+    for (size_t i = 0; i < b.get_size() / sizeof(float); ++i) pb[i] = 0.01f;
+    memory wl(pd.weights_layer_desc(), eng), wi(pd.weights_iter_desc(), eng);
+    dnnl::reorder(wu, wl, attr).execute(strm, wu, wl);
+    dnnl::reorder(wu, wi, attr).execute(strm, wu, wi);
+    strm.wait();
+    dnnl::lstm_forward prim(pd);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC_LAYER, ms}, {DNNL_ARG_WEIGHTS_LAYER, wl},
+            {DNNL_ARG_WEIGHTS_ITER, wi}, {DNNL_ARG_BIAS, mb}, {DNNL_ARG_DST_LAYER, md}};
+    char id[96];
+    time_training(strm, prim, args, s.id(id, sizeof(id)), s.flop());
+}
+
 // A GRU training step as bench/bench_rnn times it: forward training then
 // backward, weights `any` (reordered from ldigo once, outside the timing).
 void onednn_gru_train(dnnl::engine &eng, dnnl::stream &strm, const bench::gru_train_shape_t &s) {
@@ -472,6 +506,8 @@ int main(int argc, char **argv) {
             for (const auto &s : bench::rnn_shapes) onednn_lstm(eng, strm, s);
         if (rnn)
             for (const auto &s : bench::gru_train_shapes) onednn_gru_train(eng, strm, s);
+        if (rnn)
+            for (const auto &s : bench::lstm_int8_shapes) onednn_lstm_int8(eng, strm, s);
     } catch (const dnnl::error &e) {
         std::fprintf(stderr, "anchor_onednn: oneDNN error %d: %s\n", (int)e.status, e.what());
         return 1;

@@ -1,8 +1,9 @@
-// Recurrent primitives: LSTM inference and a GRU training step on the
+// Recurrent primitives: LSTM inference (f32 and int8) and a GRU training step on the
 // shapes of bench/rnn_shapes.hpp through the C API, weights ldigo, no
 // initial states. Prints one line per
 // shape; `--machine` prints "BENCH kestrel <shape> <GFLOP/s>" lines for
 // bench/compare.sh. Numbers on a shared machine are indicative only.
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -21,12 +22,12 @@ namespace {
         } \
     } while (0)
 
-dnnl_memory_desc_t md(std::initializer_list<dnnl_dim_t> dims, dnnl_format_tag_t tag) {
+dnnl_memory_desc_t md(std::initializer_list<dnnl_dim_t> dims, dnnl_format_tag_t tag, dnnl_data_type_t dt = dnnl_f32) {
     dnnl_dims_t d = {};
     int n = 0;
     for (auto v : dims) d[n++] = v;
     dnnl_memory_desc_t m = nullptr;
-    dnnl_memory_desc_create_with_tag(&m, n, d, dnnl_f32, tag);
+    dnnl_memory_desc_create_with_tag(&m, n, d, dt, tag);
     return m;
 }
 
@@ -64,6 +65,59 @@ int time_lstm(dnnl_engine_t eng, dnnl_stream_t strm, const bench::rnn_shape_t &s
         bench::machine_line("kestrel", s.id(id, sizeof id), s.flop() / sec * 1e-9);
     } else {
         std::printf("%-36s %9.3f ms %8.1f GFLOP/s\n", s.id(id, sizeof id), sec * 1e3, s.flop() / sec * 1e-9);
+    }
+    dnnl_primitive_destroy(prim);
+    dnnl_primitive_desc_destroy(pd);
+    for (auto &a : ea) dnnl_memory_destroy(a.memory);
+    for (auto &a : args) dnnl_memory_desc_destroy(a.md);
+    return 0;
+}
+
+// int8 LSTM inference (see rnn_shapes.hpp): u8 data 129, s8 weights 1,
+// bias 0.01, as the anchor fills them.
+int time_lstm_int8(dnnl_engine_t eng, dnnl_stream_t strm, const bench::lstm_int8_shape_t &s, bool machine) {
+    const dnnl_dim_t L = s.L, T = s.T, N = s.N, C = s.C;
+    dnnl_memory_desc_t src = md({T, N, C}, dnnl_tnc, dnnl_u8), wl = md({L, 1, C, 4, C}, dnnl_ldigo, dnnl_s8),
+                       wi = md({L, 1, C, 4, C}, dnnl_ldigo, dnnl_s8), b = md({L, 1, 4, C}, dnnl_ldgo),
+                       dst = md({T, N, C}, dnnl_tnc, dnnl_u8);
+    dnnl_primitive_attr_t attr = nullptr;
+    CHECK(dnnl_primitive_attr_create(&attr));
+    const float wscale = 127.f;
+    CHECK(dnnl_primitive_attr_set_rnn_data_qparams(attr, 64.f, 128.f));
+    CHECK(dnnl_primitive_attr_set_rnn_weights_qparams(attr, 1, 0, &wscale));
+    dnnl_primitive_desc_t pd = nullptr;
+    CHECK(dnnl_lstm_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, dnnl_unidirectional_left2right,
+            src, nullptr, nullptr, wl, wi, nullptr, nullptr, b, dst, nullptr, nullptr, 0, attr));
+    dnnl_primitive_attr_destroy(attr);
+    std::vector<uint8_t> vsrc((size_t)(T * N * C), 129), vdst((size_t)(T * N * C), 0);
+    std::vector<int8_t> vwl((size_t)(L * C * 4 * C), 1), vwi(vwl);
+    std::vector<float> vb((size_t)(L * 4 * C), 0.01f);
+    const struct {
+        int arg;
+        dnnl_memory_desc_t md;
+        void *data;
+    } args[] = {{DNNL_ARG_SRC_LAYER, src, vsrc.data()}, {DNNL_ARG_WEIGHTS_LAYER, wl, vwl.data()},
+            {DNNL_ARG_WEIGHTS_ITER, wi, vwi.data()}, {DNNL_ARG_BIAS, b, vb.data()},
+            {DNNL_ARG_DST_LAYER, dst, vdst.data()}};
+    std::vector<dnnl_exec_arg_t> ea;
+    for (const auto &a : args) {
+        dnnl_memory_t m;
+        CHECK(dnnl_memory_create(&m, a.md, eng, a.data));
+        ea.push_back({a.arg, m});
+    }
+    dnnl_primitive_t prim;
+    CHECK(dnnl_primitive_create(&prim, pd));
+    dnnl_status_t st = dnnl_success;
+    const double sec = bench::median_seconds([&] {
+        st = dnnl_primitive_execute(prim, strm, (int)ea.size(), ea.data());
+        dnnl_stream_wait(strm);
+    });
+    CHECK(st);
+    char id[96];
+    if (machine) {
+        bench::machine_line("kestrel", s.id(id, sizeof id), s.flop() / sec * 1e-9);
+    } else {
+        std::printf("%-36s %9.3f ms %8.1f GOP/s\n", s.id(id, sizeof id), sec * 1e3, s.flop() / sec * 1e-9);
     }
     dnnl_primitive_destroy(prim);
     dnnl_primitive_desc_destroy(pd);
@@ -141,6 +195,8 @@ int main(int argc, char **argv) {
         if (time_lstm(eng, strm, s, machine)) return 1;
     for (const auto &s : bench::gru_train_shapes)
         if (time_gru_train(eng, strm, s, machine)) return 1;
+    for (const auto &s : bench::lstm_int8_shapes)
+        if (time_lstm_int8(eng, strm, s, machine)) return 1;
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);
     return 0;

@@ -1,6 +1,6 @@
 // Recurrent shapes timed by bench/bench_rnn (Kestrel) and by the anchor
 // (`anchor_onednn --rnn`): LSTM inference, ldigo weights, tnc data, zero
-// initial states, bias; and a GRU training step. Header-only and free of any library header.
+// initial states, bias; a GRU training step; and int8 LSTM inference. Header-only and free of any library header.
 #ifndef KESTREL_BENCH_RNN_SHAPES_HPP
 #define KESTREL_BENCH_RNN_SHAPES_HPP
 
@@ -34,6 +34,20 @@ struct gru_train_shape_t {
 };
 
 const gru_train_shape_t gru_train_shapes[] = {{1, 25, 32, 256}};
+
+// int8 LSTM inference: u8 src_layer and dst_layer, s8 weights (one scale),
+// f32 bias, data qparams scale 64 shift 128, no initial states. Same
+// operation count as the f32 shape.
+struct lstm_int8_shape_t {
+    long L, T, N, C;
+    const char *id(char *buf, int n) const {
+        std::snprintf(buf, (size_t)n, "lstm_u8_inf_L%ld_T%ld_N%ld_C%ld", L, T, N, C);
+        return buf;
+    }
+    double flop() const { return 2.0 * L * T * N * (2.0 * C) * 4.0 * C; }
+};
+
+const lstm_int8_shape_t lstm_int8_shapes[] = {{2, 50, 1, 1024}, {2, 50, 64, 1024}};
 
 } // namespace bench
 

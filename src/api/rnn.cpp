@@ -169,7 +169,6 @@ dnnl_status_t dnnl_vanilla_rnn_forward_primitive_desc_create(dnnl_primitive_desc
             alpha, beta, attr);
 }
 
-// api-coverage: partial: f32 and bf16; int8 inference (rnn qparams) gives dnnl_unimplemented
 dnnl_status_t dnnl_lstm_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,
@@ -222,7 +221,6 @@ dnnl_status_t gru_family_create(dnnl_alg_kind_t cell, dnnl_primitive_desc_t *pri
 
 } // namespace
 
-// api-coverage: partial: f32 and bf16; int8 inference (rnn qparams) gives dnnl_unimplemented
 dnnl_status_t dnnl_gru_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
         dnnl_engine_t engine, dnnl_prop_kind_t prop_kind, dnnl_rnn_direction_t direction,
         const_dnnl_memory_desc_t src_layer_desc, const_dnnl_memory_desc_t src_iter_desc,

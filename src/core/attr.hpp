@@ -102,10 +102,11 @@ struct dnnl_primitive_attr {
     // descriptor: no mask is written).
     bool dropout = false;
     kestrel::memory_desc_t dropout_mask = kestrel::zero_md();
-    // RNN int8 quantisation parameters: stored and reported back; the RNN
-    // primitives decline int8, so nothing reads them yet, and every other
-    // primitive declines an attr that sets them. Empty scales mean one scale
-    // of 1 with mask 0.
+    // RNN int8 quantisation parameters: read by the int8 RNN inference
+    // (cpu/rnn/rnn_int8.cpp) and the quantising reorder
+    // (cpu/reorder/reorder_rnn.cpp); the f32 RNN ignores them and every
+    // other primitive declines an attr that sets them. Empty scales mean
+    // one scale of 1 with mask 0.
     float rnn_data_scale = 1.f, rnn_data_shift = 0.f;
     int rnn_weights_mask = 0, rnn_weights_proj_mask = 0;
     std::vector<float> rnn_weights_scales, rnn_weights_proj_scales;

@@ -238,7 +238,7 @@ void check_bad_input() {
                         return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, F, dnnl_eltwise_tanh, l2r,
                                 src_bf, nullptr, wl, wi, nullptr, dst, nullptr, 0, 0.f, 0.f, nullptr);
                     }},
-            {"u8 dst_layer (int8 not yet)", dnnl_unimplemented,
+            {"u8 dst_layer of an f32 vanilla RNN (no such int8 mix)", dnnl_unimplemented,
                     [&](dnnl_primitive_desc_t *pd) {
                         return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, F, dnnl_eltwise_tanh, l2r, src,
                                 nullptr, wl, wi, nullptr, dst_s8, nullptr, 0, 0.f, 0.f, nullptr);

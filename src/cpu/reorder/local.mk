@@ -7,6 +7,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/reorder/reorder_transpose.cpp \
 	src/cpu/reorder/reorder_generic.cpp src/cpu/reorder/reorder_ref.cpp src/cpu/reorder/reorder_packed.cpp \
 	src/cpu/reorder/reorder_sub_byte.cpp \
+	src/cpu/reorder/reorder_rnn.cpp \
 	src/cpu/reorder/reorder_list.cpp \
 	src/cpu/reorder/multi_src_pd.hpp src/cpu/reorder/multi_src_pd.cpp \
 	src/cpu/reorder/sum_pd.hpp src/cpu/reorder/sum.cpp src/cpu/reorder/sum_list.cpp \

@@ -142,6 +142,22 @@ struct reorder_ref_t : primitive_t {
     const pd_t *pd() const { return static_cast<const pd_t *>(primitive_t::pd()); }
 };
 
+// f32 to u8 data or s8 weights with the RNN quantisation attributes
+// (rnn_data_qparams, rnn_weights_qparams, rnn_weights_projection_qparams),
+// any plain or blocked layouts (reorder_rnn.cpp).
+struct reorder_rnn_quant_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, reorder_base_pd_t, reorder_rnn_quant_t> {
+        using desc_t = reorder_desc_t;
+        pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *) : pd_impl_t(d, a) {}
+        const char *name() const override { return "reorder:rnn_quant"; }
+        status_t init(dnnl_engine *) override;
+        enum class kind_t { data, weights, projection } kind = kind_t::data;
+    };
+    explicit reorder_rnn_quant_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+    const pd_t *pd() const { return static_cast<const pd_t *>(primitive_t::pd()); }
+};
+
 extern const impl_entry_t reorder_impl_list[];
 
 } // namespace kestrel

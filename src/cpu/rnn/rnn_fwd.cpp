@@ -12,6 +12,7 @@
 #include "cpu/eltwise/kernels.hpp"
 #include "cpu/math/eltwise_math.hpp"
 #include "cpu/rnn/rnn_bf16.hpp"
+#include "cpu/rnn/rnn_cell.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
 
@@ -19,17 +20,7 @@ namespace kestrel {
 
 namespace {
 
-// x[i] = f(x[i]) over one row, with the vector kernels of the eltwise
-// primitive when the CPU has them (f32, in place), else the scalar math.
-void act_row(const elt::kernels_t *k, dnnl_alg_kind_t alg, float alpha, float beta, float *x, dim_t n) {
-    if (k && k->eltwise_has(alg)) {
-        k->eltwise(alg, alpha, beta, dnnl_f32, x, x, n);
-        return;
-    }
-    for (dim_t i = 0; i < n; ++i) x[i] = math::eltwise_fwd(alg, x[i], alpha, beta);
-}
-
-constexpr dnnl_alg_kind_t logistic = dnnl_eltwise_logistic, tanh_ = dnnl_eltwise_tanh;
+using rnn_cell::act_row;
 
 } // namespace
 
@@ -125,17 +116,6 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
     using K = gemm_rnn_fwd_t::pd_t;
     const dnnl_alg_kind_t cell = pd->desc().cell_kind;
 
-    // h = u' * h_prev + (1 - u') * candidate, u' = (1 - attention) * u.
-    auto gru_update = [&](dim_t n, const float *u, const float *cand) {
-        const float a = c.attention(t, n);
-        const float *h0 = hp + n * DIC;
-        float *h1 = hn + n * DIC;
-        for (dim_t o = 0; o < DHC; ++o) {
-            const float ua = (1.f - a) * u[o];
-            h1[o] = ua * h0[o] + (1.f - ua) * cand[o];
-        }
-    };
-
     if (pd->is_lbr()) {
         // Hidden-state gates apart: the candidate gate needs r * (U_o h + b').
         KESTREL_CHECK(pd->plan_iter.execute(N, GD, DIC, 1.f, hp, DIC, c.wi, c.wi_ld, 0.f, c.step, GD, *c.g,
@@ -143,12 +123,10 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
             const float *gh = c.step + n * GD;
-            for (dim_t o = 0; o < 2 * DHC; ++o) gx[o] += gh[o] + b[o];
-            act_row(k, logistic, 0.f, 0.f, gx, 2 * DHC);
-            for (dim_t o = 0; o < DHC; ++o)
-                gx[2 * DHC + o] += b[2 * DHC + o] + gx[DHC + o] * (gh[2 * DHC + o] + b[3 * DHC + o]);
-            act_row(k, tanh_, 0.f, 0.f, gx + 2 * DHC, DHC);
-            gru_update(n, gx, gx + 2 * DHC);
+            for (dim_t o = 0; o < 2 * DHC; ++o) gx[o] += gh[o];
+            rnn_cell::gru_part1_row(k, gx, b, DHC);
+            for (dim_t o = 0; o < DHC; ++o) gx[2 * DHC + o] += gx[DHC + o] * (gh[2 * DHC + o] + b[3 * DHC + o]);
+            rnn_cell::gru_part2_row(k, gx, b, c.attention(t, n), hp + n * DIC, hn + n * DIC, DHC);
         });
         return status::success;
     }
@@ -158,17 +136,13 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
                 *c.g, K::key_plan_iter));
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
-            for (dim_t o = 0; o < 2 * DHC; ++o) gx[o] += b[o];
-            act_row(k, logistic, 0.f, 0.f, gx, 2 * DHC);
+            rnn_cell::gru_part1_row(k, gx, b, DHC);
             for (dim_t o = 0; o < DHC; ++o) c.step[n * DIC + o] = gx[DHC + o] * hp[n * DIC + o];
         });
         KESTREL_CHECK(pd->plan_iter_o.execute(N, DHC, DIC, 1.f, c.step, DIC, c.wi_gate(2), c.wi_ld, 1.f,
                 gates + 2 * DHC, GD, *c.g, K::key_plan_iter_o));
         parallel_nd(N, [&](dim_t n) {
-            float *gx = gates + n * GD;
-            for (dim_t o = 0; o < DHC; ++o) gx[2 * DHC + o] += b[2 * DHC + o];
-            act_row(k, tanh_, 0.f, 0.f, gx + 2 * DHC, DHC);
-            gru_update(n, gx, gx + 2 * DHC);
+            rnn_cell::gru_part2_row(k, gates + n * GD, b, c.attention(t, n), hp + n * DIC, hn + n * DIC, DHC);
         });
         return status::success;
     }
@@ -194,24 +168,7 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
     float *hout = c.wp ? c.step : hn;
     const dim_t hld = c.wp ? DHC : DIC;
     parallel_nd(N, [&](dim_t n) {
-        float *gx = gates + n * GD;
-        const float *c0 = cp + n * DHC;
-        float *c1 = cn + n * DHC, *h = hout + n * hld;
-        for (dim_t o = 0; o < DHC; ++o) {
-            gx[o] += b[o] + p[o] * c0[o];
-            gx[DHC + o] += b[DHC + o] + p[DHC + o] * c0[o];
-        }
-        act_row(k, logistic, 0.f, 0.f, gx, 2 * DHC);
-        for (dim_t o = 0; o < DHC; ++o) gx[2 * DHC + o] += b[2 * DHC + o];
-        act_row(k, tanh_, 0.f, 0.f, gx + 2 * DHC, DHC);
-        for (dim_t o = 0; o < DHC; ++o) {
-            c1[o] = gx[DHC + o] * c0[o] + gx[o] * gx[2 * DHC + o];
-            gx[3 * DHC + o] += b[3 * DHC + o] + p[2 * DHC + o] * c1[o];
-            h[o] = c1[o];
-        }
-        act_row(k, logistic, 0.f, 0.f, gx + 3 * DHC, DHC);
-        act_row(k, tanh_, 0.f, 0.f, h, DHC);
-        for (dim_t o = 0; o < DHC; ++o) h[o] *= gx[3 * DHC + o];
+        rnn_cell::lstm_row(k, gates + n * GD, b, p, cp + n * DHC, cn + n * DHC, hout + n * hld, DHC);
     });
     if (c.wp)
         KESTREL_CHECK(pd->plan_proj.execute(N, DIC, DHC, 1.f, c.step, DHC, c.wp, c.wp_ld, 0.f, hn, DIC, *c.g,

@@ -297,11 +297,15 @@ status_t rnn_bwd_pd_t::init_bwd_common() {
     return status::success;
 }
 
-status_t rnn_fwd_pd_t::init_common(bool bwd) {
+status_t rnn_fwd_pd_t::init_common(bool bwd, bool int8) {
     KESTREL_CHECK(rnn_check_dims(desc_, dims_));
-    // f32 and bf16; int8 (the rnn qparams) declines.
-    dt_conf_ = rnn_data_type_conf(desc_);
-    if (dt_conf_ == rnn_dt_conf_t::none) return status::unimplemented;
+    if (int8) {
+        KESTREL_CHECK(int8_types_ok());
+    } else {
+        // f32 or bf16 (rnn_data_type_conf); f32 ignores the rnn qparams.
+        dt_conf_ = rnn_data_type_conf(desc_);
+        if (dt_conf_ == rnn_dt_conf_t::none) return status::unimplemented;
+    }
     if (!attr_.has_default_values(attr_t::skip_rnn_qparams)) return status::unimplemented;
     struct want_t {
         memory_desc_t *md;

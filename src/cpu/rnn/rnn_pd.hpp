@@ -177,7 +177,13 @@ protected:
     // Checks types and layouts every implementation needs and resolves
     // format `any` to oneDNN's defaults (backward: weights ldgoi and
     // projection ldoi, as oneDNN wants them there).
-    status_t init_common(bool bwd = false);
+    // int8: the data types and qparams are checked by int8_types_ok()
+    // instead of requiring f32 without attributes.
+    status_t init_common(bool bwd = false, bool int8 = false);
+    // int8 inference as oneDNN's CPU offers it (defined in rnn_int8.cpp):
+    // unimplemented for anything else, invalid_arguments for qparams that
+    // do not fit the shapes.
+    status_t int8_types_ok() const;
 
     rnn_desc_t desc_;
     rnn_dims_t dims_;

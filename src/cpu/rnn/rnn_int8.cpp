@@ -1,0 +1,318 @@
+// int8 recurrent inference: see rnn_int8.hpp.
+//
+// Quantisation (oneDNN's): with the data qparams (scale, shift), a value f
+// is stored as u8 q = saturate(round_half_even(scale * f + shift)) and read
+// back as (q - shift) / scale. A GEMM of u8 q by s8 weights w (quantised
+// with scale ws per gate and channel) gives acc = sum_k q_k w_k, and
+//   sum_k f_k w_k / ws = (acc - shift * sum_k w_k) / (scale * ws),
+// so each column's compensation sum_k w_k (the GEMM's column sums of the
+// weights, made at execution) removes the shift.
+#include "cpu/rnn/rnn_int8.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "cpu/rnn/rnn_cell.hpp"
+#include "cpu/threading.hpp"
+
+namespace kestrel {
+
+namespace {
+
+bool finite_nonzero(float v) { return std::isfinite(v) && v != 0.f; }
+
+// The scales of one weights tensor: nothing set (one scale of 1), mask 0
+// (one scale), or the mask selecting the output dims (one scale per
+// output column). Other masks are not offered by oneDNN's CPU.
+status_t check_wscales(int mask, const std::vector<float> &scales, int per_col_mask, dim_t cols) {
+    if (scales.empty()) return status::success;
+    if (mask != 0 && mask != per_col_mask) return status::unimplemented;
+    if ((dim_t)scales.size() != (mask ? cols : 1)) return status::invalid_arguments;
+    for (float v : scales)
+        if (!finite_nonzero(v)) return status::invalid_arguments;
+    return status::success;
+}
+
+inline uint8_t quant_u8(float f, float scale, float shift) {
+    const float v = std::nearbyint(f * scale + shift);
+    if (!(v > 0.f)) return 0; // NaN too
+    return v >= 255.f ? 255 : (uint8_t)v;
+}
+
+inline float dequant_u8(uint8_t q, float inv_scale, float shift) { return ((float)q - shift) * inv_scale; }
+
+// Turns a tile of s32 sums into f32 gates (written or added), or, for the
+// projection, into the u8 hidden state.
+struct deq_out_t : gemm::s8_epilogue_t {
+    float dscale = 1.f, dshift = 0.f;
+    const float *wscales = nullptr; // nullptr: 1
+    bool per_col = false;
+    dim_t sc_off = 0; // column 0's index in the scales
+    float *out = nullptr;
+    uint8_t *qout = nullptr;
+    dim_t ldo = 0;
+    bool accumulate = false;
+
+    void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, const int32_t *acc, dim_t ld, const int32_t *,
+            const int32_t *col_sum) const override {
+        for (dim_t j = 0; j < n; ++j) {
+            const float ws = wscales ? wscales[per_col ? sc_off + n0 + j : 0] : 1.f;
+            const float inv = 1.f / (dscale * ws);
+            const double comp = (double)dshift * col_sum[j];
+            for (dim_t i = 0; i < m; ++i) {
+                const float f = (float)((double)acc[i * ld + j] - comp) * inv;
+                const dim_t o = (m0 + i) * ldo + n0 + j;
+                if (qout) qout[o] = quant_u8(f, dscale, dshift);
+                else if (accumulate) out[o] += f;
+                else out[o] = f;
+            }
+        }
+    }
+};
+
+} // namespace
+
+status_t rnn_fwd_pd_t::int8_types_ok() const {
+    if (desc_.prop_kind != dnnl_forward_inference) return status::unimplemented;
+    if (!one_of(desc_.cell_kind, dnnl_vanilla_lstm, dnnl_vanilla_gru) || with_peephole())
+        return status::unimplemented;
+    auto is = [](const memory_desc_t &md, dnnl_data_type_t a, dnnl_data_type_t b) {
+        return md.ndims == 0 || md.data_type == a || md.data_type == b;
+    };
+    // s8 activations need AMX in oneDNN's CPU; u8 only here.
+    if (src_layer_.data_type != dnnl_u8 || weights_layer_.data_type != dnnl_s8
+            || weights_iter_.data_type != dnnl_s8 || !is(weights_projection_, dnnl_s8, dnnl_s8)
+            || !is(bias_, dnnl_f32, dnnl_f32) || !is(src_iter_, dnnl_u8, dnnl_f32)
+            || !is(dst_iter_, dnnl_u8, dnnl_f32) || !is(dst_layer_, dnnl_u8, dnnl_f32)
+            || !is(src_iter_c_, dnnl_f32, dnnl_f32) || !is(dst_iter_c_, dnnl_f32, dnnl_f32))
+        return status::unimplemented;
+    const attr_t &a = attr_;
+    if (!std::isfinite(a.rnn_data_shift) || !finite_nonzero(a.rnn_data_scale)) return status::invalid_arguments;
+    // ldigo: g is dim 3, o dim 4; ldio: o is dim 3.
+    KESTREL_CHECK(check_wscales(a.rnn_weights_mask, a.rnn_weights_scales, (1 << 3) | (1 << 4), dims_.G * dims_.DHC));
+    if (with_projection())
+        KESTREL_CHECK(check_wscales(a.rnn_weights_proj_mask, a.rnn_weights_proj_scales, 1 << 3, dims_.DIC));
+    return status::success;
+}
+
+status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
+    const status_t st = init_common(false, true);
+    if (st == status::unimplemented)
+        return decline(name(), "int8 inference: LSTM (no peephole) or GRU, u8 data, s8 weights, plain layouts");
+    KESTREL_CHECK(st);
+    const rnn_dims_t &r = dims_;
+    if (!rnn_weights_order(weights_layer_, dnnl_ldigo, dnnl_ldgoi, wl_t)
+            || !rnn_weights_order(weights_iter_, dnnl_ldigo, dnnl_ldgoi, wi_t))
+        return decline(name(), "weights must be ldigo or ldgoi");
+    if (with_projection() && !rnn_weights_order(weights_projection_, dnnl_ldio, dnnl_ldoi, wp_t))
+        return decline(name(), "projection weights must be ldio or ldoi");
+
+    const size_t f = sizeof(float);
+    const dim_t GD = r.G * r.DHC;
+    auto &reg = scratchpad_registry();
+    reg.book(key_h, (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DIC));
+    if (is_lstm()) reg.book(key_c, 2 * (size_t)(r.N * r.DHC) * f);
+    reg.book(key_gates, (size_t)(r.T * r.N * GD) * f);
+    x_stride = std::max(r.SLC, r.DLC);
+    reg.book(key_x, (r.L > 1 ? 2 : 1) * (size_t)(r.T * r.N * x_stride));
+    reg.book(key_hf, 2 * (size_t)(r.N * std::max(r.DHC, r.DIC)) * f);
+    if (with_projection() || is_gru()) reg.book(key_q, (size_t)(r.N * std::max(r.DHC, r.DIC)));
+    reg.book(key_params, (size_t)((r.G + 4) * r.DHC) * f);
+
+    KESTREL_CHECK(plan_layer.init(r.T * r.N, GD, r.SLC, false, wl_t, false, false, true));
+    plan_layer.book(reg, key_plan_layer);
+    KESTREL_CHECK(plan_iter.init(r.N, is_gru() ? 2 * r.DHC : GD, r.DIC, false, wi_t, false, false, true));
+    plan_iter.book(reg, key_plan_iter);
+    if (is_gru()) {
+        KESTREL_CHECK(plan_iter_o.init(r.N, r.DHC, r.DIC, false, wi_t, false, false, true));
+        plan_iter_o.book(reg, key_plan_iter_o);
+    }
+    if (with_projection()) {
+        KESTREL_CHECK(plan_proj.init(r.N, r.DIC, r.DHC, false, wp_t, false, false, true));
+        plan_proj.book(reg, key_plan_proj);
+    }
+    return status::success;
+}
+
+status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
+    const auto *pd = static_cast<const pd_t *>(pd_.get());
+    const rnn_dims_t &r = pd->dims();
+    const rnn_desc_t &desc = pd->desc();
+    const attr_t &attr = *pd->attr();
+    const auto &g = ctx.scratchpad();
+    uint8_t *H = g.get<uint8_t>(pd_t::key_h);
+    float *C = pd->is_lstm() ? g.get<float>(pd_t::key_c) : nullptr;
+    float *gates = g.get<float>(pd_t::key_gates);
+    uint8_t *xbuf = g.get<uint8_t>(pd_t::key_x);
+    float *hf = g.get<float>(pd_t::key_hf);
+    uint8_t *q = pd->with_projection() || pd->is_gru() ? g.get<uint8_t>(pd_t::key_q) : nullptr;
+    float *params = g.get<float>(pd_t::key_params);
+    if (!H || (pd->is_lstm() && !C) || !gates || !xbuf || !hf || ((pd->with_projection() || pd->is_gru()) && !q)
+            || !params)
+        return status::out_of_memory;
+
+    const dim_t T = r.T, N = r.N, L = r.L, D = r.D, G = r.G, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
+    const dim_t GD = G * DHC, xs = pd->x_stride, HW = DHC > DIC ? DHC : DIC;
+    const float dscale = attr.rnn_data_scale, dshift = attr.rnn_data_shift, inv_dscale = 1.f / dscale;
+    auto quant = [&](float v) { return quant_u8(v, dscale, dshift); };
+    auto deq = [&](uint8_t v) { return dequant_u8(v, inv_dscale, dshift); };
+
+    const memory_desc_t &src_md = *pd->arg_md(DNNL_ARG_SRC_LAYER), &dst_md = *pd->arg_md(DNNL_ARG_DST_LAYER);
+    const memory_desc_t &si_md = *pd->arg_md(DNNL_ARG_SRC_ITER), &sic_md = *pd->arg_md(DNNL_ARG_SRC_ITER_C);
+    const memory_desc_t &di_md = *pd->arg_md(DNNL_ARG_DST_ITER), &dic_md = *pd->arg_md(DNNL_ARG_DST_ITER_C);
+    const memory_desc_t &bmd = *pd->arg_md(DNNL_ARG_BIAS);
+    const uint8_t *src = ctx.input<uint8_t>(DNNL_ARG_SRC_LAYER);
+    const int8_t *wl = ctx.input<int8_t>(DNNL_ARG_WEIGHTS_LAYER) + pd->arg_md(DNNL_ARG_WEIGHTS_LAYER)->offset0;
+    const int8_t *wi = ctx.input<int8_t>(DNNL_ARG_WEIGHTS_ITER) + pd->arg_md(DNNL_ARG_WEIGHTS_ITER)->offset0;
+    const int8_t *wp = pd->with_projection()
+            ? ctx.input<int8_t>(DNNL_ARG_WEIGHTS_PROJECTION) + pd->arg_md(DNNL_ARG_WEIGHTS_PROJECTION)->offset0
+            : nullptr;
+    const float *bias = pd->with_bias() ? ctx.input<float>(DNNL_ARG_BIAS) : nullptr;
+    const char *si = pd->with_src_iter() ? ctx.input<char>(DNNL_ARG_SRC_ITER) : nullptr;
+    const float *sic = pd->with_src_iter_c() ? ctx.input<float>(DNNL_ARG_SRC_ITER_C) : nullptr;
+    char *dst = ctx.output<char>(DNNL_ARG_DST_LAYER);
+    char *di = pd->with_dst_iter() ? ctx.output<char>(DNNL_ARG_DST_ITER) : nullptr;
+    float *dic = pd->with_dst_iter_c() ? ctx.output<float>(DNNL_ARG_DST_ITER_C) : nullptr;
+    const bool si_u8 = si_md.data_type == dnnl_u8, di_u8 = di_md.data_type == dnnl_u8;
+    const bool dst_u8 = dst_md.data_type == dnnl_u8;
+
+    const int *wmask = &attr.rnn_weights_mask;
+    const float *wsc = attr.rnn_weights_scales.empty() ? nullptr : attr.rnn_weights_scales.data();
+    const float *wpsc = attr.rnn_weights_proj_scales.empty() ? nullptr : attr.rnn_weights_proj_scales.data();
+    auto make_ep = [&](const float *sc, bool per_col, dim_t sc_off, float *out, dim_t ldo, bool accumulate) {
+        deq_out_t ep;
+        ep.dscale = dscale;
+        ep.dshift = dshift;
+        ep.wscales = sc;
+        ep.per_col = per_col;
+        ep.sc_off = sc_off;
+        ep.out = out;
+        ep.ldo = ldo;
+        ep.accumulate = accumulate;
+        return ep;
+    };
+    const bool w_per_col = *wmask != 0, wp_per_col = attr.rnn_weights_proj_mask != 0;
+    const elt::kernels_t *kern = elt::best_kernels();
+
+    // Layer 0's input, dense T x N x SLC.
+    parallel_nd(T, N, [&](dim_t t, dim_t n) {
+        uint8_t *x = xbuf + (t * N + n) * xs;
+        for (dim_t c = 0; c < SLC; ++c) x[c] = src[rnn_off(src_md, t, n, c)];
+    });
+
+    float *bias_row = params, *peep_row = params + (G + 1) * DHC;
+    std::fill(peep_row, peep_row + 3 * DHC, 0.f);
+    const dim_t wi_ld = pd->wi_t ? DIC : GD, wl_ld = pd->wl_t ? SLC : GD, wp_ld = pd->wp_t ? DHC : DIC;
+    for (dim_t l = 0; l < L; ++l) {
+        const uint8_t *xin = xbuf + (L > 1 ? (l & 1) * T * N * xs : 0);
+        for (dim_t d = 0; d < D; ++d) {
+            const dim_t ld = l * D + d;
+            const bool r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
+            uint8_t *Hld = H + ld * (T + 1) * N * DIC;
+            for (dim_t k = 0; k < r.n_bias_gates(); ++k)
+                for (dim_t o = 0; o < DHC; ++o)
+                    bias_row[k * DHC + o] = bias ? bias[rnn_off(bmd, l, d, k, o)] : 0.f;
+            parallel_nd(N, [&](dim_t n) {
+                for (dim_t o = 0; o < DIC; ++o) {
+                    const dim_t off = si ? rnn_off(si_md, l, d, n, o) : 0;
+                    Hld[n * DIC + o] = !si ? quant(0.f)
+                            : si_u8        ? reinterpret_cast<const uint8_t *>(si)[off]
+                                           : quant(reinterpret_cast<const float *>(si)[off]);
+                }
+                if (C)
+                    for (dim_t o = 0; o < DHC; ++o) C[n * DHC + o] = sic ? sic[rnn_off(sic_md, l, d, n, o)] : 0.f;
+            });
+            const int8_t *wl_p = wl + ld * SLC * GD, *wi_p = wi + ld * DIC * GD;
+            const deq_out_t ep_layer = make_ep(wsc, w_per_col, 0, gates, GD, false);
+            KESTREL_CHECK(pd->plan_layer.execute(xin, xs, wl_p, wl_ld, g, pd_t::key_plan_layer, ep_layer));
+
+            for (dim_t s = 0; s < T; ++s) {
+                const dim_t t = r2l ? T - 1 - s : s;
+                const uint8_t *hp = Hld + s * N * DIC;
+                uint8_t *hn = Hld + (s + 1) * N * DIC;
+                float *gt = gates + t * N * GD;
+                if (pd->is_gru()) {
+                    float *h0f = hf + N * HW;
+                    const deq_out_t ep1 = make_ep(wsc, w_per_col, 0, gt, GD, true);
+                    KESTREL_CHECK(pd->plan_iter.execute(hp, DIC, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1));
+                    parallel_nd(N, [&](dim_t n) {
+                        float *gx = gt + n * GD, *h0 = h0f + n * DIC;
+                        for (dim_t o = 0; o < DIC; ++o) h0[o] = deq(hp[n * DIC + o]);
+                        rnn_cell::gru_part1_row(kern, gx, bias_row, DHC);
+                        for (dim_t o = 0; o < DHC; ++o) q[n * DIC + o] = quant(gx[DHC + o] * h0[o]);
+                    });
+                    const int8_t *wi_o = wi_p + (pd->wi_t ? 2 * DHC * DIC : 2 * DHC);
+                    const deq_out_t ep2 = make_ep(wsc, w_per_col, 2 * DHC, gt + 2 * DHC, GD, true);
+                    KESTREL_CHECK(pd->plan_iter_o.execute(q, DIC, wi_o, wi_ld, g, pd_t::key_plan_iter_o, ep2));
+                    parallel_nd(N, [&](dim_t n) {
+                        float *h1 = hf + n * DHC;
+                        rnn_cell::gru_part2_row(kern, gt + n * GD, bias_row, 0.f, h0f + n * DIC, h1, DHC);
+                        for (dim_t o = 0; o < DHC; ++o) hn[n * DIC + o] = quant(h1[o]);
+                    });
+                    continue;
+                }
+                const deq_out_t ep1 = make_ep(wsc, w_per_col, 0, gt, GD, true);
+                KESTREL_CHECK(pd->plan_iter.execute(hp, DIC, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1));
+                const float *cp = C + (s & 1) * N * DHC;
+                float *cn = C + ((s + 1) & 1) * N * DHC;
+                uint8_t *hq = wp ? q : hn; // LSTMP: the projection's input
+                const dim_t hq_ld = wp ? DHC : DIC;
+                parallel_nd(N, [&](dim_t n) {
+                    float *h1 = hf + n * DHC;
+                    rnn_cell::lstm_row(kern, gt + n * GD, bias_row, peep_row, cp + n * DHC, cn + n * DHC, h1, DHC);
+                    for (dim_t o = 0; o < DHC; ++o) hq[n * hq_ld + o] = quant(h1[o]);
+                });
+                if (wp) {
+                    deq_out_t ep = make_ep(wpsc, wp_per_col, 0, nullptr, DIC, false);
+                    ep.qout = hn;
+                    KESTREL_CHECK(pd->plan_proj.execute(
+                            q, DHC, wp + ld * DHC * DIC, wp_ld, g, pd_t::key_plan_proj, ep));
+                }
+            }
+            // Final states of this layer and direction.
+            if (di || dic)
+                parallel_nd(N, [&](dim_t n) {
+                    const uint8_t *h = Hld + T * N * DIC + n * DIC;
+                    if (di)
+                        for (dim_t o = 0; o < DIC; ++o) {
+                            const dim_t off = rnn_off(di_md, l, d, n, o);
+                            if (di_u8) reinterpret_cast<uint8_t *>(di)[off] = h[o];
+                            else reinterpret_cast<float *>(di)[off] = deq(h[o]);
+                        }
+                    if (dic) {
+                        const float *cs = C + (T & 1) * N * DHC + n * DHC;
+                        for (dim_t o = 0; o < DHC; ++o) dic[rnn_off(dic_md, l, d, n, o)] = cs[o];
+                    }
+                });
+        }
+
+        // The layer's output: the next layer's input (u8), or dst_layer.
+        const bool last = l == L - 1;
+        uint8_t *xout = xbuf + ((l + 1) & 1) * T * N * xs;
+        const bool concat = desc.direction == dnnl_bidirectional_concat;
+        const bool sum = desc.direction == dnnl_bidirectional_sum;
+        parallel_nd(T, N, [&](dim_t t, dim_t n) {
+            auto h_of = [&](dim_t d) {
+                const bool r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
+                const dim_t s = r2l ? T - t : t + 1;
+                return H + ((l * D + d) * (T + 1) + s) * N * DIC + n * DIC;
+            };
+            for (dim_t d = 0; d < (sum ? 1 : D); ++d) {
+                const uint8_t *h = h_of(d), *h2 = sum ? h_of(1) : nullptr;
+                const dim_t c0 = concat ? d * DIC : 0;
+                for (dim_t o = 0; o < DIC; ++o) {
+                    // Sum: the two directions' values add, as real numbers.
+                    const float v = sum ? deq(h[o]) + deq(h2[o]) : 0.f;
+                    const uint8_t qv = sum ? quant(v) : h[o];
+                    if (!last) xout[(t * N + n) * xs + c0 + o] = qv;
+                    else if (dst_u8) reinterpret_cast<uint8_t *>(dst)[rnn_off(dst_md, t, n, c0 + o)] = qv;
+                    else reinterpret_cast<float *>(dst)[rnn_off(dst_md, t, n, c0 + o)] = sum ? v : deq(h[o]);
+                }
+            }
+        });
+    }
+    return status::success;
+}
+
+} // namespace kestrel
