@@ -21,3 +21,5 @@ TESTS += test/sparse/test_packed
 test_sparse_test_packed_SOURCES = test/sparse/test_packed.cpp
 test_sparse_test_packed_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
 test_sparse_test_packed_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/sparse/test_packed_isa.sh
+TESTS += test/sparse/test_packed_isa.sh
