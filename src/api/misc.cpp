@@ -45,12 +45,9 @@ dnnl_status_t dnnl_set_max_cpu_isa(dnnl_cpu_isa_t isa) { return isa::set_max(isa
 
 dnnl_cpu_isa_t dnnl_get_effective_cpu_isa(void) { return isa::effective_cpu_isa(); }
 
-// api-coverage: partial: only dnnl_cpu_isa_no_hints; any other hint returns dnnl_unimplemented
-dnnl_status_t dnnl_set_cpu_isa_hints(dnnl_cpu_isa_hints_t isa_hints) {
-    return isa_hints == dnnl_cpu_isa_no_hints ? dnnl_success : dnnl_unimplemented;
-}
+dnnl_status_t dnnl_set_cpu_isa_hints(dnnl_cpu_isa_hints_t isa_hints) { return isa::set_hints(isa_hints); }
 
-dnnl_cpu_isa_hints_t dnnl_get_cpu_isa_hints(void) { return dnnl_cpu_isa_no_hints; }
+dnnl_cpu_isa_hints_t dnnl_get_cpu_isa_hints(void) { return isa::hints(); }
 
 dnnl_status_t dnnl_get_primitive_cache_capacity(int *capacity) {
     if (!capacity) return dnnl_invalid_arguments;

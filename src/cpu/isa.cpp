@@ -89,12 +89,49 @@ unsigned allowed_bits() {
     return (unsigned)c & hw_bits();
 }
 
+// The ISA hints: -1 until set or read; then the hint, plus `hints_frozen`
+// once read (after which it cannot be set, as oneDNN). One atomic word, so
+// a set racing with the first read either lands before it or fails.
+constexpr int hints_frozen = 0x100;
+std::atomic<int> hints_state {-1};
+
+int env_hints() {
+    const char *v = std::getenv("ONEDNN_CPU_ISA_HINTS");
+    if (!v) v = std::getenv("DNNL_CPU_ISA_HINTS");
+    return v && !strcasecmp(v, "PREFER_YMM") ? dnnl_cpu_isa_prefer_ymm : dnnl_cpu_isa_no_hints;
+}
+
+// The hint in force; freezes it.
+int hints_value() {
+    int cur = hints_state.load();
+    while (!(cur >= 0 && (cur & hints_frozen))) {
+        const int v = cur < 0 ? env_hints() : cur;
+        if (hints_state.compare_exchange_weak(cur, v | hints_frozen)) return v;
+    }
+    return cur & ~hints_frozen;
+}
+
+// prefer_ymm: no 512-bit kernel is chosen; families with a 256-bit one
+// use it, the others their portable code.
+bool zmm_allowed() { return hints_value() != dnnl_cpu_isa_prefer_ymm; }
+
 } // namespace
+
+dnnl_cpu_isa_hints_t hints() { return (dnnl_cpu_isa_hints_t)hints_value(); }
+
+status_t set_hints(dnnl_cpu_isa_hints_t h) {
+    if (h != dnnl_cpu_isa_no_hints && h != dnnl_cpu_isa_prefer_ymm) return status::invalid_arguments;
+    int cur = hints_state.load();
+    do {
+        if (cur >= 0 && (cur & hints_frozen)) return status::runtime_error;
+    } while (!hints_state.compare_exchange_weak(cur, (int)h));
+    return status::success;
+}
 
 level_t effective() {
     const unsigned b = allowed_bits();
     frozen.store(true, std::memory_order_relaxed);
-    if (within(b, dnnl_cpu_isa_avx512_core)) return avx512;
+    if (within(b, dnnl_cpu_isa_avx512_core) && zmm_allowed()) return avx512;
     if (within(b, dnnl_cpu_isa_avx2)) return avx2;
     return baseline;
 }
@@ -116,9 +153,9 @@ status_t set_max(dnnl_cpu_isa_t c) {
 
 bool has_avx2_vnni() { return within(allowed_bits(), dnnl_cpu_isa_avx2_vnni); }
 
-bool has_avx512_vnni() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_vnni); }
+bool has_avx512_vnni() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_vnni) && zmm_allowed(); }
 
-bool has_avx512_bf16() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_bf16); }
+bool has_avx512_bf16() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_bf16) && zmm_allowed(); }
 
 const char *name(level_t l) {
     switch (l) {

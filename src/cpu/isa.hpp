@@ -1,5 +1,6 @@
 // Instruction sets the CPU offers, capped by ONEDNN_MAX_CPU_ISA or
-// dnnl_set_max_cpu_isa. Kernels ask has(isa) at descriptor creation.
+// dnnl_set_max_cpu_isa, and by the prefer_ymm hint. Kernels ask has(isa) at
+// descriptor creation.
 #ifndef KESTREL_CPU_ISA_HPP
 #define KESTREL_CPU_ISA_HPP
 
@@ -21,6 +22,14 @@ dnnl_cpu_isa_t effective_cpu_isa();
 status_t set_max(dnnl_cpu_isa_t cap);
 
 const char *name(level_t l);
+
+// The CPU ISA hints (ONEDNN_CPU_ISA_HINTS or dnnl_set_cpu_isa_hints). With
+// prefer_ymm, effective() stops at avx2 and the AVX-512 VNNI/BF16 queries
+// say no: every family picks its 256-bit kernel (or its portable one when
+// it has none). The first read fixes the hint: set_hints then fails with
+// runtime_error, as oneDNN's.
+dnnl_cpu_isa_hints_t hints();
+status_t set_hints(dnnl_cpu_isa_hints_t h);
 
 // AVX-VNNI (VEX vpdpbusd on ymm): the CPU has it and the cap includes
 // AVX2_VNNI (the AVX512_CORE* caps do not, as in oneDNN's bit masks).

@@ -1,10 +1,14 @@
 // Packed sparse weights (weights compression): reorder dense -> packed and
 // packed -> dense, and matmul with dense src and packed weights, against a
 // naive dense matmul written here; f32 and int8 (u8/s8 src, s8 weights,
-// f32/s32/s8/u8 dst); sparsities 0%, 50%, 90%, 100%; odd shapes (N not a
-// multiple of the 16-column panel or of the 4-panel group, K odd); 1 and
-// 2 threads; three scratchpad modes through the C API and the C++ API; the
-// buffer sizes each descriptor reports; bad input.
+// f32/s32/s8/u8 dst); sparsities 0%, 50%, 90%, 99%, 100%; odd shapes (N
+// not a multiple of the 16-column panel, M not a multiple of any kernel's
+// row block (8 AVX-512, 6 AVX2, 4 plain C++) and M = 1 over several panels,
+// K odd); 1 and 2 threads; three scratchpad modes through the C API and the
+// C++ API; the kernel the ISA cap selects (test_packed_isa.sh reruns
+// everything capped at AVX2 and SSE41); s8 and u8 extremes summed exactly
+// in s32; the buffer sizes each descriptor reports; bad input, and packed
+// offsets that point outside the values buffer.
 //
 // Tolerance: none. Entries are integers in [-4, 4] (src u8: [0, 4]) and
 // K <= 37, so every sum is an integer of magnitude <= 592: exact in f32 in
@@ -30,8 +34,9 @@ kt::tally_t t;
 struct shape_t {
     int64_t M, K, N;
 };
-const shape_t shapes[] = {{1, 1, 1}, {7, 13, 5}, {5, 37, 33}, {40, 8, 17}, {3, 16, 32}};
-const double sparsities[] = {0.0, 0.5, 0.9, 1.0};
+const shape_t shapes[] = {{1, 1, 1}, {7, 13, 5}, {5, 37, 33}, {40, 8, 17}, {3, 16, 32}, {1, 19, 100},
+        {17, 24, 48}, {13, 33, 31}};
+const double sparsities[] = {0.0, 0.5, 0.9, 0.99, 1.0};
 
 struct types_t {
     dnnl_data_type_t s, w, d;
@@ -217,7 +222,17 @@ std::vector<uint8_t> run_cpp(const shape_t &s, const types_t &ty, const std::vec
     return std::vector<uint8_t>(p, p + (size_t)(s.M * s.N) * dt_size(ty.d));
 }
 
+// The kernel ISA the implementation's name should carry under the cap.
+std::string expected_impl() {
+    const unsigned isa = (unsigned)dnnl_get_effective_cpu_isa();
+    auto within = [&](unsigned t) { return (isa & t) == t; };
+    if (within(dnnl_cpu_isa_avx512_core)) return "sparse:packed:avx512";
+    if (within(dnnl_cpu_isa_avx2)) return "sparse:packed:avx2";
+    return "sparse:packed:portable";
+}
+
 void sweep() {
+    const std::string want = expected_impl();
     int seed = 1;
     for (const shape_t &s : shapes)
         for (double zf : sparsities)
@@ -235,7 +250,7 @@ void sweep() {
                         std::snprintf(what, sizeof what, "C API types %d/%d/%d M%lld K%lld N%lld zero %.2f thr %d mode %d (%s)",
                                 (int)ty.s, (int)ty.w, (int)ty.d, (long long)s.M, (long long)s.K, (long long)s.N, zf,
                                 nthr, mode, impl.c_str());
-                        t.check(impl == "sparse:packed" && got == ref, what);
+                        t.check(impl == want && got == ref, what);
                         t.check(rt == b, "round trip dense -> packed -> dense");
                         if (mode == 0) {
                             std::vector<uint8_t> g2;
@@ -279,6 +294,36 @@ void convert() {
     dnnl_memory_destroy(fm);
     dnnl_primitive_desc_destroy(pd);
     for (auto m : {wmd, smd, dmd, fmd}) dnnl_memory_desc_destroy(m);
+}
+
+// Integer extremes: u8 src up to 255 and s8 src down to -128 against s8
+// weights at -128 and 127, every product's sign, summed over K = 301 into
+// s32 dst. Exact: |sum| <= 301 * 255 * 128 < 2^24, so the double reference
+// holds it exactly and so does f32; the kernels must match it bit for bit.
+void extremes() {
+    const shape_t s = {9, 301, 40};
+    const float upool[] = {255.f, 0.f, 1.f, 128.f, 254.f, 127.f};
+    const float spool[] = {-128.f, 127.f, -1.f, 0.f, 1.f, -127.f};
+    const float wpool[] = {-128.f, 127.f, -127.f, 1.f, -1.f};
+    const types_t sets[] = {{dnnl_u8, dnnl_s8, dnnl_s32}, {dnnl_s8, dnnl_s8, dnnl_s32}, {dnnl_u8, dnnl_s8, dnnl_u8}};
+    int seed = 5000;
+    for (const types_t &ty : sets)
+        for (double zf : {0.0, 0.5})
+            for (int nthr = 1; nthr <= 2; ++nthr) {
+                kt::rng_t r((uint64_t)seed++);
+                std::vector<float> a((size_t)(s.M * s.K)), b = sp::make_dense(s.K, s.N, zf, (uint64_t)seed++);
+                for (auto &x : a) x = (ty.s == dnnl_u8 ? upool : spool)[r.next() % 6];
+                for (auto &x : b)
+                    if (x != 0.f) x = wpool[r.next() % 5];
+                const auto ref = as_bytes(reference(a, b, s, ty.d), ty.d);
+                std::string impl;
+                std::vector<uint8_t> got;
+                kt::with_threads(nthr, [&] { got = run_c(s, ty, 0, a, b, impl, nullptr); });
+                char what[160];
+                std::snprintf(what, sizeof what, "int8 extremes src %d dst %d zero %.1f thr %d (%s)", (int)ty.s,
+                        (int)ty.d, zf, nthr, impl.c_str());
+                t.check(got == ref, what);
+            }
 }
 
 void bad_input() {
@@ -332,6 +377,26 @@ void bad_input() {
     t.check(st == dnnl_invalid_arguments && untouched(), "packed weights to a dense matmul: invalid_arguments, dst untouched");
     run_prim(pd, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_WEIGHTS, pw.mem}, {DNNL_ARG_DST, om}}, 0, &st);
     t.check(st == dnnl_success && out[0] == (float)K, "the good call works after the bad ones");
+    // Offsets the masks contradict: a panel whose counted values would run
+    // past the values buffer (or start before it) is not read, and its
+    // columns come out 0; the other panel is unaffected. (ASan checks that
+    // nothing outside the buffers is read.)
+    int32_t *off = reinterpret_cast<int32_t *>(pw.buf[1].data());
+    const int32_t saved[2] = {off[0], off[1]};
+    auto columns_are = [&](float first16, float rest) {
+        for (int64_t m = 0; m < M; ++m)
+            for (int64_t n = 0; n < N; ++n)
+                if (out[(size_t)(m * N + n)] != (n < 16 ? first16 : rest)) return false;
+        return true;
+    };
+    off[0] = (int32_t)(K * N) - 1;
+    run_prim(pd, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_WEIGHTS, pw.mem}, {DNNL_ARG_DST, om}}, 0, &st);
+    t.check(st == dnnl_success && columns_are(0.f, (float)K), "panel offset past the values: its columns 0, others right");
+    off[0] = saved[0];
+    off[1] = -3;
+    run_prim(pd, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_WEIGHTS, pw.mem}, {DNNL_ARG_DST, om}}, 0, &st);
+    t.check(st == dnnl_success && columns_are((float)K, 0.f), "negative panel offset: its columns 0, others right");
+    off[1] = saved[1];
     for (auto m : {sm, om, dwm, half}) dnnl_memory_destroy(m);
     dnnl_primitive_desc_destroy(dpd);
     dnnl_primitive_desc_destroy(pd);
@@ -344,6 +409,7 @@ int main() {
     KT_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
     sweep();
     convert();
+    extremes();
     bad_input();
     dnnl_engine_destroy(eng);
     return t.finish();

@@ -20,6 +20,8 @@ libkestrel_la_SOURCES += \
 	src/cpu/gemm/matmul_s8.hpp src/cpu/gemm/matmul_s8.cpp src/cpu/gemm/s8_out.hpp \
 	src/cpu/gemm/matmul_sparse.hpp src/cpu/gemm/matmul_sparse.cpp \
 	src/cpu/gemm/matmul_packed.hpp src/cpu/gemm/matmul_packed.cpp \
+	src/cpu/gemm/packed_kernels.hpp src/cpu/gemm/packed_kernels_portable.cpp \
+	src/cpu/gemm/packed_kernels_avx2.cpp src/cpu/gemm/packed_kernels_avx512.cpp \
 	src/cpu/gemm/matmul_list.cpp \
 	src/cpu/gemm/inner_product_pd.hpp src/cpu/gemm/inner_product.hpp \
 	src/cpu/gemm/inner_product.cpp src/cpu/gemm/ip_s8.cpp src/cpu/gemm/inner_product_list.cpp \

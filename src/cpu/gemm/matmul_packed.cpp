@@ -1,12 +1,12 @@
 #include "cpu/gemm/matmul_packed.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 
 #include "core/memory.hpp"
 #include "core/packed_layout.hpp"
 #include "cpu/common/common.hpp"
+#include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
 
@@ -24,107 +24,87 @@ struct packed_view_t {
     dim_t K, N, NP, cap; // cap: room in `val`, in elements
 };
 
-// Expands panel p into tile (K x 16, zeros where the mask has none).
-// Offsets outside the values buffer expand nothing (hostile input stays
-// inside the buffers).
-template <typename W, typename A>
-void expand(const packed_view_t &v, dim_t p, A *tile) {
-    std::fill(tile, tile + v.K * P, (A)0);
-    const W *val = static_cast<const W *>(v.val);
-    int32_t e = v.off[p];
-    const int32_t end = std::min<int32_t>(v.off[p + 1], v.cap);
-    if (e < 0) return;
+// The kernels the CPU runs under the ISA cap: AVX-512, AVX2 or plain C++.
+const gemm::packed_kernels_t *pick_kernels() {
+    const gemm::packed_kernels_t *k = nullptr;
+    if (isa::has(isa::avx512)) k = gemm::packed_kernels_avx512();
+    if (!k && isa::has(isa::avx2)) k = gemm::packed_kernels_avx2();
+    return k ? k : gemm::packed_kernels_portable();
+}
+
+// Index in `values` of panel p's first value, or -1 when the values its
+// masks count would not lie inside the buffer (hostile offsets or masks:
+// such a panel is never read, and its columns of dst are written as 0).
+dim_t panel_start(const packed_view_t &v, dim_t p) {
+    const int32_t e = v.off[p];
+    if (e < 0) return -1;
     const uint16_t *mask = v.mask + p * v.K;
-    for (dim_t k = 0; k < v.K; ++k) {
-        unsigned m = mask[k];
-        while (m && e < end) {
-            const int j = __builtin_ctz(m);
-            m &= m - 1;
-            tile[k * P + j] = (A)val[e++];
-        }
-    }
+    dim_t total = 0;
+    for (dim_t k = 0; k < v.K; ++k) total += __builtin_popcount(mask[k]);
+    return e + total <= v.cap ? e : -1;
 }
 
-template <typename T>
-T sat(int32_t v, int32_t lo, int32_t hi) {
-    return (T)std::min(std::max(v, lo), hi);
-}
-
-void store(data_type_t dt, void *dst, dim_t i, float v) { store_f32(dt, dst, i, v); }
 void store(data_type_t dt, void *dst, dim_t i, int32_t v) {
     switch (dt) {
         case dnnl_s32: static_cast<int32_t *>(dst)[i] = v; break;
-        case dnnl_s8: static_cast<int8_t *>(dst)[i] = sat<int8_t>(v, -128, 127); break;
-        case dnnl_u8: static_cast<uint8_t *>(dst)[i] = sat<uint8_t>(v, 0, 255); break;
+        case dnnl_s8: static_cast<int8_t *>(dst)[i] = (int8_t)std::min(std::max(v, -128), 127); break;
+        case dnnl_u8: static_cast<uint8_t *>(dst)[i] = (uint8_t)std::min(std::max(v, 0), 255); break;
         default: static_cast<float *>(dst)[i] = (float)v; break;
     }
 }
 
-// f32: groups of G panels expanded side by side into a K x (G * 16) tile,
-// then dst columns of the group = src x tile by the GEMM plan.
-constexpr dim_t G = 4;
-status_t run_f32(const packed_view_t &v, const float *src, float *dst, dim_t M, const gemm::plan_t &plan,
-        const scratchpad::grantor_t &spad, scratchpad::key_t key_tile, scratchpad::key_t key_plan) {
-    const dim_t K = v.K, N = v.N, NG = (v.NP + G - 1) / G;
-    const int nthr_run = std::min(nthr_for(NG), spad.nthr());
-    std::atomic<bool> oom {false};
-    parallel(nthr_run, [&](int ithr, int nthr) {
-        float *tile = spad.get<float>(key_tile, ithr);
-        float *panel = tile ? tile + K * G * P : nullptr;
-        if (!tile) return oom.store(true);
-        dim_t g0, g1;
-        balance211(NG, nthr, ithr, g0, g1);
-        for (dim_t g = g0; g < g1; ++g) {
-            const dim_t p0 = g * G, p1 = std::min(v.NP, p0 + G), n0 = p0 * P;
-            const dim_t W = std::min(N, p1 * P) - n0;
-            for (dim_t p = p0; p < p1; ++p) {
-                expand<float, float>(v, p, panel);
-                const dim_t c0 = (p - p0) * P, w = std::min(P, N - p * P);
-                for (dim_t k = 0; k < K; ++k) std::memcpy(tile + k * W + c0, panel + k * P, w * sizeof(float));
-            }
-            if (plan.execute_st(M, W, K, 1.f, src, K, tile, W, 0.f, dst + n0, N, spad, key_plan, ithr)
-                    != status::success)
-                oom.store(true);
-        }
-    });
-    return oom ? status::out_of_memory : status::success;
-}
-
-// Writes the int8 GEMM's s32 tiles to dst, converted.
-struct int_out_t : gemm::s8_epilogue_t {
+struct job_t {
+    packed_view_t v;
+    const void *src;
     void *dst;
-    data_type_t dt;
-    dim_t N;
-    void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, const int32_t *acc, dim_t ld, const int32_t *,
-            const int32_t *) const override {
-        for (dim_t i = 0; i < m; ++i)
-            for (dim_t j = 0; j < n; ++j) store(dt, dst, (m0 + i) * N + n0 + j, acc[i * ld + j]);
-    }
+    data_type_t sdt, ddt;
+    dim_t M;
+    const gemm::packed_kernels_t *kern;
+    bool integer;
 };
 
-status_t run_int8(const packed_view_t &v, const void *src, void *dst, data_type_t ddt,
-        const gemm::s8_plan_t &plan, const scratchpad::grantor_t &spad, scratchpad::key_t key_w,
-        scratchpad::key_t key_plan, scratchpad::key_t key_tile) {
-    const dim_t K = v.K, N = v.N;
-    int8_t *wd = spad.get<int8_t>(key_w);
-    if (!wd) return status::out_of_memory;
-    const int nthr_run = std::min(nthr_for(v.NP), spad.nthr());
-    parallel(nthr_run, [&](int ithr, int nthr) {
-        int8_t *panel = spad.get<int8_t>(key_tile, ithr);
-        if (!panel) return;
-        dim_t p0, p1;
-        balance211(v.NP, nthr, ithr, p0, p1);
-        for (dim_t p = p0; p < p1; ++p) {
-            expand<int8_t, int8_t>(v, p, panel);
-            const dim_t n0 = p * P, w = std::min(P, N - n0);
-            for (dim_t k = 0; k < K; ++k) std::memcpy(wd + k * N + n0, panel + k * P, (size_t)w);
+// dst rows [m0, m0 + mr) x the columns of panel p (w of them).
+void run_tile(const job_t &j, dim_t p, dim_t start, dim_t m0, int mr) {
+    const packed_view_t &v = j.v;
+    const dim_t K = v.K, N = v.N, n0 = p * P, w = std::min(P, N - n0);
+    const uint16_t *mask = v.mask + p * K;
+    if (!j.integer) {
+        alignas(64) float acc[gemm::packed_max_mr * P] = {};
+        const float *val = static_cast<const float *>(v.val);
+        if (start >= 0)
+            j.kern->f32(mask, val + start, val + v.cap, K, static_cast<const float *>(j.src) + m0 * K, K, mr, acc);
+        float *d = static_cast<float *>(j.dst);
+        for (int r = 0; r < mr; ++r) std::memcpy(d + (m0 + r) * N + n0, acc + r * P, (size_t)w * sizeof(float));
+        return;
+    }
+    alignas(64) int32_t acc[gemm::packed_max_mr * P] = {};
+    const int8_t *val = static_cast<const int8_t *>(v.val);
+    if (start >= 0) {
+        const auto fn = j.sdt == dnnl_u8 ? j.kern->u8s8 : j.kern->s8s8;
+        fn(mask, val + start, val + v.cap, K, static_cast<const int8_t *>(j.src) + m0 * K, K, mr, acc);
+    }
+    for (int r = 0; r < mr; ++r)
+        for (dim_t c = 0; c < w; ++c) store(j.ddt, j.dst, (m0 + r) * N + n0 + c, acc[r * P + c]);
+}
+
+// Work item t is (panel t / MB, row block t % MB): consecutive items of a
+// thread share a panel, whose values stay in cache across row blocks.
+void run(const job_t &j) {
+    const int mr = j.kern->mr;
+    const dim_t MB = (j.M + mr - 1) / mr, work = j.v.NP * MB;
+    parallel(nthr_for(work), [&](int ithr, int nthr) {
+        dim_t t0, t1;
+        balance211(work, nthr, ithr, t0, t1);
+        dim_t p_cur = -1, start = -1;
+        for (dim_t t = t0; t < t1; ++t) {
+            const dim_t p = t / MB, m0 = (t % MB) * mr;
+            if (p != p_cur) {
+                p_cur = p;
+                start = panel_start(j.v, p);
+            }
+            run_tile(j, p, start, m0, (int)std::min<dim_t>(mr, j.M - m0));
         }
     });
-    int_out_t ep;
-    ep.dst = dst;
-    ep.dt = ddt;
-    ep.N = N;
-    return plan.execute(src, K, wd, N, spad, key_plan, ep);
 }
 
 } // namespace
@@ -152,19 +132,8 @@ status_t packed_matmul_t::pd_t::init(dnnl_engine *) {
         if (mdw_t(md).is_any()) KESTREL_CHECK(md_set_tag(*md, dnnl_ab));
         if (!mdw_t(md).matches_tag(dnnl_ab)) return decline(name(), "layout");
     }
-    const dim_t K = weights_md_.dims[0];
-    // f32: a group tile plus one panel to expand into; int8: one panel.
-    const dim_t cols = integer ? packed::panel : (G + 1) * packed::panel;
-    scratchpad_registry().book_per_thread(key_tile, (size_t)(K * cols) * 4);
-    if (!integer) {
-        KESTREL_CHECK(plan.init(dst_md_.dims[0], DNNL_RUNTIME_DIM_VAL, K, false, false));
-        plan.book(scratchpad_registry(), key_plan);
-    } else {
-        const dim_t M = dst_md_.dims[0], N = dst_md_.dims[1];
-        KESTREL_CHECK(s8plan.init(M, N, K, false, false, src_md_.data_type == dnnl_s8, false, false));
-        s8plan.book(scratchpad_registry(), key_plan);
-        scratchpad_registry().book(key_wdense, (size_t)(K * N));
-    }
+    kernels = pick_kernels();
+    name_ = std::string("sparse:packed:") + kernels->isa;
     return status::success;
 }
 
@@ -177,23 +146,26 @@ status_t packed_matmul_t::execute(const exec_ctx_t &ctx) const {
     const dnnl_memory *wm = ctx.memory(DNNL_ARG_WEIGHTS);
     const data_type_t ddt = pd->dst_md()->data_type;
     if (K == 0) { // empty sums
-        for (dim_t i = 0; i < M * N; ++i) store(ddt, dst, i, 0.f);
+        for (dim_t i = 0; i < M * N; ++i) store_f32(ddt, dst, i, 0.f);
         return status::success;
     }
-    packed_view_t v;
-    v.val = wm->handle(0);
-    v.off = static_cast<const int32_t *>(wm->handle(1));
-    v.mask = static_cast<const uint16_t *>(wm->handle(2));
-    v.K = K;
-    v.N = N;
-    v.NP = packed::panels(wmd);
-    v.cap = K * N;
-    const auto &spad = ctx.scratchpad();
-    const void *src = ctx.input<void>(DNNL_ARG_SRC);
-    if (!pd->integer)
-        return run_f32(v, static_cast<const float *>(src), static_cast<float *>(dst), M, pd->plan, spad,
-                pd_t::key_tile, pd_t::key_plan);
-    return run_int8(v, src, dst, ddt, pd->s8plan, spad, pd_t::key_wdense, pd_t::key_plan, pd_t::key_tile);
+    job_t j;
+    j.v.val = wm->handle(0);
+    j.v.off = static_cast<const int32_t *>(wm->handle(1));
+    j.v.mask = static_cast<const uint16_t *>(wm->handle(2));
+    j.v.K = K;
+    j.v.N = N;
+    j.v.NP = packed::panels(wmd);
+    j.v.cap = K * N;
+    j.src = ctx.input<void>(DNNL_ARG_SRC);
+    j.dst = dst;
+    j.sdt = pd->src_md()->data_type;
+    j.ddt = ddt;
+    j.M = M;
+    j.kern = pd->kernels;
+    j.integer = pd->integer;
+    run(j);
+    return status::success;
 }
 
 } // namespace kestrel
