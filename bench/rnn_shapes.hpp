@@ -18,7 +18,7 @@ struct rnn_shape_t {
     double flop() const { return 2.0 * L * T * N * (2.0 * C) * 4.0 * C; }
 };
 
-const rnn_shape_t rnn_shapes[] = {{2, 50, 1, 512}, {2, 50, 64, 512}};
+const rnn_shape_t rnn_shapes[] = {{2, 50, 1, 1024}, {2, 50, 64, 1024}};
 
 // A GRU training step: forward training then backward (data and weights),
 // one layer, left to right, no initial states, bias.

@@ -2,7 +2,8 @@
 // microkernel (portable, AVX2, AVX-512 where the CPU has them), every
 // transpose combination, padded leading dims, alpha/beta (beta = 0 over a
 // NaN-filled C), 1 and 2 threads, the epilogue hook, the single-threaded
-// slot variant, the skinny (unpacked) path, the direct (unpacked small)
+// slot variant, B packed once beforehand (pack_b_all, as the RNN steps
+// use it), the skinny (unpacked) path, the direct (unpacked small)
 // path, the blocking derived from cache sizes (odd and injected ones, whose
 // tiny blocks cut every dimension), and dnnl_sgemm's argument checks.
 #include <atomic>
@@ -122,7 +123,7 @@ const gemm::cache_sizes_t tiny_caches {8u << 10, 64u << 10, 1u << 20};
 void grid_for_kernel(gemm::kernel_level_t level, const char *label,
         const gemm::cache_sizes_t *caches = nullptr) {
     gemm::set_kernel_level_for_testing(level);
-    int n_direct = 0;
+    int n_direct = 0, n_packed = 0;
     bool direct_ok = true;
     const dim_t sizes[] = {1, 2, 5, 16, 17, 31, 33, 64, 100, 257};
     const float ab[][2] = {{1.f, 0.f}, {0.5f, 0.f}, {1.f, 1.f}, {-1.5f, 0.25f}};
@@ -154,15 +155,33 @@ void grid_for_kernel(gemm::kernel_level_t level, const char *label,
                                            r.grantor(), 10)
                                         == status::success;
                         ok = ok && matches(s, d, C);
+                        // B packed once beforehand (RNN weights): the
+                        // product reads only the packed copy (B is null).
+                        if (ok && r.plan.packs_b()) {
+                            // 64-byte aligned, as the scratchpad books it.
+                            std::vector<float> room(r.plan.packed_b_bytes() / sizeof(float) + 16, NAN);
+                            float *bp = room.data() + (64 - (uintptr_t)room.data() % 64) % 64 / sizeof(float);
+                            r.plan.pack_b_all(d.B.data(), d.ldb, bp);
+                            std::vector<float> C2 = d.C0;
+                            ok = r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, nullptr,
+                                         d.ldb, s.beta, C2.data(), d.ldc, r.grantor(), 10, nullptr, bp)
+                                            == status::success
+                                    && matches(s, d, C2);
+                            ++n_packed;
+                        }
                     });
                     n_ok += ok;
                     ++n_all;
                 }
             }
-    char what[160];
-    std::snprintf(what, sizeof(what), "%s (%s, %s caches): %d/%d shapes match the naive product, %d direct",
-            label, kname.c_str(), caches ? "tiny" : "host", n_ok, n_all, n_direct);
+    char what[256];
+    std::snprintf(what, sizeof(what),
+            "%s (%s, %s caches): %d/%d shapes match the naive product, %d direct, %d also with B packed once",
+            label, kname.c_str(), caches ? "tiny" : "host", n_ok, n_all, n_direct, n_packed);
     T.check(n_ok == n_all && direct_ok, what);
+    std::snprintf(what, sizeof(what), "%s (%s caches): some products run on B packed once", label,
+            caches ? "tiny" : "host");
+    T.check(n_packed > 0, what);
     // Kernels with direct tiles take them for the machine's caches (the
     // grid's small shapes fit any L2); the portable one has none.
     if (!caches) {

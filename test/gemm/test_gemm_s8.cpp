@@ -4,7 +4,8 @@
 // shapes hitting every M/N/K tail (1, 3, 15, 16, 17, 63, 64, 65, 100, K = 0
 // and K not a multiple of 4), all transposes, padded leading dims, every
 // offsetc mode, zero points ao/bo, alpha/beta, saturation, 1 and 2 threads,
-// the C++ wrapper, argument errors (C untouched), and, when run under
+// the engine on B packed once beforehand (pack_b_all), the C++ wrapper,
+// argument errors (C untouched), and, when run under
 // ONEDNN_MAX_CPU_ISA (test_gemm_s8_isa.sh), that the cap picks the kernel.
 //
 // Tolerance: none. The integer part (op(A) - ao)(op(B) - bo) is exact in
@@ -179,6 +180,84 @@ void big_and_saturating(const char *label) {
     T.check(ok, (std::string(label) + ": blocked shapes and saturation").c_str());
 }
 
+// The engine with B packed once beforehand (an RNN's weights at every
+// step): its accumulators, row sums and column sums against int64 sums
+// written here, over M/N/K tails, both layouts of B, u8 and s8 A, with B
+// itself passed as null so only the packed copy can be read.
+struct capture_t : gemm::s8_epilogue_t {
+    std::vector<int32_t> *acc, *rs, *cs;
+    dim_t N;
+    void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, const int32_t *a, dim_t ld, const int32_t *row_sum,
+            const int32_t *col_sum) const override {
+        for (dim_t i = 0; i < m; ++i)
+            for (dim_t j = 0; j < n; ++j) (*acc)[(m0 + i) * N + n0 + j] = a[i * ld + j];
+        if (row_sum)
+            for (dim_t i = 0; i < m; ++i) (*rs)[m0 + i] = row_sum[i];
+        if (col_sum)
+            for (dim_t j = 0; j < n; ++j) (*cs)[n0 + j] = col_sum[j];
+    }
+};
+
+void packed_b(const char *label) {
+    int n = 0, bad = 0;
+    for (dim_t M : {1, 5, 33})
+        for (dim_t N : {1, 17, 100})
+            for (dim_t K : {1, 7, 64, 130})
+                for (int v = 0; v < 4; ++v) {
+                    const bool tb = v & 1, as = (v >> 1) & 1;
+                    const dim_t lda = K + 1, ldb = (tb ? K : N) + 2;
+                    kt::rng_t r((uint64_t)(++n * 31 + v));
+                    std::vector<uint8_t> A((size_t)(M * lda));
+                    std::vector<int8_t> B((size_t)((tb ? N : K) * ldb));
+                    for (auto &x : A) x = (uint8_t)r.next();
+                    for (auto &x : B) x = (int8_t)r.next();
+                    gemm::s8_plan_t plan;
+                    bool ok = plan.init(M, N, K, false, tb, as, true, true) == status::success;
+                    scratchpad::registry_t reg;
+                    plan.book(reg, 0);
+                    std::vector<char> buf(reg.size() + 64), pk(plan.packed_b_bytes() + 64);
+                    char *pb = buf.data() + (64 - (uintptr_t)buf.data() % 64) % 64;
+                    char *pp = pk.data() + (64 - (uintptr_t)pk.data() % 64) % 64;
+                    plan.pack_b_all(B.data(), ldb, pp);
+                    std::vector<int32_t> acc((size_t)(M * N), sentinel), rs((size_t)M, sentinel),
+                            cs((size_t)N, sentinel);
+                    capture_t ep;
+                    ep.acc = &acc;
+                    ep.rs = &rs;
+                    ep.cs = &cs;
+                    ep.N = N;
+                    ok = ok
+                            && plan.execute(A.data(), lda, nullptr, ldb, scratchpad::grantor_t(&reg, pb), 0, ep, pp)
+                                    == status::success;
+                    auto a_at = [&](dim_t i, dim_t p) -> int64_t {
+                        const uint8_t x = A[(size_t)(i * lda + p)];
+                        return as ? (int64_t)(int8_t)x : (int64_t)x;
+                    };
+                    auto b_at = [&](dim_t p, dim_t j) -> int64_t {
+                        return B[(size_t)(tb ? j * ldb + p : p * ldb + j)];
+                    };
+                    for (dim_t i = 0; ok && i < M; ++i) {
+                        int64_t s = 0;
+                        for (dim_t p = 0; p < K; ++p) s += a_at(i, p);
+                        ok = rs[(size_t)i] == (int32_t)s;
+                        for (dim_t j = 0; ok && j < N; ++j) {
+                            int64_t d = 0;
+                            for (dim_t p = 0; p < K; ++p) d += a_at(i, p) * b_at(p, j);
+                            ok = acc[(size_t)(i * N + j)] == (int32_t)d;
+                        }
+                    }
+                    for (dim_t j = 0; ok && j < N; ++j) {
+                        int64_t s = 0;
+                        for (dim_t p = 0; p < K; ++p) s += b_at(p, j);
+                        ok = cs[(size_t)j] == (int32_t)s;
+                    }
+                    bad += !ok;
+                }
+    const std::string what = std::string(label) + ": " + std::to_string(n) + " products on B packed once, "
+            + std::to_string(bad) + " wrong";
+    T.check(bad == 0 && n > 0, what.c_str());
+}
+
 void bad_arguments() {
     uint8_t A[16] = {};
     int8_t B[16] = {};
@@ -307,6 +386,7 @@ int main() {
                 const std::string label = std::string(lv.name) + ", " + std::to_string(nthr) + " thr";
                 sweep(label.c_str());
                 big_and_saturating(label.c_str());
+                packed_b(label.c_str());
             });
     }
     gemm::s8_set_kernel_level_for_testing(gemm::kernel_level_t::best);

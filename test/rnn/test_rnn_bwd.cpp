@@ -467,6 +467,33 @@ void sweep() {
             }
 }
 
+// Per-step GEMMs big enough that the engine packs the recurrent weights
+// once per layer and direction (a 600 x 600 gate block exceeds half of any
+// L2 up to 2 MB; a batch of 10 is past the few-row path): every cell,
+// and an LSTM with a projection, 1 and 2 threads.
+void packed_weights() {
+    const cell_t cells[] = {c_rnn, c_lstm, c_gru, c_lbr_gru, c_augru, c_lbr_augru};
+    uint64_t seed = 300;
+    for (int i = 0; i < 7; ++i) {
+        prob_t p;
+        p.cell = i < 6 ? cells[i] : c_lstm;
+        p.dir = seed % 2 ? dnnl_unidirectional_right2left : dnnl_unidirectional_left2right;
+        p.L = 1;
+        p.T = 2;
+        p.N = 10;
+        p.SLC = 8;
+        p.DHC = 600;
+        if (i == 6) p.DIC = 500;
+        p.src_iter = p.src_iter_c = p.dst_iter = p.dst_iter_c = p.bias = true;
+        if (p.cell == c_rnn) p.act = dnnl_eltwise_tanh;
+        cfg_t cfg;
+        cfg.wgoi = seed % 2 == 0;
+        cfg.mode = (int)(seed % 3);
+        check_prob(p, seed, 1 + (int)(seed % 2), cfg, false);
+        ++seed;
+    }
+}
+
 // Bad input: each call must fail with the given status.
 void bad_input() {
     prob_t p;
@@ -654,6 +681,7 @@ int main() {
     KT_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
     KT_OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
     sweep();
+    packed_weights();
     bad_input();
     cpp_api();
     dnnl_stream_destroy(strm);

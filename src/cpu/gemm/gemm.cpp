@@ -224,8 +224,11 @@ void scale_only(const args_t &a, dim_t m0, dim_t m1, dim_t n0, dim_t n1, int MR,
 }
 
 // The whole loop nest over C block [m0, m1) x [n0, n1) on one thread.
+// With `bpre` (all of op(B) packed by plan_t::pack_b_all) B is not packed:
+// the NR-column panel holding column j spans all of K at bpre + j * K, so
+// the KC slice from row pc starts pc * NR further.
 void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max, dim_t kc_max,
-        dim_t m0, dim_t m1, dim_t n0, dim_t n1, float *pa, float *pb) {
+        dim_t m0, dim_t m1, dim_t n0, dim_t n1, float *pa, float *pb, const float *bpre) {
     if (m0 >= m1 || n0 >= n1) return;
     const int MR = uk.mr, NR = uk.nr;
     const pack_fn_t pt = uk.pack_transposing ? uk.pack_transposing : pack_transposing;
@@ -239,15 +242,17 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
             const dim_t kc = a.K - pc < kc_max ? a.K - pc : kc_max;
             const float beta = pc == 0 ? a.beta : 1.f;
             const bool last_k = pc + kc == a.K;
-            const float *Bblk = a.transb ? a.B + jc * a.ldb + pc : a.B + pc * a.ldb + jc;
-            pack_b(Bblk, a.ldb, a.transb, kc, nc, NR, pb, pt);
+            if (!bpre) {
+                const float *Bblk = a.transb ? a.B + jc * a.ldb + pc : a.B + pc * a.ldb + jc;
+                pack_b(Bblk, a.ldb, a.transb, kc, nc, NR, pb, pt);
+            }
             for (dim_t ic = m0; ic < m1; ic += mc_max) {
                 const dim_t mc = m1 - ic < mc_max ? m1 - ic : mc_max;
                 const float *Ablk = a.transa ? a.A + pc * a.lda + ic : a.A + ic * a.lda + pc;
                 pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa, pt);
                 for (dim_t jr = 0; jr < nc; jr += NR) {
                     const dim_t nr = nc - jr < NR ? nc - jr : NR;
-                    const float *bp = pb + jr * kc;
+                    const float *bp = bpre ? bpre + (jc + jr) * a.K + pc * NR : pb + jr * kc;
                     for (dim_t ir = 0; ir < mc; ir += MR) {
                         const dim_t mr = mc - ir < MR ? mc - ir : MR;
                         float *c = a.C + (ic + ir) * a.ldc + jc + jr;
@@ -466,10 +471,28 @@ void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
     reg.book_per_thread(base + key_pack_b, pack_b_bytes(), 64);
 }
 
+size_t plan_t::packed_b_bytes() const {
+    return packs_b() ? (size_t)rnd_up(N_, uk_->nr) * K_ * sizeof(float) : 0;
+}
+
+void plan_t::pack_b_all(const float *B, dim_t ldb, float *bp) const {
+    if (!packs_b()) return;
+    const ukernel_t &uk = *uk_;
+    const pack_fn_t pt = uk.pack_transposing ? uk.pack_transposing : pack_transposing;
+    const dim_t panels = div_up(N_, uk.nr);
+    parallel(nthr_ < panels ? nthr_ : (int)panels, [&](int ithr, int nthr) {
+        dim_t ps, pe;
+        balance211(panels, nthr, ithr, ps, pe);
+        const dim_t j0 = ps * uk.nr, j1 = pe * uk.nr < N_ ? pe * uk.nr : N_;
+        if (j0 >= j1) return;
+        pack_b(transb_ ? B + j0 * ldb : B + j0, ldb, transb_, K_, j1 - j0, uk.nr, bp + j0 * K_, pt);
+    });
+}
+
 status_t plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float *A, dim_t lda,
         const float *B, dim_t ldb, float beta, float *C, dim_t ldc,
         const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
-        const epilogue_t *ep) const {
+        const epilogue_t *ep, const float *packed_b) const {
     if (M <= 0 || N <= 0) return status::success;
     const args_t a {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, transa_, transb_, ep};
     if (is_skinny(*uk_, M, N)) {
@@ -486,13 +509,14 @@ status_t plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float 
         pb = g.get<float>(base + key_pack_b, ithr);
         if (!pa || !pb) return status::out_of_memory;
     }
-    run_block(a, *uk_, mc_, nc_, kc_, 0, M, 0, N, pa, pb);
+    run_block(a, *uk_, mc_, nc_, kc_, 0, M, 0, N, pa, pb, usable_packed_b(M, N, K, packed_b));
     return status::success;
 }
 
 status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A, dim_t lda,
         const float *B, dim_t ldb, float beta, float *C, dim_t ldc,
-        const scratchpad::grantor_t &g, scratchpad::key_t base, const epilogue_t *ep) const {
+        const scratchpad::grantor_t &g, scratchpad::key_t base, const epilogue_t *ep,
+        const float *packed_b) const {
     if (M <= 0 || N <= 0) return status::success;
     const args_t a {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, transa_, transb_, ep};
     if (is_skinny(*uk_, M, N)) {
@@ -533,7 +557,8 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
         nthr_m = nthr_n = 1;
     }
     if (nthr == 1)
-        return execute_st(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g, base, 0, ep);
+        return execute_st(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g, base, 0, ep, packed_b);
+    const float *bpre = usable_packed_b(M, N, K, packed_b);
 
     std::atomic<bool> oom {false};
     parallel(nthr, [&](int ithr, int) {
@@ -549,7 +574,7 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
                 return;
             }
         }
-        run_block(a, *uk_, mc_, nc_, kc_, ms, me, ns, ne, pa, pb);
+        run_block(a, *uk_, mc_, nc_, kc_, ms, me, ns, ne, pa, pb, bpre);
     });
     return oom ? status::out_of_memory : status::success;
 }

@@ -71,10 +71,13 @@ public:
     // Parallel GEMM. M/N/K must equal the plan's unless those were runtime.
     // Returns out_of_memory when a thread's packing region was not granted
     // (its part of C is then left unwritten).
+    // packed_b: optional, what pack_b_all() made of this same B (64-byte
+    // aligned, as the scratchpad books it); used when
+    // the plan packs B and the sizes are the plan's, else B is read.
     status_t execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A, dim_t lda,
             const float *B, dim_t ldb, float beta, float *C, dim_t ldc,
             const scratchpad::grantor_t &g, scratchpad::key_t base,
-            const epilogue_t *ep = nullptr) const;
+            const epilogue_t *ep = nullptr, const float *packed_b = nullptr) const;
 
     // Same product on the calling thread only, using thread slot ithr's
     // packing regions. Safe from inside parallel(): distinct ithr, distinct
@@ -82,7 +85,18 @@ public:
     status_t execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float *A, dim_t lda,
             const float *B, dim_t ldb, float beta, float *C, dim_t ldc,
             const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
-            const epilogue_t *ep = nullptr) const;
+            const epilogue_t *ep = nullptr, const float *packed_b = nullptr) const;
+
+    // B used by many products (an RNN's weights at every time step) is
+    // packed once: packs_b() says whether execute() would pack it at all
+    // (known sizes, neither skinny nor direct), packed_b_bytes() how much
+    // room the whole op(B) takes packed (0 when it does not), and
+    // pack_b_all() fills that room (in parallel) for execute()'s packed_b.
+    bool packs_b() const {
+        return uk_ && !skinny_ && !direct_ && M_ > 0 && N_ > 0 && K_ > 0;
+    }
+    size_t packed_b_bytes() const;
+    void pack_b_all(const float *B, dim_t ldb, float *bp) const;
 
     bool transa() const { return transa_; }
     // True when the known sizes go through the skinny (unpacked) kernel.
@@ -102,6 +116,9 @@ public:
 
 private:
     void grid(dim_t M, dim_t N, int &nthr_m, int &nthr_n) const;
+    const float *usable_packed_b(dim_t M, dim_t N, dim_t K, const float *packed_b) const {
+        return packed_b && packs_b() && M == M_ && N == N_ && K == K_ ? packed_b : nullptr;
+    }
     size_t pack_a_bytes() const;
     size_t pack_b_bytes() const;
 

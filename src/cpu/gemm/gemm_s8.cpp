@@ -218,23 +218,57 @@ void s8_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const 
     reg.book_per_thread(base + s8_key_sums, (size_t)(mc_ + 2 * nc_) * sizeof(int32_t), 64);
 }
 
+// Packed B: the NR-column panel holding column j (all K, k4 groups of
+// NR x 4 bytes) at j * k4 * 4, then, 64-byte aligned, the column sums.
+size_t s8_plan_t::packed_panels_bytes() const {
+    return rnd_up((size_t)rnd_up(N_, uk_->nr) * div_up(K_, 4) * 4, (size_t)64);
+}
+
+size_t s8_plan_t::packed_b_bytes() const {
+    if (!uk_ || M_ <= 0 || N_ <= 0 || K_ <= 0) return 0;
+    return packed_panels_bytes() + (size_t)rnd_up(N_, uk_->nr) * sizeof(int32_t);
+}
+
+void s8_plan_t::pack_b_all(const int8_t *B, dim_t ldb, void *packed_b) const {
+    if (packed_b_bytes() == 0) return;
+    int8_t *panels = static_cast<int8_t *>(packed_b);
+    int32_t *csum = reinterpret_cast<int32_t *>(panels + packed_panels_bytes());
+    const dim_t NR = uk_->nr, k4 = div_up(K_, 4), np = div_up(N_, NR);
+    parallel(nthr_ < np ? nthr_ : (int)np, [&](int ithr, int nthr) {
+        dim_t ps, pe;
+        balance211(np, nthr, ithr, ps, pe);
+        for (dim_t p = ps; p < pe; ++p) {
+            const dim_t j0 = p * NR, nr = N_ - j0 < NR ? N_ - j0 : NR;
+            int8_t *d = panels + j0 * k4 * 4;
+            pack_b_panel(transb_ ? B + j0 * ldb : B + j0, ldb, transb_, K_, k4, nr, (int)NR, d);
+            panel_sums(d, k4, (int)NR, nr, csum + j0);
+        }
+    });
+}
+
 void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb, dim_t m0,
         dim_t m1, dim_t n0, dim_t n1, uint8_t *pa, int8_t *pb, int32_t *sums,
-        const s8_epilogue_t &ep) const {
+        const s8_epilogue_t &ep, const void *packed_b) const {
     const uint8_t *A = static_cast<const uint8_t *>(Av);
     const int MR = uk_->mr, NR = uk_->nr;
     const dim_t K = K_, k4 = div_up(K, 4);
     const uint32_t flip = a_signed_ ? 0x80808080u : 0u;
-    int32_t *rsum = sums, *csum = sums + mc_, *comp = sums + mc_ + nc_;
+    int32_t *rsum = sums, *csum_buf = sums + mc_, *comp = sums + mc_ + nc_;
+    const int32_t *csum = csum_buf;
     alignas(64) int32_t tile[s8_max_mr * s8_max_nr];
+    const int8_t *bpre = static_cast<const int8_t *>(packed_b);
     for (dim_t jc = n0; jc < n1; jc += nc_) {
         const dim_t nc = n1 - jc < nc_ ? n1 - jc : nc_;
-        for (dim_t jr = 0; jr < nc; jr += NR) {
-            const dim_t nr = nc - jr < NR ? nc - jr : NR;
-            const int8_t *src = transb_ ? B + (jc + jr) * ldb : B + jc + jr;
-            int8_t *d = pb + jr * k4 * 4;
-            pack_b_panel(src, ldb, transb_, K, k4, nr, NR, d);
-            if (col_sum_ || a_signed_) panel_sums(d, k4, NR, nr, csum + jr);
+        if (bpre) { // packed beforehand, column sums included
+            csum = reinterpret_cast<const int32_t *>(bpre + packed_panels_bytes()) + jc;
+        } else {
+            for (dim_t jr = 0; jr < nc; jr += NR) {
+                const dim_t nr = nc - jr < NR ? nc - jr : NR;
+                const int8_t *src = transb_ ? B + (jc + jr) * ldb : B + jc + jr;
+                int8_t *d = pb + jr * k4 * 4;
+                pack_b_panel(src, ldb, transb_, K, k4, nr, NR, d);
+                if (col_sum_ || a_signed_) panel_sums(d, k4, NR, nr, csum_buf + jr);
+            }
         }
         if (a_signed_) // -128 * colsum(B), wrapping like the s32 accumulators
             for (dim_t j = 0; j < rnd_up(nc, NR); ++j)
@@ -255,7 +289,7 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
             }
             for (dim_t jr = 0; jr < nc; jr += NR) {
                 const dim_t nr = nc - jr < NR ? nc - jr : NR;
-                const int8_t *bp = pb + jr * k4 * 4;
+                const int8_t *bp = bpre ? bpre + (jc + jr) * k4 * 4 : pb + jr * k4 * 4;
                 for (dim_t ir = 0; ir < mc; ir += MR) {
                     const dim_t mr = mc - ir < MR ? mc - ir : MR;
                     uk_->fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
@@ -268,7 +302,8 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
 }
 
 status_t s8_plan_t::execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb,
-        const scratchpad::grantor_t &g, scratchpad::key_t base, const s8_epilogue_t &ep) const {
+        const scratchpad::grantor_t &g, scratchpad::key_t base, const s8_epilogue_t &ep,
+        const void *packed_b) const {
     if (M_ <= 0 || N_ <= 0) return status::success;
     const dim_t MR = uk_->mr, NR = uk_->nr;
     const dim_t mb = div_up(M_, MR), nb = div_up(N_, NR);
@@ -294,7 +329,7 @@ status_t s8_plan_t::execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb
             oom = true;
             return;
         }
-        run_block(A, lda, B, ldb, ms, me, ns, ne, pa, pb, sums, ep);
+        run_block(A, lda, B, ldb, ms, me, ns, ne, pa, pb, sums, ep, packed_b);
     };
     if (nthr == 1)
         body(0, 1);
@@ -305,14 +340,14 @@ status_t s8_plan_t::execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb
 
 status_t s8_plan_t::execute_st(dim_t M, const void *A, dim_t lda, const int8_t *B, dim_t ldb,
         const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
-        const s8_epilogue_t &ep) const {
+        const s8_epilogue_t &ep, const void *packed_b) const {
     if (M > M_) return status::invalid_arguments;
     if (M <= 0 || N_ <= 0) return status::success;
     uint8_t *pa = g.get<uint8_t>(base + s8_key_pack_a, ithr);
     int8_t *pb = g.get<int8_t>(base + s8_key_pack_b, ithr);
     int32_t *sums = g.get<int32_t>(base + s8_key_sums, ithr);
     if (!pa || !pb || !sums) return status::out_of_memory;
-    run_block(A, lda, B, ldb, 0, M, 0, N_, pa, pb, sums, ep);
+    run_block(A, lda, B, ldb, 0, M, 0, N_, pa, pb, sums, ep, packed_b);
     return status::success;
 }
 

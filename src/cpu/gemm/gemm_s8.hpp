@@ -52,16 +52,24 @@ public:
     void book(scratchpad::registry_t &reg, scratchpad::key_t base) const;
     // A is uint8_t or int8_t as the plan says. Returns out_of_memory when a
     // thread's buffers were not granted (its tiles are then not produced).
+    // packed_b: optional, what pack_b_all() made of this same B (B is
+    // then not read).
     status_t execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb,
             const scratchpad::grantor_t &g, scratchpad::key_t base,
-            const s8_epilogue_t &ep) const;
+            const s8_epilogue_t &ep, const void *packed_b = nullptr) const;
 
     // The first M rows (M <= the planned M) on the calling thread alone,
     // with the buffers of slot ithr: for callers that spread many small
     // GEMMs over the threads themselves (plan made with nthr 1).
     status_t execute_st(dim_t M, const void *A, dim_t lda, const int8_t *B, dim_t ldb,
             const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
-            const s8_epilogue_t &ep) const;
+            const s8_epilogue_t &ep, const void *packed_b = nullptr) const;
+
+    // B used by many products (an RNN's weights at every time step) is
+    // packed once, with its column sums: packed_b_bytes() is the room it
+    // takes (0 for an empty product), pack_b_all() fills it (in parallel).
+    size_t packed_b_bytes() const;
+    void pack_b_all(const int8_t *B, dim_t ldb, void *packed_b) const;
 
     const char *kernel_name() const;
     int nthr() const { return nthr_; }
@@ -71,7 +79,8 @@ public:
 private:
     void run_block(const void *A, dim_t lda, const int8_t *B, dim_t ldb, dim_t m0, dim_t m1,
             dim_t n0, dim_t n1, uint8_t *pa, int8_t *pb, int32_t *sums,
-            const s8_epilogue_t &ep) const;
+            const s8_epilogue_t &ep, const void *packed_b) const;
+    size_t packed_panels_bytes() const; // where the column sums start in packed_b
 
     dim_t M_ = 0, N_ = 0, K_ = 0;
     bool transa_ = false, transb_ = false, a_signed_ = false;

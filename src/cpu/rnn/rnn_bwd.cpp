@@ -85,6 +85,8 @@ status_t gemm_rnn_bwd_t::pd_t::init(dnnl_engine *) {
             with_projection()};
     for (int i = 0; i < n_plans; ++i)
         if (used[i]) plan[i].book(reg, plan_key(i));
+    for (int i = 0; i < n_step_plans; ++i)
+        if (used[i]) reg.book(key_packed + i, plan[i].packed_b_bytes(), 64);
     return status::success;
 }
 
@@ -101,6 +103,7 @@ struct bwd_ctx_t {
     bool r2l;
     const float *H, *C, *Gt; // workspace slices of (l, d)
     const float *wi, *wp; // weights_iter / projection of (l, d)
+    const float *packed[gemm_rnn_bwd_t::pd_t::n_step_plans]; // their packed copies per step plan, or null
     const float *bias, *peep; // dense rows of (l, d), zero when absent
     const float *dout; // gradient of the layer output, row stride xs, this direction's columns
     float *dG, *dGi, *HP, *RH, *HV, *DHall;
@@ -120,7 +123,8 @@ using K = gemm_rnn_bwd_t::pd_t;
 
 status_t exec_plan(const bwd_ctx_t &c, int id, dim_t M, dim_t Nn, dim_t Kk, const float *A, dim_t lda,
         const float *B, dim_t ldb, float beta, float *Cm, dim_t ldc) {
-    return c.pd->plan[id].execute(M, Nn, Kk, 1.f, A, lda, B, ldb, beta, Cm, ldc, *c.g, K::plan_key(id));
+    return c.pd->plan[id].execute(M, Nn, Kk, 1.f, A, lda, B, ldb, beta, Cm, ldc, *c.g, K::plan_key(id), nullptr,
+            id < K::n_step_plans ? c.packed[id] : nullptr);
 }
 
 // Step s (1..T) backwards: dh (the hidden state's full gradient) is ready;
@@ -362,6 +366,14 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
             c.wi = wi + ld * DIC * GD;
             c.wp = wp ? wp + ld * DHC * DIC : nullptr;
             c.dout = dout + (concat ? d * DIC : 0);
+            // The per-step plans' weights, packed once for all T steps.
+            for (int i = 0; i < pd_t::n_step_plans; ++i) {
+                float *p = pd->plan[i].packs_b() ? g.get<float>(pd_t::key_packed + i) : nullptr;
+                const float *b = i == pd_t::p_dh ? c.wi : i == pd_t::p_dproj ? c.wp : c.wi_gate(2);
+                const dim_t ldb = i == pd_t::p_dproj ? (pd->wp_t ? DHC : DIC) : c.wi_ld();
+                if (p && b) pd->plan[i].pack_b_all(b, ldb, p);
+                c.packed[i] = p && b ? p : nullptr;
+            }
             for (dim_t k = 0; k < NB; ++k)
                 for (dim_t o = 0; o < DHC; ++o)
                     bias_row[k * DHC + o] = bias ? load_f32(bmd.data_type, bias, rnn_off(bmd, l, d, k, o)) : 0.f;
@@ -396,8 +408,8 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
                     }
                 });
                 if (c.wp)
-                    KESTREL_CHECK(pd->plan[pd_t::p_dproj].execute(N, DHC, DIC, 1.f, c.dh, DIC, c.wp,
-                            pd->wp_t ? DHC : DIC, 0.f, c.dhv, DHC, g, pd_t::plan_key(pd_t::p_dproj)));
+                    KESTREL_CHECK(exec_plan(c, pd_t::p_dproj, N, DHC, DIC, c.dh, DIC, c.wp, pd->wp_t ? DHC : DIC, 0.f,
+                            c.dhv, DHC));
                 KESTREL_CHECK(cell_step_bwd(c, s));
             }
 

@@ -34,9 +34,14 @@ struct gemm_rnn_bwd_t : primitive_t {
             key_proj = 6, // projection: o * tanh(c) and dh in time order
             key_step = 7, // bias / peephole rows and the per-step state gradients
             key_wcvt = 8, // bf16: weights_layer and weights_iter widened to f32
+            // The weights of the per-step plans (p_dh .. p_dproj) packed
+            // once per layer and direction, key_packed + plan id.
+            key_packed = 9,
             key_plan = 16, // gemm plans from here, gemm::key_count each
         };
+        // The first n_step_plans run at every time step.
         enum plan_id_t { p_dh, p_drh, p_ghc, p_dproj, p_dx, p_dwl, p_dwi, p_dwi_c, p_dwp, n_plans };
+        static constexpr int n_step_plans = p_dproj + 1;
         static scratchpad::key_t plan_key(int id) { return key_plan + (scratchpad::key_t)id * gemm::key_count; }
 
         rnn_ws_layout_t ws;

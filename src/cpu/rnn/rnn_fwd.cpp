@@ -71,6 +71,10 @@ status_t gemm_rnn_fwd_t::pd_t::init(dnnl_engine *) {
         KESTREL_CHECK(plan_proj.init(r.N, r.DIC, r.DHC, false, wp_t));
         plan_proj.book(scratchpad_registry(), key_plan_proj);
     }
+    // Empty plans (no GRU output gate, no projection) book nothing.
+    scratchpad_registry().book(key_wi_packed, plan_iter.packed_b_bytes(), 64);
+    scratchpad_registry().book(key_wi_o_packed, plan_iter_o.packed_b_bytes(), 64);
+    scratchpad_registry().book(key_wp_packed, plan_proj.packed_b_bytes(), 64);
     return status::success;
 }
 
@@ -89,6 +93,8 @@ struct ld_ctx_t {
     dim_t wi_ld;
     const float *wp; // projection of (l, d), or null
     dim_t wp_ld;
+    // The same packed for the step GEMMs (null: the plan reads them as they are).
+    float *wi_packed, *wi_o_packed, *wp_packed;
     const float *bias, *peep; // dense rows of (l, d), zero when absent
     float *step;
     const void *att;
@@ -119,7 +125,7 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
     if (pd->is_lbr()) {
         // Hidden-state gates apart: the candidate gate needs r * (U_o h + b').
         KESTREL_CHECK(pd->plan_iter.execute(N, GD, DIC, 1.f, hp, DIC, c.wi, c.wi_ld, 0.f, c.step, GD, *c.g,
-                K::key_plan_iter));
+                K::key_plan_iter, nullptr, c.wi_packed));
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
             const float *gh = c.step + n * GD;
@@ -133,14 +139,14 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
 
     if (pd->is_gru()) {
         KESTREL_CHECK(pd->plan_iter.execute(N, 2 * DHC, DIC, 1.f, hp, DIC, c.wi_gate(0), c.wi_ld, 1.f, gates, GD,
-                *c.g, K::key_plan_iter));
+                *c.g, K::key_plan_iter, nullptr, c.wi_packed));
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
             rnn_cell::gru_part1_row(k, gx, b, DHC);
             for (dim_t o = 0; o < DHC; ++o) c.step[n * DIC + o] = gx[DHC + o] * hp[n * DIC + o];
         });
         KESTREL_CHECK(pd->plan_iter_o.execute(N, DHC, DIC, 1.f, c.step, DIC, c.wi_gate(2), c.wi_ld, 1.f,
-                gates + 2 * DHC, GD, *c.g, K::key_plan_iter_o));
+                gates + 2 * DHC, GD, *c.g, K::key_plan_iter_o, nullptr, c.wi_o_packed));
         parallel_nd(N, [&](dim_t n) {
             rnn_cell::gru_part2_row(k, gates + n * GD, b, c.attention(t, n), hp + n * DIC, hn + n * DIC, DHC);
         });
@@ -148,7 +154,7 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
     }
 
     KESTREL_CHECK(pd->plan_iter.execute(N, GD, DIC, 1.f, hp, DIC, c.wi, c.wi_ld, 1.f, gates, GD, *c.g,
-            K::key_plan_iter));
+            K::key_plan_iter, nullptr, c.wi_packed));
     if (cell == dnnl_vanilla_rnn) {
         const dnnl_alg_kind_t act = pd->desc().activation;
         const float alpha = pd->desc().alpha, beta = pd->desc().beta;
@@ -172,7 +178,7 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
     });
     if (c.wp)
         KESTREL_CHECK(pd->plan_proj.execute(N, DIC, DHC, 1.f, c.step, DHC, c.wp, c.wp_ld, 0.f, hn, DIC, *c.g,
-                K::key_plan_proj));
+                K::key_plan_proj, nullptr, c.wp_packed));
     return status::success;
 }
 
@@ -238,6 +244,10 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
     c.att = att;
     c.kern = elt::best_kernels();
     c.att_md = pd->arg_md(DNNL_ARG_AUGRU_ATTENTION);
+    // Null when the plan reads B in place (booked 0 bytes).
+    c.wi_packed = pd->plan_iter.packs_b() ? g.get<float>(pd_t::key_wi_packed) : nullptr;
+    c.wi_o_packed = pd->plan_iter_o.packs_b() ? g.get<float>(pd_t::key_wi_o_packed) : nullptr;
+    c.wp_packed = pd->plan_proj.packs_b() ? g.get<float>(pd_t::key_wp_packed) : nullptr;
     const memory_desc_t &bmd = *pd->arg_md(DNNL_ARG_BIAS), &pmd = *pd->arg_md(DNNL_ARG_WEIGHTS_PEEPHOLE);
     const memory_desc_t &si_md = *pd->arg_md(DNNL_ARG_SRC_ITER), &sic_md = *pd->arg_md(DNNL_ARG_SRC_ITER_C);
 
@@ -253,6 +263,9 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
             c.Gt = Gt + ld * T * N * GD;
             c.wi = wi + ld * DIC * GD;
             c.wp = wp ? wp + ld * DHC * DIC : nullptr;
+            if (c.wi_packed) pd->plan_iter.pack_b_all(pd->is_gru() ? c.wi_gate(0) : c.wi, c.wi_ld, c.wi_packed);
+            if (c.wi_o_packed) pd->plan_iter_o.pack_b_all(c.wi_gate(2), c.wi_ld, c.wi_o_packed);
+            if (c.wp_packed && c.wp) pd->plan_proj.pack_b_all(c.wp, c.wp_ld, c.wp_packed);
             for (dim_t k = 0; k < r.n_bias_gates(); ++k)
                 for (dim_t o = 0; o < DHC; ++o)
                     bias_row[k * DHC + o] = bias ? load_f32(bmd.data_type, bias, rnn_off(bmd, l, d, k, o)) : 0.f;

@@ -12,7 +12,8 @@ namespace kestrel {
 // direction and layer count. Per layer and direction: one
 // GEMM of the layer input over all time steps into the gates, then per step
 // a GEMM of the previous hidden state into the gates and the cell's
-// element-wise math. Weights ldigo or ldgoi, projection ldio or ldoi, every
+// element-wise math; the recurrent weights are packed for the GEMM once per
+// layer and direction, not at every step. Weights ldigo or ldgoi, projection ldio or ldoi, every
 // other descriptor any strided plain layout.
 struct gemm_rnn_fwd_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, rnn_fwd_pd_t, gemm_rnn_fwd_t> {
@@ -26,6 +27,12 @@ struct gemm_rnn_fwd_t : primitive_t {
             key_x = 1, // layer input and output, two of T x N x max(SLC, DLC)
             key_step = 2, // per-step buffer: LBR hidden gates, GRU r*h, LSTM o*tanh(c)
             key_wcvt = 3, // bf16: weights_layer and weights_iter widened to f32
+            // weights_iter (GRU: its first two gates), its third GRU gate
+            // and the projection, packed once per layer and direction for
+            // the per-step GEMMs (only when their plans pack B)
+            key_wi_packed = 4,
+            key_wi_o_packed = 5,
+            key_wp_packed = 6,
             key_plan_layer = 8,
             key_plan_iter = key_plan_layer + gemm::key_count,
             key_plan_iter_o = key_plan_iter + gemm::key_count,

@@ -132,6 +132,7 @@ status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
         KESTREL_CHECK(plan_proj.init(r.N, r.DIC, r.DHC, false, wp_t, false, false, true));
         plan_proj.book(reg, key_plan_proj);
     }
+    reg.book(key_packed, packed_bytes(0) + packed_bytes(1) + packed_bytes(2), 64);
     return status::success;
 }
 
@@ -148,9 +149,14 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
     float *hf = g.get<float>(pd_t::key_hf);
     uint8_t *q = pd->with_projection() || pd->is_gru() ? g.get<uint8_t>(pd_t::key_q) : nullptr;
     float *params = g.get<float>(pd_t::key_params);
+    char *packed = g.get<char>(pd_t::key_packed);
     if (!H || (pd->is_lstm() && !C) || !gates || !xbuf || !hf || ((pd->with_projection() || pd->is_gru()) && !q)
-            || !params)
+            || !params || (!packed && pd->packed_bytes(0) + pd->packed_bytes(1) + pd->packed_bytes(2) > 0))
         return status::out_of_memory;
+    // Packed copies of the step GEMMs' weights (null: the plan packs them itself).
+    void *pk_iter = pd->packed_bytes(0) ? packed : nullptr;
+    void *pk_iter_o = pd->packed_bytes(1) ? packed + pd->packed_bytes(0) : nullptr;
+    void *pk_proj = pd->packed_bytes(2) ? packed + pd->packed_bytes(0) + pd->packed_bytes(1) : nullptr;
 
     const dim_t T = r.T, N = r.N, L = r.L, D = r.D, G = r.G, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
     const dim_t GD = G * DHC, xs = pd->x_stride, HW = DHC > DIC ? DHC : DIC;
@@ -224,6 +230,12 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
                     for (dim_t o = 0; o < DHC; ++o) C[n * DHC + o] = sic ? sic[rnn_off(sic_md, l, d, n, o)] : 0.f;
             });
             const int8_t *wl_p = wl + ld * SLC * GD, *wi_p = wi + ld * DIC * GD;
+            const int8_t *wi_o = wi_p + (pd->wi_t ? 2 * DHC * DIC : 2 * DHC);
+            const int8_t *wp_ld_p = wp ? wp + ld * DHC * DIC : nullptr;
+            // The step GEMMs' weights, packed once for all T steps.
+            if (pk_iter) pd->plan_iter.pack_b_all(wi_p, wi_ld, pk_iter);
+            if (pk_iter_o) pd->plan_iter_o.pack_b_all(wi_o, wi_ld, pk_iter_o);
+            if (pk_proj && wp_ld_p) pd->plan_proj.pack_b_all(wp_ld_p, wp_ld, pk_proj);
             const deq_out_t ep_layer = make_ep(wsc, w_per_col, 0, gates, GD, false);
             KESTREL_CHECK(pd->plan_layer.execute(xin, xs, wl_p, wl_ld, g, pd_t::key_plan_layer, ep_layer));
 
@@ -235,16 +247,16 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
                 if (pd->is_gru()) {
                     float *h0f = hf + N * HW;
                     const deq_out_t ep1 = make_ep(wsc, w_per_col, 0, gt, GD, true);
-                    KESTREL_CHECK(pd->plan_iter.execute(hp, DIC, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1));
+                    KESTREL_CHECK(pd->plan_iter.execute(hp, DIC, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1, pk_iter));
                     parallel_nd(N, [&](dim_t n) {
                         float *gx = gt + n * GD, *h0 = h0f + n * DIC;
                         for (dim_t o = 0; o < DIC; ++o) h0[o] = deq(hp[n * DIC + o]);
                         rnn_cell::gru_part1_row(kern, gx, bias_row, DHC);
                         for (dim_t o = 0; o < DHC; ++o) q[n * DIC + o] = quant(gx[DHC + o] * h0[o]);
                     });
-                    const int8_t *wi_o = wi_p + (pd->wi_t ? 2 * DHC * DIC : 2 * DHC);
                     const deq_out_t ep2 = make_ep(wsc, w_per_col, 2 * DHC, gt + 2 * DHC, GD, true);
-                    KESTREL_CHECK(pd->plan_iter_o.execute(q, DIC, wi_o, wi_ld, g, pd_t::key_plan_iter_o, ep2));
+                    KESTREL_CHECK(
+                            pd->plan_iter_o.execute(q, DIC, wi_o, wi_ld, g, pd_t::key_plan_iter_o, ep2, pk_iter_o));
                     parallel_nd(N, [&](dim_t n) {
                         float *h1 = hf + n * DHC;
                         rnn_cell::gru_part2_row(kern, gt + n * GD, bias_row, 0.f, h0f + n * DIC, h1, DHC);
@@ -253,7 +265,7 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
                     continue;
                 }
                 const deq_out_t ep1 = make_ep(wsc, w_per_col, 0, gt, GD, true);
-                KESTREL_CHECK(pd->plan_iter.execute(hp, DIC, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1));
+                KESTREL_CHECK(pd->plan_iter.execute(hp, DIC, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1, pk_iter));
                 const float *cp = C + (s & 1) * N * DHC;
                 float *cn = C + ((s + 1) & 1) * N * DHC;
                 uint8_t *hq = wp ? q : hn; // LSTMP: the projection's input
@@ -266,8 +278,7 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
                 if (wp) {
                     deq_out_t ep = make_ep(wpsc, wp_per_col, 0, nullptr, DIC, false);
                     ep.qout = hn;
-                    KESTREL_CHECK(pd->plan_proj.execute(
-                            q, DHC, wp + ld * DHC * DIC, wp_ld, g, pd_t::key_plan_proj, ep));
+                    KESTREL_CHECK(pd->plan_proj.execute(q, DHC, wp_ld_p, wp_ld, g, pd_t::key_plan_proj, ep, pk_proj));
                 }
             }
             // Final states of this layer and direction.

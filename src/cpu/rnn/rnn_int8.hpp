@@ -30,6 +30,8 @@ struct gemm_rnn_int8_fwd_t : primitive_t {
             key_hf = 4, // f32 rows of one step: new hidden state, GRU's dequantised previous one
             key_q = 5, // u8 GEMM input of one step: LSTMP hidden state, GRU r * h
             key_params = 6, // f32 bias (G + 1 rows) and zero peepholes (3 rows) of one layer and direction
+            key_packed = 7, // weights_iter (GRU: three gates as two plans) and projection, packed
+                            // once per layer and direction for the per-step GEMMs
             key_plan_layer = 8,
             key_plan_iter = key_plan_layer + gemm::s8_key_count,
             key_plan_iter_o = key_plan_iter + gemm::s8_key_count,
@@ -37,6 +39,12 @@ struct gemm_rnn_int8_fwd_t : primitive_t {
         };
 
         gemm::s8_plan_t plan_layer, plan_iter, plan_iter_o, plan_proj;
+        // Room for plan_iter's (0), plan_iter_o's (1) or plan_proj's (2)
+        // packed weights in key_packed, 64-byte multiples (0 when unused).
+        size_t packed_bytes(int i) const {
+            const gemm::s8_plan_t &p = i == 0 ? plan_iter : i == 1 ? plan_iter_o : plan_proj;
+            return (p.packed_b_bytes() + 63) / 64 * 64;
+        }
         bool wl_t = false, wi_t = false, wp_t = false; // weights stored transposed (..goi / ..oi)
         dim_t x_stride = 0;
     };
