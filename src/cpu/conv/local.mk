@@ -13,4 +13,5 @@ libkestrel_la_SOURCES += \
 	src/cpu/conv/conv_list.cpp \
 	src/cpu/conv/conv_bwd.hpp src/cpu/conv/conv_bwd.cpp \
 	src/cpu/conv/conv_bwd_cols.hpp src/cpu/conv/conv_bwd_cols.cpp \
+	src/cpu/conv/direct_conv_bwd.hpp src/cpu/conv/direct_conv_bwd.cpp \
 	src/api/convolution.cpp src/api/deconvolution.cpp
