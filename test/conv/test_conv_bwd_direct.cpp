@@ -15,10 +15,17 @@
 // partial rows share the scratchpad with the swapped weights), rows longer
 // than one register tile; user weights plain, [g]OIx<b>i<b>o and
 // [g]OIx<b>o<b>i. Declined: stride 2, padding wider than the kernel,
-// groups whose channels are not whole blocks, bf16.
+// groups whose channels are not whole blocks. One primitive also runs on
+// four threads at once.
+//
+// Backward weights on nCx16c ("direct:avx512:nCx16c:bwd_w", per-thread
+// partials summed at the end) likewise: diff_weights (every layout above)
+// and diff_bias against a naive sum, any stride, dilation and padding,
+// groups; nCx8c and groups of partial blocks stay with the GEMM path.
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/kt_test.hpp"
@@ -347,6 +354,183 @@ void check_any(const env_t &E, kt::tally_t &t) {
     dnnl_primitive_desc_destroy(bpd_nohint);
 }
 
+// ------------------------------------------------------- backward weights
+
+std::string expected_impl_w(const prb_t &p) {
+    if (!p.direct) return "gemm:im2col:bwd_w";
+    const unsigned isa = (unsigned)dnnl_get_effective_cpu_isa();
+    const bool avx512 = (isa & (unsigned)dnnl_cpu_isa_avx512_core) == (unsigned)dnnl_cpu_isa_avx512_core;
+    return avx512 && p.blk == 16 ? "direct:avx512:nCx16c:bwd_w" : "gemm:im2col:bwd_w";
+}
+
+// Naive: dW(g, oc, ic, k) = sum over images and dst points o of
+// src(n, g, ic, o * s - pl + k * (d + 1)) * diff_dst(n, g, oc, o) (inside
+// src); diff_bias(c) = sum of diff_dst over images and points.
+void reference_w(const prb_t &p, const std::vector<double> &src, const std::vector<double> &dd, ref_t &rw, ref_t &rb) {
+    const size_t nw = (size_t)(p.g * p.ocg * p.icg * p.ks());
+    rw = ref_t {std::vector<double>(nw, 0.0), std::vector<double>(nw, 0.0), std::vector<int>(nw, 0)};
+    const size_t nb = (size_t)p.oc();
+    rb = ref_t {std::vector<double>(nb, 0.0), std::vector<double>(nb, 0.0), std::vector<int>(nb, 0)};
+    for (dim n = 0; n < p.mb; ++n)
+        for (dim gr = 0; gr < p.g; ++gr)
+            for (dim oc = 0; oc < p.ocg; ++oc)
+                for (dim od = 0; od < p.out[0]; ++od)
+                    for (dim oh = 0; oh < p.out[1]; ++oh)
+                        for (dim ow = 0; ow < p.out[2]; ++ow) {
+                            const dim c = gr * p.ocg + oc;
+                            const double dv = dd[(size_t)((((n * p.oc() + c) * p.out[0] + od) * p.out[1] + oh) * p.out[2] + ow)];
+                            rb.val[c] += dv, rb.absum[c] += std::fabs(dv), ++rb.nterms[c];
+                            for (dim ic = 0; ic < p.icg; ++ic)
+                                for (dim kd = 0; kd < p.k[0]; ++kd)
+                                    for (dim kh = 0; kh < p.k[1]; ++kh)
+                                        for (dim kw = 0; kw < p.k[2]; ++kw) {
+                                            const dim id = od * p.s[0] - p.pl[0] + kd * (p.d[0] + 1);
+                                            const dim ih = oh * p.s[1] - p.pl[1] + kh * (p.d[1] + 1);
+                                            const dim iw = ow * p.s[2] - p.pl[2] + kw * (p.d[2] + 1);
+                                            if (id < 0 || id >= p.in[0] || ih < 0 || ih >= p.in[1] || iw < 0 || iw >= p.in[2])
+                                                continue;
+                                            const double sv = src[(size_t)((((n * p.ic() + gr * p.icg + ic) * p.in[0] + id)
+                                                                                   * p.in[1] + ih) * p.in[2] + iw)];
+                                            const size_t wi = (size_t)(((gr * p.ocg + oc) * p.icg + ic) * p.ks()
+                                                    + (kd * p.k[1] + kh) * p.k[2] + kw);
+                                            rw.val[wi] += sv * dv, rw.absum[wi] += std::fabs(sv * dv), ++rw.nterms[wi];
+                                        }
+                        }
+}
+
+// One backward-weights run in `mode`; diff_weights and diff_bias come back
+// in logical order.
+bool run_w(const env_t &E, const prb_t &p, bool bias, mode_t mode, const std::vector<float> &src_st,
+        const std::vector<float> &dd_st, std::vector<float> &gw, std::vector<float> &gb, std::string &impl) {
+    kestrel::set_library_scratchpad_policy(mode == private_mode ? kestrel::scratchpad_policy_t::private_buffer
+                                                                : kestrel::scratchpad_policy_t::global_arena);
+    descs_t d(p, false);
+    const dnnl_dims_t bd = {p.oc()};
+    kt::md_t bmd;
+    KT_OK(dnnl_memory_desc_create_with_tag(&bmd.h, 1, bd, dnnl_f32, dnnl_a));
+    dnnl_primitive_attr_t attr;
+    KT_OK(dnnl_primitive_attr_create(&attr));
+    if (mode == user_mode) KT_OK(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
+    dnnl_primitive_desc_t pd;
+    KT_OK(dnnl_convolution_backward_weights_primitive_desc_create(&pd, E.eng, dnnl_convolution_direct, d.src, d.wei,
+            bias ? (const_dnnl_memory_desc_t)bmd : nullptr, d.dst, d.strides, d.dil, d.pl, d.pr, nullptr, attr));
+    dnnl_primitive_attr_destroy(attr);
+    impl = kt::impl_name(pd);
+    dnnl_primitive_t prim;
+    KT_OK(dnnl_primitive_create(&prim, pd));
+    std::vector<float> w(wei_elems(p), -77.f), b((size_t)p.oc(), -77.f), s = src_st, dd = dd_st;
+    bool ok;
+    {
+        mem_t m_s(E, d.src, s.data()), m_dd(E, d.dst, dd.data()), m_w(E, d.wei, w.data()), m_b(E, bmd, b.data());
+        const_dnnl_memory_desc_t spmd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+        mem_t m_sp(E, spmd, DNNL_MEMORY_ALLOCATE);
+        std::vector<dnnl_exec_arg_t> args
+                = {{DNNL_ARG_SRC, m_s.h}, {DNNL_ARG_DIFF_DST, m_dd.h}, {DNNL_ARG_DIFF_WEIGHTS, m_w.h}};
+        if (bias) args.push_back({DNNL_ARG_DIFF_BIAS, m_b.h});
+        if (mode == user_mode) args.push_back({DNNL_ARG_SCRATCHPAD, m_sp.h});
+        ok = dnnl_primitive_execute(prim, E.strm, (int)args.size(), args.data()) == dnnl_success
+                && dnnl_stream_wait(E.strm) == dnnl_success;
+    }
+    dnnl_primitive_destroy(prim);
+    dnnl_primitive_desc_destroy(pd);
+    kestrel::set_library_scratchpad_policy(kestrel::scratchpad_policy_t::global_arena);
+    gw.assign((size_t)(p.g * p.ocg * p.icg * p.ks()), 0.f);
+    for (dim gr = 0; gr < p.g; ++gr)
+        for (dim oc = 0; oc < p.ocg; ++oc)
+            for (dim ic = 0; ic < p.icg; ++ic)
+                for (dim kk = 0; kk < p.ks(); ++kk)
+                    gw[(size_t)(((gr * p.ocg + oc) * p.icg + ic) * p.ks() + kk)] = w[(size_t)wei_off(p, gr, oc, ic, kk)];
+    gb = b;
+    return ok;
+}
+
+void check_case_w(const env_t &E, kt::tally_t &t, prb_t p, bool bias, int idx) {
+    p.finish();
+    const prb_t p3 = to3d(p);
+    const size_t ns = (size_t)(p.mb * p.ic() * p3.isp()), nd = (size_t)(p.mb * p.oc() * p3.osp());
+    kt::rng_t rng(2000 + idx);
+    std::vector<double> src(ns), dd(nd);
+    for (auto &x : src) x = rng.uniform(-1.f, 1.f);
+    for (auto &x : dd) x = rng.uniform(-1.f, 1.f);
+    // Channel padding of the blocked data holds NaN: never part of a result.
+    std::vector<float> src_st(data_elems(p, p.ic(), p3.isp()), NAN), dd_st(data_elems(p, p.oc(), p3.osp()), NAN);
+    for (dim n = 0; n < p.mb; ++n) {
+        for (dim c = 0; c < p.ic(); ++c)
+            for (dim q = 0; q < p3.isp(); ++q)
+                src_st[(size_t)data_off(p, p.ic(), p3.isp(), n, c, q)] = (float)src[(size_t)((n * p.ic() + c) * p3.isp() + q)];
+        for (dim c = 0; c < p.oc(); ++c)
+            for (dim q = 0; q < p3.osp(); ++q)
+                dd_st[(size_t)data_off(p, p.oc(), p3.osp(), n, c, q)] = (float)dd[(size_t)((n * p.oc() + c) * p3.osp() + q)];
+    }
+    ref_t rw, rb;
+    reference_w(p3, src, dd, rw, rb);
+    const std::string want = expected_impl_w(p);
+    struct cfg_t {
+        int nthr;
+        mode_t mode;
+        const char *what;
+    } cfgs[] = {{1, lib_mode, "1 thread, library"}, {2, lib_mode, "2 threads, library"},
+            {2, user_mode, "2 threads, user scratchpad"}, {2, private_mode, "2 threads, private scratchpad"}};
+    for (const auto &c : cfgs) {
+        std::vector<float> gw, gb;
+        std::string impl;
+        bool ok = false;
+        kt::with_threads(c.nthr, [&] { ok = run_w(E, p, bias, c.mode, src_st, dd_st, gw, gb, impl); });
+        char what[256];
+        std::snprintf(what, sizeof what, "bwd_w case %d (%s): implementation %s (got %s)", idx, c.what, want.c_str(),
+                impl.c_str());
+        t.check(impl == want, what);
+        std::snprintf(what, sizeof what, "bwd_w case %d (%s): executes", idx, c.what);
+        t.check(ok, what);
+        std::snprintf(what, sizeof what, "bwd_w case %d (%s): diff_weights vs naive", idx, c.what);
+        t.check(within(gw, rw), what);
+        if (bias) {
+            gb.resize((size_t)p.oc());
+            std::snprintf(what, sizeof what, "bwd_w case %d (%s): diff_bias vs naive", idx, c.what);
+            t.check(within(gb, rb), what);
+        }
+    }
+}
+
+// Several threads run one primitive at once (library mode): each
+// execution writes the swapped weights into its own grant, so every result
+// equals the serial one bit for bit.
+void check_concurrent(const env_t &E, kt::tally_t &t) {
+    prb_t p {2, 2, 1, 16, 48, {5, 9}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, 16, w_io, 16, true};
+    p.finish();
+    descs_t d(p, false);
+    dnnl_primitive_desc_t pd;
+    KT_OK(create_bwd_d(E, d, nullptr, nullptr, &pd));
+    dnnl_primitive_t prim;
+    KT_OK(dnnl_primitive_create(&prim, pd));
+    std::vector<float> w(wei_elems(p)), dd(data_elems(p, p.oc(), p.osp()));
+    kt::fill(w, 51);
+    kt::fill(dd, 52);
+    auto run1 = [&](std::vector<float> &ds) {
+        mem_t m_dd(E, d.dst, dd.data()), m_w(E, d.wei, w.data()), m_ds(E, d.src, ds.data());
+        const dnnl_exec_arg_t args[] = {{DNNL_ARG_DIFF_DST, m_dd.h}, {DNNL_ARG_WEIGHTS, m_w.h}, {DNNL_ARG_DIFF_SRC, m_ds.h}};
+        dnnl_status_t st = dnnl_primitive_execute(prim, E.strm, 3, args);
+        return st == dnnl_success ? dnnl_stream_wait(E.strm) : st;
+    };
+    const size_t ns = data_elems(p, p.ic(), p.isp());
+    std::vector<float> ref(ns);
+    KT_OK(run1(ref));
+    const int nt = 4;
+    std::vector<std::vector<float>> outs(nt, std::vector<float>(ns));
+    std::vector<dnnl_status_t> sts(nt, dnnl_success);
+    std::vector<std::thread> th;
+    for (int i = 0; i < nt; ++i)
+        th.emplace_back([&, i] {
+            for (int rep = 0; rep < 5 && sts[i] == dnnl_success; ++rep) sts[i] = run1(outs[i]);
+        });
+    for (auto &x : th) x.join();
+    bool ok = kt::impl_name(pd) == expected_impl(p);
+    for (int i = 0; i < nt; ++i) ok = ok && sts[i] == dnnl_success && outs[i] == ref;
+    t.check(ok, "one primitive on 4 threads at once equals the serial result");
+    dnnl_primitive_destroy(prim);
+    dnnl_primitive_desc_destroy(pd);
+}
+
 } // namespace
 
 int main() {
@@ -384,6 +568,28 @@ int main() {
     };
     int i = 0;
     for (const auto &c : cases) check_case(E, t, c, i++);
+    // Backward weights: {.., direct} says whether direct:avx512:nCx16c:bwd_w serves it.
+    const prb_t cases_w[] = {
+            // 3x3 pad 1, channels not whole blocks, plain diff_weights.
+            {2, 2, 1, 19, 21, {7, 9}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, 16, w_plain, 0, true},
+            // Stride 2, dilation, asymmetric padding; 16i16o diff_weights.
+            {2, 2, 1, 16, 32, {9, 11}, {3, 3}, {2, 2}, {1, 0}, {2, 0}, {0, 2}, 16, w_io, 16, true},
+            // 1x1, 5x5 pad 2 with 16o16i, 1D, 3D, groups of whole blocks.
+            {2, 2, 1, 24, 40, {5, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, 16, w_io, 8, true},
+            {2, 1, 1, 16, 35, {6, 8}, {5, 5}, {1, 1}, {0, 0}, {2, 2}, {2, 2}, 16, w_oi, 16, true},
+            {1, 2, 1, 17, 16, {20}, {3}, {1}, {2}, {3}, {0}, 16, w_plain, 0, true},
+            {3, 1, 1, 16, 20, {4, 5, 6}, {3, 3, 3}, {1, 2, 1}, {0, 0, 0}, {1, 1, 1}, {1, 0, 1}, 16, w_oi, 16, true},
+            {2, 2, 2, 16, 32, {5, 6}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, 16, w_plain, 0, true},
+            // Left to the GEMM path: groups of partial blocks, nCx8c.
+            {2, 2, 2, 8, 8, {5, 5}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, 16, w_plain, 0, false},
+            {2, 2, 1, 11, 13, {6, 9}, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {0, 1}, 8, w_plain, 0, false},
+    };
+    i = 0;
+    for (const auto &c : cases_w) {
+        check_case_w(E, t, c, i % 2 == 0, i);
+        ++i;
+    }
     check_any(E, t);
+    kt::with_threads(2, [&] { check_concurrent(E, t); });
     return t.finish();
 }

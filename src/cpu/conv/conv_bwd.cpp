@@ -455,6 +455,7 @@ const impl_entry_t deconv_bwd_data_impl_list[] = {
         {nullptr, nullptr},
 };
 const impl_entry_t conv_bwd_weights_impl_list[] = {
+        {"direct:avx512:nCx16c:bwd_w", make_pd<direct_conv_bwd_weights_t::pd_t>},
         {"gemm:im2col:bwd_w", make_pd<gemm_conv_bwd_weights_t::pd_t>},
         {nullptr, nullptr},
 };

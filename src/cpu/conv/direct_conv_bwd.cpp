@@ -2,6 +2,9 @@
 // direct_conv_bwd.hpp.
 #include "cpu/conv/direct_conv_bwd.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <new>
 
 #include "core/memory.hpp"
@@ -15,6 +18,9 @@ namespace {
 // The swapped weights; the forward driver's regions follow from key_fwd on.
 constexpr scratchpad::key_t key_wei = 0;
 constexpr scratchpad::key_t key_fwd = 1;
+// Backward weights: per-thread partial diff_weights and diff_bias.
+constexpr scratchpad::key_t key_part = 0;
+constexpr scratchpad::key_t key_bpart = 1;
 
 format_tag_t blocked_data_tag(int ndims, int blk) {
     if (blk == 16) return ndims == 3 ? dnnl_nCw16c : ndims == 4 ? dnnl_nChw16c : dnnl_nCdhw16c;
@@ -28,6 +34,24 @@ format_tag_t blocked_wei_tag(int ndims, bool groups, int blk) {
     }
     if (groups) return ndims == 3 ? dnnl_gOIw8i8o : ndims == 4 ? dnnl_gOIhw8i8o : dnnl_gOIdhw8i8o;
     return ndims == 3 ? dnnl_OIw8i8o : ndims == 4 ? dnnl_OIhw8i8o : dnnl_OIdhw8i8o;
+}
+
+// Data layouts nCx<blk>c when the user fixed one data tensor so, or left
+// both to us and the forward hint runs blocked; weights (or diff_weights)
+// `any` take the forward direct layout, so the forward's weights serve as
+// they are.
+status_t set_blocked_layouts(const char *me, memory_desc_t &src, memory_desc_t &dst, memory_desc_t &wei,
+        bool hint_blocked, int nd, bool groups, int blk) {
+    const format_tag_t dtag = blocked_data_tag(nd, blk);
+    bool blocked = hint_blocked;
+    for (const memory_desc_t *m : {&src, &dst})
+        if (!mdw_t(*m).is_any()) blocked = mdw_t(*m).matches_tag(dtag);
+    if (!blocked) return decline(me, "data layouts");
+    for (memory_desc_t *m : {&src, &dst})
+        if (mdw_t(*m).is_any()) KESTREL_CHECK(md_set_tag(*m, dtag));
+    if (!mdw_t(src).matches_tag(dtag) || !mdw_t(dst).matches_tag(dtag)) return decline(me, "data layouts");
+    if (mdw_t(wei).is_any()) KESTREL_CHECK(md_set_tag(wei, blocked_wei_tag(nd, groups, blk)));
+    return status::success;
 }
 
 } // namespace
@@ -64,19 +88,7 @@ status_t direct_conv_bwd_data_t::pd_t::init(dnnl_engine *engine) {
     if (g.is_deconv) return decline(me, "deconvolution");
     const int nd = g.ndims;
 
-    // Data layouts: the blocked one when the user fixed it for a data
-    // tensor, or left both to us and the forward hint runs blocked.
-    const format_tag_t dtag = blocked_data_tag(nd, blk);
-    bool blocked = hint_blocked;
-    for (const memory_desc_t *m : {&src_md_, &dst_md_})
-        if (!mdw_t(*m).is_any()) blocked = mdw_t(*m).matches_tag(dtag);
-    if (!blocked) return decline(me, "data layouts");
-    for (memory_desc_t *m : {&src_md_, &dst_md_})
-        if (mdw_t(*m).is_any()) KESTREL_CHECK(md_set_tag(*m, dtag));
-    if (!mdw_t(src_md_).matches_tag(dtag) || !mdw_t(dst_md_).matches_tag(dtag)) return decline(me, "data layouts");
-    // Weights `any`: the forward direct layout, so the forward's weights
-    // serve as they are.
-    if (mdw_t(wei_md_).is_any()) KESTREL_CHECK(md_set_tag(wei_md_, blocked_wei_tag(nd, g.with_groups, blk)));
+    KESTREL_CHECK(set_blocked_layouts(me, src_md_, dst_md_, wei_md_, hint_blocked, nd, g.with_groups, blk));
     KESTREL_CHECK(init_common(me));
     for (const memory_desc_t *m : {&src_md_, &wei_md_, &dst_md_})
         if (m->data_type != dnnl_f32) return decline(me, "data types");
@@ -168,6 +180,145 @@ status_t direct_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
             {DNNL_ARG_DST, ctx.memory(DNNL_ARG_DIFF_SRC)}};
     const exec_ctx_t fctx(ctx.stream(), 3, args, sg);
     return fwd_->execute(fctx);
+}
+
+// ---------------------------------------------------------- backward weights
+
+direct_conv_bwd_weights_t::pd_t::pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint)
+    : pd_impl_t(d, a, hint) {
+    const memory_desc_t *hs = hint ? hint->src_md() : nullptr;
+    hint_blocked = hs && hs->ndims == d->src.ndims && mdw_t(*hs).matches_tag(blocked_data_tag(hs->ndims, 16));
+}
+
+status_t direct_conv_bwd_weights_t::pd_t::init(dnnl_engine *) {
+    const char *me = name();
+    const conv_geom_t &g = geom_;
+    if (is_bwd_d()) return decline(me, "not backward weights");
+    if (!isa::has(isa::avx512)) return decline(me, "instruction set");
+    if (g.is_deconv) return decline(me, "deconvolution");
+    KESTREL_CHECK(set_blocked_layouts(me, src_md_, dst_md_, wei_md_, hint_blocked, g.ndims, g.with_groups, 16));
+    KESTREL_CHECK(init_common(me));
+    for (const memory_desc_t *m : {&src_md_, &wei_md_, &dst_md_})
+        if (m->data_type != dnnl_f32) return decline(me, "data types");
+    if (g.with_bias && bias_md_.data_type != dnnl_f32) return decline(me, "data types");
+    if (g.G > 1 && (g.ICg % 16 || g.OCg % 16)) return decline(me, "group channels not a multiple of the block");
+    if (mdw_t(src_md_).has_zero_dim() || mdw_t(dst_md_).has_zero_dim()) return decline(me, "zero dims");
+    part_elems = g.G * div_up(g.OCg, 16) * div_up(g.ICg, 16) * g.KD * g.KH * g.KW * 256;
+    user_wei.init(wei_md_, g.with_groups);
+    auto &r = scratchpad_registry();
+    r.book_per_thread(key_part, (size_t)part_elems * sizeof(float));
+    if (g.with_bias) r.book_per_thread(key_bpart, (size_t)(g.G * div_up(g.OCg, 16) * 16) * sizeof(float));
+    return status::success;
+}
+
+status_t direct_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
+    const pd_t *p = pd();
+    const conv_geom_t &g = p->geom();
+    const float *src = ctx.input<float>(DNNL_ARG_SRC), *dd = ctx.input<float>(DNNL_ARG_DIFF_DST);
+    float *dw = ctx.output<float>(DNNL_ARG_DIFF_WEIGHTS);
+    const auto &sg = ctx.scratchpad();
+    const mdw_t src_d(p->src_md()), dd_d(p->diff_dst_md());
+    const int nd = g.ndims;
+    const auto &ss = src_d.blk().strides, &ds = dd_d.blk().strides;
+    const dim_t s_cb = ss[1], s_d = nd == 5 ? ss[2] : 0, s_h = nd >= 4 ? ss[nd - 2] : 0, s_w = ss[nd - 1];
+    const dim_t d_cb = ds[1], d_w = ds[nd - 1];
+    const dim_t OCb = div_up(g.OCg, 16), ICb = div_up(g.ICg, 16), KS = g.KD * g.KH * g.KW;
+    const dim_t nbias = g.G * OCb * 16;
+    const dim_t rows = g.MB * g.OD * g.OH;
+    const int nthr = (int)std::max<dim_t>(1, std::min<dim_t>({(dim_t)max_threads(), (dim_t)sg.nthr(), rows}));
+
+    // Each thread: its rows into its partials.
+    std::atomic<bool> oom {false};
+    parallel(nthr, [&](int ithr, int nt) {
+        float *part = sg.get<float>(key_part, ithr);
+        float *bpart = g.with_bias ? sg.get<float>(key_bpart, ithr) : nullptr;
+        if (!part || (g.with_bias && !bpart)) {
+            oom = true;
+            return;
+        }
+        std::fill(part, part + p->part_elems, 0.f);
+        if (bpart) std::fill(bpart, bpart + nbias, 0.f);
+        dim_t s, e;
+        balance211(rows, nt, ithr, s, e);
+        dim_t pos[max_ndims];
+        for (dim_t r = s; r < e; ++r) {
+            const dim_t oh = r % g.OH, od = r / g.OH % g.OD, n = r / (g.OH * g.OD);
+            g.data_pos(pos, n, 0, 0, 0, 0);
+            const float *src_n = src + src_d.off_v(pos);
+            g.data_pos(pos, n, 0, od, oh, 0);
+            const float *dd_row = dd + dd_d.off_v(pos);
+            for (dim_t cb = 0; cb < g.G * OCb; ++cb) { // oc block over all groups
+                const dim_t gr = cb / OCb;
+                const float *dd_b = dd_row + cb * d_cb;
+                if (bpart) {
+                    float *bp = bpart + cb * 16;
+                    for (dim_t ow = 0; ow < g.OW; ++ow)
+                        for (int l = 0; l < 16; ++l) bp[l] += dd_b[ow * d_w + l];
+                }
+                for (dim_t icb = 0; icb < ICb; ++icb) {
+                    const float *src_b = src_n + (gr * ICb + icb) * s_cb;
+                    float *pb = part + (cb * ICb + icb) * KS * 256;
+                    for (dim_t kd = 0; kd < g.KD; ++kd) {
+                        const dim_t id = od * g.SD - g.PD + kd * (g.DD + 1);
+                        if (id < 0 || id >= g.ID) continue;
+                        for (dim_t kh = 0; kh < g.KH; ++kh) {
+                            const dim_t ih = oh * g.SH - g.PH + kh * (g.DH + 1);
+                            if (ih < 0 || ih >= g.IH) continue;
+                            for (dim_t kw = 0; kw < g.KW; ++kw) {
+                                // Points ow with iw = ow * SW + off inside src.
+                                const dim_t off = kw * (g.DW + 1) - g.PW;
+                                const dim_t lo = off >= 0 ? 0 : div_up(-off, g.SW);
+                                const dim_t hi = g.IW - 1 - off < 0 ? 0 : std::min(g.OW, (g.IW - 1 - off) / g.SW + 1);
+                                if (hi <= lo) continue;
+                                direct_bwd_w_16c_row(pb + ((kd * g.KH + kh) * g.KW + kw) * 256,
+                                        src_b + id * s_d + ih * s_h + (lo * g.SW + off) * s_w, g.SW * s_w,
+                                        dd_b + lo * d_w, d_w, hi - lo);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    });
+    if (oom) return status::out_of_memory;
+
+    // Partials summed into slot 0, in slot order, then stored.
+    float *p0 = sg.get<float>(key_part, 0);
+    const dim_t chunk = 4096;
+    parallel_nd(div_up(p->part_elems, chunk), [&](dim_t c) {
+        const dim_t b = c * chunk, e = std::min(p->part_elems, b + chunk);
+        for (int t = 1; t < nthr; ++t) {
+            const float *pt = sg.get<float>(key_part, t);
+            for (dim_t i = b; i < e; ++i) p0[i] += pt[i];
+        }
+    });
+    const mdw_t dw_d(p->diff_weights_md(0));
+    if (dw_d.has_padding()) std::memset(dw + p->diff_weights_md(0)->offset0, 0, dw_d.size());
+    const wei_axis_offsets_t &u = p->user_wei;
+    parallel_nd(g.G, g.OCg, [&](dim_t gr, dim_t oc) {
+        for (dim_t ic = 0; ic < g.ICg; ++ic)
+            for (dim_t kd = 0; kd < g.KD; ++kd)
+                for (dim_t kh = 0; kh < g.KH; ++kh)
+                    for (dim_t kw = 0; kw < g.KW; ++kw) {
+                        const dim_t k = (kd * g.KH + kh) * g.KW + kw;
+                        const dim_t i = (((gr * OCb + oc / 16) * ICb + ic / 16) * KS + k) * 256 + ic % 16 * 16 + oc % 16;
+                        dw[u.base + u.tab[0][gr] + u.tab[1][oc] + u.tab[2][ic] + u.tab[3][kd] + u.tab[4][kh]
+                                + u.tab[5][kw]]
+                                = p0[i];
+                    }
+    });
+    if (!g.with_bias) return status::success;
+    float *db = ctx.output<float>(DNNL_ARG_DIFF_BIAS);
+    const mdw_t db_d(p->diff_weights_md(1));
+    const float *b0 = sg.get<float>(key_bpart, 0);
+    for (dim_t c = 0; c < g.OC(); ++c) {
+        const dim_t j = c / g.OCg * OCb * 16 + c % g.OCg;
+        float v = b0[j];
+        for (int t = 1; t < nthr; ++t) v += sg.get<float>(key_bpart, t)[j];
+        const dim_t pos[1] = {c};
+        db[db_d.off_v(pos)] = v;
+    }
+    return status::success;
 }
 
 } // namespace kestrel

@@ -63,6 +63,34 @@ private:
     std::unique_ptr<direct_conv_fwd_t> fwd_;
 };
 
+// Convolution backward weights on nCx16c data (AVX-512), f32, any stride,
+// dilation and padding; groups of whole blocks. Work items are output rows
+// (image, od, oh), split over the threads; each thread accumulates its
+// own partial diff_weights (and diff_bias) in the scratchpad in the
+// 16i16o block layout, one 16 x 16 block at a time over a row of points
+// (direct_bwd_w_16c_row); the partials are then summed in slot order into
+// the user's diff_weights, whatever its blocked layout.
+struct direct_conv_bwd_weights_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, conv_bwd_pd_t, direct_conv_bwd_weights_t> {
+        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint);
+        const char *name() const override { return "direct:avx512:nCx16c:bwd_w"; }
+        status_t init(dnnl_engine *) override;
+
+        bool hint_blocked = false; // the forward hint's src is nCx16c
+        dim_t part_elems = 0; // floats of one partial diff_weights
+        wei_axis_offsets_t user_wei;
+    };
+    explicit direct_conv_bwd_weights_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+
+private:
+    const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
+};
+
+// dw[i * 16 + o] += sum over j < n of src[j * s_src + i] * ddst[j * s_dd + o]
+// (AVX-512).
+void direct_bwd_w_16c_row(float *dw, const float *src, dim_t s_src, const float *ddst, dim_t s_dd, dim_t n);
+
 } // namespace kestrel
 
 #endif
