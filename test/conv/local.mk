@@ -75,3 +75,11 @@ test_conv_test_conv_bf16_blocked_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_conv_bf16_blocked_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/conv/test_conv_bf16_blocked_isa.sh
 TESTS += test/conv/test_conv_bf16_blocked_isa.sh
+# Backward data on nCx16c / nCx8c through the direct kernels (and what they
+# leave to the GEMM path), checked by implementation name against a naive
+# gather; test_conv_bwd_isa.sh reruns it with the ISA capped.
+check_PROGRAMS += test/conv/test_conv_bwd_direct
+TESTS += test/conv/test_conv_bwd_direct
+test_conv_test_conv_bwd_direct_SOURCES = test/conv/test_conv_bwd_direct.cpp
+test_conv_test_conv_bwd_direct_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_bwd_direct_LDADD = $(TEST_LIBS)

@@ -221,7 +221,7 @@ dnnl_memory_t make_mem(const_dnnl_memory_desc_t md) {
 std::vector<int> candidate_args() {
     std::vector<int> a = {DNNL_ARG_SRC, DNNL_ARG_SRC_1, DNNL_ARG_SRC_2, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS,
             DNNL_ARG_DST, DNNL_ARG_SCALE, DNNL_ARG_SHIFT, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_WORKSPACE,
-            DNNL_ARG_SCRATCHPAD};
+            DNNL_ARG_SCRATCHPAD, DNNL_ARG_DIFF_SRC, DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_BIAS, DNNL_ARG_DIFF_DST};
     for (int i = 0; i < 4; ++i) a.push_back(DNNL_ARG_MULTIPLE_SRC + i);
     for (int i = 0; i < 4; ++i) a.push_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1);
     return a;
@@ -328,6 +328,23 @@ const dnnl_dims_t d0 = {0, 0}, d1 = {1, 1}, d2 = {2, 2}, d3 = {3, 3};
 // (Dims are taken as vectors: the lambdas keep them.)
 using dims_t = std::vector<dnnl_dim_t>;
 
+// Convolution backward data or weights, weights `any`, no hint.
+make_pd_t conv_bwd(bool data, dims_t src, dims_t wei, bool bias, dims_t dst, dnnl_format_tag_t st,
+        const dnnl_dim_t *strides, const dnnl_dim_t *pad) {
+    return [=](dnnl_primitive_desc_t *pd, dnnl_engine_t e, const_dnnl_primitive_attr_t a) {
+        mds_owner_t m;
+        auto s = m.add(src, st);
+        auto w = m.add(wei, dnnl_format_tag_any);
+        auto b = bias ? m.add({dst[1]}, dnnl_a) : nullptr;
+        auto d = m.add(dst, st);
+        if (data)
+            return dnnl_convolution_backward_data_primitive_desc_create(
+                    pd, e, dnnl_convolution_direct, s, w, d, strides, d0, pad, pad, nullptr, a);
+        return dnnl_convolution_backward_weights_primitive_desc_create(
+                pd, e, dnnl_convolution_direct, s, w, b, d, strides, d0, pad, pad, nullptr, a);
+    };
+}
+
 make_pd_t conv(dims_t src, dims_t wei, bool bias, dims_t dst, dnnl_format_tag_t st, dnnl_format_tag_t wt,
         const dnnl_dim_t *strides, const dnnl_dim_t *pad, bool deconv = false) {
     return [=](dnnl_primitive_desc_t *pd, dnnl_engine_t e, const_dnnl_primitive_attr_t a) {
@@ -425,6 +442,12 @@ std::vector<case_t> cases() {
             conv({2, 32, 8, 8}, {32, 1, 1, 3, 3}, false, {2, 32, 8, 8}, any, any, d1, d1), nullptr});
     c.push_back({"conv grouped 3x3", conv({2, 8, 6, 6}, {2, 6, 4, 3, 3}, true, {2, 12, 6, 6}, dnnl_nchw, dnnl_goihw, d1, d1),
             nullptr});
+    // Backward on nChw16c: the direct paths (bwd_d through the nested
+    // forward driver, whose partial rows need 3 oc blocks of 3x3), then GEMM.
+    c.push_back({"conv bwd_d 3x3 nChw16c",
+            conv_bwd(true, {2, 19, 6, 9}, {40, 19, 3, 3}, false, {2, 40, 6, 9}, dnnl_nChw16c, d1, d1), nullptr});
+    c.push_back({"conv bwd_w 3x3 nChw16c",
+            conv_bwd(false, {2, 19, 6, 9}, {40, 19, 3, 3}, true, {2, 40, 6, 9}, dnnl_nChw16c, d1, d1), nullptr});
     c.push_back({"deconv 3x3 stride 2",
             conv({2, 5, 4, 3}, {6, 5, 3, 3}, true, {2, 6, 9, 7}, dnnl_nchw, dnnl_oihw, d2, d0, true), nullptr});
     c.push_back({"deconv 3x3 any + post-ops", conv({2, 16, 5, 5}, {16, 16, 3, 3}, false, {2, 16, 5, 5}, any, any, d1, d1, true),

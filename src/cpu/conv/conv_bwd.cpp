@@ -8,6 +8,7 @@
 
 #include "cpu/conv/conv_bwd_cols.hpp"
 #include "cpu/conv/conv_impls.hpp"
+#include "cpu/conv/direct_conv_bwd.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
 
@@ -444,6 +445,8 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
 // ------------------------------------------------------------------- lists
 
 const impl_entry_t conv_bwd_data_impl_list[] = {
+        {"direct:avx512:nCx16c:bwd_d", make_pd<direct_conv_bwd_data_t::pd_t>},
+        {"direct:avx2:nCx8c:bwd_d", make_pd<direct_conv_bwd_data_t::pd_8c_t>},
         {"gemm:col2im:bwd_d", make_pd<gemm_conv_bwd_data_t::pd_t>},
         {nullptr, nullptr},
 };
@@ -452,6 +455,7 @@ const impl_entry_t deconv_bwd_data_impl_list[] = {
         {nullptr, nullptr},
 };
 const impl_entry_t conv_bwd_weights_impl_list[] = {
+        {"direct:avx512:nCx16c:bwd_w", make_pd<direct_conv_bwd_weights_t::pd_t>},
         {"gemm:im2col:bwd_w", make_pd<gemm_conv_bwd_weights_t::pd_t>},
         {nullptr, nullptr},
 };

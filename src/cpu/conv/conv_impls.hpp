@@ -105,6 +105,11 @@ struct direct_conv_fwd_t : conv_fwd_prim_t {
         bool bf16 = false;
         dim_t wei_f32_elems = 0;
         direct_conv_conf_t conf_s;
+        // First scratchpad key of the driver's regions: 0 when it is the
+        // primitive, else set before init() by an implementation that runs
+        // the driver inside its own primitive (backward data) and books
+        // these regions beside its own.
+        scratchpad::key_t key_base = 0;
     };
     struct pd_8c_t : pd_t {
         pd_8c_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, 8) {}

@@ -178,15 +178,15 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
         conf_s.s_col = (c.flat ? 1 : g.SW) * blk;
         const mdw_t wd(weights_md_);
         wei_f32_elems = weights_md_.offset0 + (dim_t)(wd.size() / sizeof(uint16_t));
-        scratchpad_registry().book(key_wei_f32, (size_t)wei_f32_elems * sizeof(float));
-        scratchpad_registry().book_per_thread(key_src_f32, (size_t)(c.nicb * conf_s.s_icb) * sizeof(float));
+        scratchpad_registry().book(key_base + key_wei_f32, (size_t)wei_f32_elems * sizeof(float));
+        scratchpad_registry().book_per_thread(key_base + key_src_f32, (size_t)(c.nicb * conf_s.s_icb) * sizeof(float));
     }
 
     const dim_t wei_per_icb = (dim_t)c.noc * blk * blk * g.KD * g.KH * g.KW * (dim_t)sizeof(float);
     c.icb_chunk = std::max<dim_t>(1, std::min<dim_t>(c.nicb, pass_weights_budget / wei_per_icb));
     if (c.icb_chunk < c.nicb)
         scratchpad_registry().book_per_thread(
-                key_partial, (size_t)c.noc * c.seg * blk * sizeof(float));
+                key_base + key_partial, (size_t)c.noc * c.seg * blk * sizeof(float));
     return status::success;
 }
 
@@ -212,7 +212,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const float *wei = static_cast<const float *>(ex.wei);
     if (bf) {
         // One f32 copy of the weights per execution, same layout.
-        float *w32 = sg.get<float>(key_wei_f32);
+        float *w32 = sg.get<float>(p->key_base + key_wei_f32);
         if (!w32) return status::out_of_memory;
         const uint16_t *w16 = static_cast<const uint16_t *>(ex.wei);
         const dim_t nw = p->wei_f32_elems;
@@ -291,7 +291,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         if (!bf) {
             src_row = static_cast<const float *>(ex.src) + src_off - (c.flat ? 0 : g.PW * s_w);
         } else {
-            float *win = sg.get<float>(key_src_f32, ithr);
+            float *win = sg.get<float>(p->key_base + key_src_f32, ithr);
             if (!win) return status::out_of_memory;
             fill_src_window(c, cs, static_cast<const uint16_t *>(ex.src) + src_off, ss[1], s_d * (g.DD + 1),
                     s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w, g.IW, win);
@@ -302,7 +302,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const float *wei_g = wei + wei_d.off_v(pos) + kd_lo * c.w_kd + kh_lo * c.w_kh;
         g.data_pos(pos, n, oc_first, od, oh, 0);
         const dim_t dst_row = dst_d.off_v(pos); // element offset
-        float *partial = chunked ? sg.get<float>(key_partial, ithr) : nullptr;
+        float *partial = chunked ? sg.get<float>(p->key_base + key_partial, ithr) : nullptr;
         if (chunked && !partial) return status::out_of_memory;
 
         direct_tile_args_t t;

@@ -13,4 +13,6 @@ libkestrel_la_SOURCES += \
 	src/cpu/conv/conv_list.cpp \
 	src/cpu/conv/conv_bwd.hpp src/cpu/conv/conv_bwd.cpp \
 	src/cpu/conv/conv_bwd_cols.hpp src/cpu/conv/conv_bwd_cols.cpp \
+	src/cpu/conv/direct_conv_bwd.hpp src/cpu/conv/direct_conv_bwd.cpp \
+	src/cpu/conv/direct_conv_bwd_w_avx512.cpp \
 	src/api/convolution.cpp src/api/deconvolution.cpp
