@@ -156,6 +156,10 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     if (!bf16 && (!types_are(dnnl_f32) || (g.with_bias && bias_md_.data_type != dnnl_f32)))
         return decline(me, "data types");
     if (bf16 && nxc) return decline(me, "bf16 channels-last");
+    // Channels-last serves the layout the user chose; `any` data stays with
+    // the blocked kernels or, when they decline, the GEMM route's choice.
+    if (nxc && (mdw_t(src_md_).is_any() || mdw_t(dst_md_).is_any()))
+        return decline(me, "channels-last with format any");
     if (bf16)
         for (const memory_desc_t *m : {&src_md_, &weights_md_, &dst_md_})
             if (mdw_t(*m).is_any()) return decline(me, "bf16 with format any");
