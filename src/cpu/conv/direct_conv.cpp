@@ -130,9 +130,17 @@ void copy_weights_blocked(const conv_geom_t &g, int blk, const memory_desc_t &um
                         float *bp = b + gr * b_g + ocb * b_o + icb * b_i + kd * b_d + kh * b_h + kw * b_w;
                         const float *up = u + gr * u_g + ocb * blk * u_o + icb * blk * u_i + kd * u_d
                                 + kh * u_h + kw * u_w;
-                        for (dim_t i = 0; i < blk; ++i)
-                            for (dim_t o = 0; o < blk; ++o)
-                                bp[i * blk + o] = i < nic && o < noc ? up[i * u_i + o * u_o] : 0.f;
+                        // Zeros first (padded channels), then the valid ones;
+                        // hwio-like weights (u_o 1) copy whole rows.
+                        std::fill(bp, bp + blk * blk, 0.f);
+                        for (dim_t i = 0; i < nic; ++i) {
+                            const float *ui = up + i * u_i;
+                            float *bi = bp + i * blk;
+                            if (u_o == 1)
+                                std::copy(ui, ui + noc, bi);
+                            else
+                                for (dim_t o = 0; o < noc; ++o) bi[o] = ui[o * u_o];
+                        }
                     }
         }
     });
