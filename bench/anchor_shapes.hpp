@@ -88,6 +88,10 @@ const conv_shape_t conv_shapes[] = {
         {layout_t::nchw, 2, 64, 64, 56, 3, 1, 1},
         {layout_t::nChw16c, 2, 256, 64, 56, 1, 1, 0},
         {layout_t::nChw16c, 2, 128, 256, 28, 3, 2, 1},
+        // Channels-last as frameworks hand it over (direct:*:nhwc).
+        {layout_t::nhwc, 2, 256, 64, 56, 1, 1, 0},
+        {layout_t::nhwc, 2, 128, 256, 28, 3, 2, 1},
+        {layout_t::nhwc, 2, 3, 64, 224, 7, 2, 3},
 };
 
 // Training: 2D convolution backward data ('d') or backward weights ('w',

@@ -212,6 +212,8 @@ int main(int argc, char **argv) {
             {"conv 3x3 64->64 56x56 nChw16c", false, dnnl_nChw16c, dnnl_OIhw16i16o, 2, 64, 64, 56, 3, 1, 1},
             {"conv 3x3 64->64 56x56 nchw", false, dnnl_nchw, dnnl_oihw, 2, 64, 64, 56, 3, 1, 1},
             {"conv 3x3 64->64 56x56 nhwc", false, dnnl_nhwc, dnnl_oihw, 2, 64, 64, 56, 3, 1, 1},
+            {"conv 1x1 256->64 56x56 nhwc", false, dnnl_nhwc, dnnl_oihw, 2, 256, 64, 56, 1, 1, 0},
+            {"conv 3x3 s2 128->256 28x28 nhwc", false, dnnl_nhwc, dnnl_oihw, 2, 128, 256, 28, 3, 2, 1},
             {"conv 1x1 256->64 56x56 nchw", false, dnnl_nchw, dnnl_oihw, 2, 256, 64, 56, 1, 1, 0},
             {"conv 1x1 256->64 56x56 nChw16c", false, dnnl_nChw16c, dnnl_OIhw16i16o, 2, 256, 64, 56, 1, 1, 0},
             {"conv 3x3 s2 128->256 28x28 nChw16c", false, dnnl_nChw16c, dnnl_OIhw16i16o, 2, 128, 256, 28, 3, 2, 1},

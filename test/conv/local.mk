@@ -83,3 +83,12 @@ TESTS += test/conv/test_conv_bwd_direct
 test_conv_test_conv_bwd_direct_SOURCES = test/conv/test_conv_bwd_direct.cpp
 test_conv_test_conv_bwd_direct_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_conv_bwd_direct_LDADD = $(TEST_LIBS)
+# f32 channels-last convolution through the direct kernels (direct:*:nhwc)
+# against a naive loop in the test; again capped at AVX2 and SSE41.
+check_PROGRAMS += test/conv/test_conv_nhwc
+TESTS += test/conv/test_conv_nhwc
+test_conv_test_conv_nhwc_SOURCES = test/conv/test_conv_nhwc.cpp
+test_conv_test_conv_nhwc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_nhwc_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/conv/test_conv_nhwc_isa.sh
+TESTS += test/conv/test_conv_nhwc_isa.sh

@@ -111,7 +111,7 @@ int main() {
     const int nattrs = sizeof(attrs) / sizeof(attrs[0]);
 
     bool direct_seen = false, direct8_seen = false, gemm_1x1_seen = false, im2col_seen = false, col2im_seen = false;
-    bool col2im_nhwc_seen = false, col2im_sum_seen = false;
+    bool col2im_nhwc_seen = false, col2im_sum_seen = false, nhwc_seen = false, nhwc8_seen = false;
     for (int nthr : {1, 2}) {
         kt::with_threads(nthr, [&] {
             int ai = 0;
@@ -128,6 +128,8 @@ int main() {
                         for (auto &s : names) {
                             direct_seen |= s == "direct:avx512:nCx16c";
                             direct8_seen |= s == "direct:avx2:nCx8c";
+                            nhwc_seen |= s == "direct:avx512:nhwc";
+                            nhwc8_seen |= s == "direct:avx2:nhwc";
                             gemm_1x1_seen |= s == "gemm:1x1";
                             im2col_seen |= s == "gemm:im2col";
                         }
@@ -145,6 +147,8 @@ int main() {
     }
     if (avx512) t.check(direct_seen, "direct kernel exercised");
     if (avx2) t.check(direct8_seen, "direct 8c kernel exercised");
+    if (avx512) t.check(nhwc_seen, "direct nhwc kernel exercised");
+    if (avx2) t.check(nhwc8_seen, "direct nhwc 8c kernel exercised");
     t.check(gemm_1x1_seen, "gemm 1x1 exercised");
     t.check(im2col_seen, "gemm im2col exercised");
 

@@ -85,19 +85,29 @@ private:
     const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
 };
 
-// Direct convolution on blocked layouts: data nCx16c with [g]OIx16i16o
-// weights (AVX-512), or nCx8c with [g]OIx8i8o (AVX2). Register tiles of
-// output columns x blocks of output channels; see direct_conv.hpp.
+// Direct convolution: data nCx16c with [g]OIx16i16o weights (AVX-512), or
+// nCx8c with [g]OIx8i8o (AVX2); or channels-last data (nwc/nhwc/ndhwc, f32)
+// through the same kernels, a block of channels being contiguous there too.
+// Register tiles of output columns x blocks of output channels; see
+// direct_conv.hpp. Channels-last takes weights in the blocked layout
+// (chosen for `any`) or plain, copied to the blocked layout into the
+// scratchpad at each execution.
 struct direct_conv_fwd_t : conv_fwd_prim_t {
     struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, direct_conv_fwd_t> {
-        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint, int blk = 16)
-            : pd_impl_t(d, a, hint), blk(blk) {}
+        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint, int blk = 16, bool nxc = false)
+            : pd_impl_t(d, a, hint), blk(blk), nxc(nxc) {}
         const char *name() const override {
+            if (nxc) return blk == 16 ? "direct:avx512:nhwc" : "direct:avx2:nhwc";
             return blk == 16 ? "direct:avx512:nCx16c" : "direct:avx2:nCx8c";
         }
         status_t init(dnnl_engine *) override;
 
         int blk; // channels per block: 16 (AVX-512) or 8 (AVX2)
+        bool nxc; // channels-last data
+        // Plain user weights: the blocked copy the kernels read (else the
+        // weights md itself).
+        bool wei_copy = false;
+        memory_desc_t wei_blk_md = zero_md();
         direct_conv_conf_t conf;
         // bf16 src/weights: the kernels read f32 copies (weights whole, src
         // a per-thread window per work item, laid out as conf_s says; for
@@ -113,6 +123,12 @@ struct direct_conv_fwd_t : conv_fwd_prim_t {
     };
     struct pd_8c_t : pd_t {
         pd_8c_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, 8) {}
+    };
+    struct pd_nxc_t : pd_t {
+        pd_nxc_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, 16, true) {}
+    };
+    struct pd_nxc_8c_t : pd_t {
+        pd_nxc_8c_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, 8, true) {}
     };
     explicit direct_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
     status_t init() override;

@@ -10,6 +10,9 @@
 // the segment uses them; partial sums of a segment wait in a per-thread
 // scratchpad row between passes. The last pass runs the epilogue on each
 // tile and stores it (straight from registers when there is no epilogue).
+// Channels-last data runs the same way with its own strides; a tile whose
+// last oc block has a tail goes through the tile buffer and stores only the
+// valid channels, as whole-block stores would spill into the next point's.
 #include <algorithm>
 
 #include "cpu/conv/conv_impls.hpp"
@@ -26,13 +29,16 @@ constexpr scratchpad::key_t key_partial = 0;
 // each thread's f32 window of src for one work item.
 constexpr scratchpad::key_t key_wei_f32 = 1;
 constexpr scratchpad::key_t key_src_f32 = 2;
+// Channels-last data with plain weights: their blocked copy.
+constexpr scratchpad::key_t key_wei_blk = 3;
 // Bytes of weights one pass may keep hot (half of a 48 KiB L1D; the src
 // rows and the accumulators' spills share the rest).
 constexpr dim_t pass_weights_budget = 24 * 1024;
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
 
-format_tag_t data_tag(int ndims, int blk) {
+format_tag_t data_tag(int ndims, int blk, bool nxc) {
+    if (nxc) return ndims == 3 ? dnnl_nwc : ndims == 4 ? dnnl_nhwc : dnnl_ndhwc;
     if (blk == 16) return ndims == 3 ? dnnl_nCw16c : ndims == 4 ? dnnl_nChw16c : dnnl_nCdhw16c;
     return ndims == 3 ? dnnl_nCw8c : ndims == 4 ? dnnl_nChw8c : dnnl_nCdhw8c;
 }
@@ -102,6 +108,44 @@ void fill_src_window(const direct_conv_conf_t &c, const direct_conv_conf_t &cs, 
             }
 }
 
+// Copies plain weights `u` (any order of dims, offset0 included in the
+// pointer) to the blocked layout `b` the kernels read, zeros in the padded
+// channels; one task per (group, oc block).
+void copy_weights_blocked(const conv_geom_t &g, int blk, const memory_desc_t &umd, const float *u,
+        const memory_desc_t &bmd, float *b) {
+    const auto &us = umd.blocking.strides, &bs = bmd.blocking.strides;
+    const int wg = g.with_groups ? 1 : 0, nd = g.ndims;
+    const dim_t u_g = wg ? us[0] : 0, u_o = us[wg], u_i = us[wg + 1];
+    const dim_t u_d = nd == 5 ? us[wg + 2] : 0, u_h = nd >= 4 ? us[wg + nd - 2] : 0, u_w = us[wg + nd - 1];
+    const dim_t b_g = wg ? bs[0] : 0, b_o = bs[wg], b_i = bs[wg + 1];
+    const dim_t b_d = nd == 5 ? bs[wg + 2] : 0, b_h = nd >= 4 ? bs[wg + nd - 2] : 0, b_w = bs[wg + nd - 1];
+    const dim_t nocb = div_up(g.OCg, blk), nicb = div_up(g.ICg, blk);
+    parallel_nd(g.G, nocb, [&](dim_t gr, dim_t ocb) {
+        const dim_t noc = std::min<dim_t>(blk, g.OCg - ocb * blk);
+        for (dim_t icb = 0; icb < nicb; ++icb) {
+            const dim_t nic = std::min<dim_t>(blk, g.ICg - icb * blk);
+            for (dim_t kd = 0; kd < g.KD; ++kd)
+                for (dim_t kh = 0; kh < g.KH; ++kh)
+                    for (dim_t kw = 0; kw < g.KW; ++kw) {
+                        float *bp = b + gr * b_g + ocb * b_o + icb * b_i + kd * b_d + kh * b_h + kw * b_w;
+                        const float *up = u + gr * u_g + ocb * blk * u_o + icb * blk * u_i + kd * u_d
+                                + kh * u_h + kw * u_w;
+                        // Zeros first (padded channels), then the valid ones;
+                        // hwio-like weights (u_o 1) copy whole rows.
+                        std::fill(bp, bp + blk * blk, 0.f);
+                        for (dim_t i = 0; i < nic; ++i) {
+                            const float *ui = up + i * u_i;
+                            float *bi = bp + i * blk;
+                            if (u_o == 1)
+                                std::copy(ui, ui + noc, bi);
+                            else
+                                for (dim_t o = 0; o < noc; ++o) bi[o] = ui[o * u_o];
+                        }
+                    }
+        }
+    });
+}
+
 } // namespace
 
 status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
@@ -119,22 +163,35 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
             && (!g.with_bias || one_of(bias_md_.data_type, dnnl_bf16, dnnl_f32));
     if (!bf16 && (!types_are(dnnl_f32) || (g.with_bias && bias_md_.data_type != dnnl_f32)))
         return decline(me, "data types");
+    if (bf16 && nxc) return decline(me, "bf16 channels-last");
+    // Channels-last serves the layout the user chose; `any` data stays with
+    // the blocked kernels or, when they decline, the GEMM route's choice.
+    if (nxc && (mdw_t(src_md_).is_any() || mdw_t(dst_md_).is_any()))
+        return decline(me, "channels-last with format any");
     if (bf16)
         for (const memory_desc_t *m : {&src_md_, &weights_md_, &dst_md_})
             if (mdw_t(*m).is_any()) return decline(me, "bf16 with format any");
-    if (g.G > 1 && (g.ICg % blk || g.OCg % blk)) return decline(me, "group channels not a multiple of the block");
+    // Channels-last groups need no block alignment (a group's channels are
+    // contiguous, tails read and write only valid channels); one output
+    // channel per group (depthwise) would waste all but one lane.
+    if (nxc ? g.G > 1 && g.OCg == 1 : g.G > 1 && (g.ICg % blk || g.OCg % blk))
+        return decline(me, "group channels");
     if (status_t st = check_attr(); st != status::success)
         return st == status::unimplemented ? decline(me, "attributes") : st;
     const int nd = g.ndims;
-    const format_tag_t dtag = data_tag(nd, blk), wtag = wei_tag(nd, g.with_groups, blk);
+    const format_tag_t dtag = data_tag(nd, blk, nxc), wtag = wei_tag(nd, g.with_groups, blk);
     KESTREL_CHECK(set_formats(dtag, wtag));
-    if (!mdw_t(src_md_).matches_tag(dtag) || !mdw_t(dst_md_).matches_tag(dtag)
-            || !mdw_t(weights_md_).matches_tag(wtag))
+    if (!mdw_t(src_md_).matches_tag(dtag) || !mdw_t(dst_md_).matches_tag(dtag))
         return decline(me, "layouts");
+    wei_copy = !mdw_t(weights_md_).matches_tag(wtag);
+    if (wei_copy && (!nxc || !mdw_t(weights_md_).is_plain())) return decline(me, "weights layout");
+    if (wei_copy)
+        KESTREL_CHECK(md_init_by_tag(wei_blk_md, weights_md_.ndims, weights_md_.dims, dnnl_f32, wtag));
+    const memory_desc_t &wmd = wei_copy ? wei_blk_md : weights_md_;
     if (desc_.alg_kind == dnnl_convolution_auto) desc_.alg_kind = dnnl_convolution_direct;
 
     direct_conv_conf_t &c = conf;
-    const auto &ss = mdw_t(src_md_).blk().strides, &ws = mdw_t(weights_md_).blk().strides;
+    const auto &ss = mdw_t(src_md_).blk().strides, &ws = mdw_t(wmd).blk().strides;
     const int wg = g.with_groups ? 1 : 0;
     const dim_t s_d = nd == 5 ? ss[2] : 0, s_h = nd >= 4 ? ss[nd - 2] : 0, s_w = ss[nd - 1];
     c.blk = blk;
@@ -144,7 +201,7 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     pick_tile(blk, c.nocb, c.noc, c.urw);
     c.flat = g.is_1x1_unit();
     c.row = c.flat ? g.OD * g.OH * g.OW : g.OW;
-    c.s_icb = ss[1];
+    c.s_icb = nxc ? blk * ss[1] : ss[1];
     c.s_col = c.flat ? s_w : g.SW * s_w;
     c.tap_d = (g.DD + 1) * s_d, c.tap_h = (g.DH + 1) * s_h, c.tap_w = (g.DW + 1) * s_w;
     c.w_ocb = ws[wg + 0];
@@ -182,6 +239,8 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
         scratchpad_registry().book_per_thread(key_base + key_src_f32, (size_t)(c.nicb * conf_s.s_icb) * sizeof(float));
     }
 
+    if (wei_copy) scratchpad_registry().book(key_wei_blk, mdw_t(wei_blk_md).size());
+
     const dim_t wei_per_icb = (dim_t)c.noc * blk * blk * g.KD * g.KH * g.KW * (dim_t)sizeof(float);
     c.icb_chunk = std::max<dim_t>(1, std::min<dim_t>(c.nicb, pass_weights_budget / wei_per_icb));
     if (c.icb_chunk < c.nicb)
@@ -203,7 +262,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const pd_t *p = pd();
     const conv_geom_t &g = p->geom();
     const direct_conv_conf_t &c = p->conf;
-    const mdw_t src_d(p->src_md()), wei_d(p->weights_md()), dst_d(p->dst_md());
+    const mdw_t src_d(p->src_md()), wei_d(p->wei_copy ? p->wei_blk_md : *p->weights_md()), dst_d(p->dst_md());
     if (dst_d.has_zero_dim()) return status::success;
     const conv_exec_args_t ex(ctx, p, epi_);
     const bool bf = p->bf16, dst_bf = dst_d.data_type() == dnnl_bf16;
@@ -222,16 +281,21 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             for (dim_t i = s; i < e; ++i) w32[i] = bf16_to_f32(w16[i]);
         });
         wei = w32;
+    } else if (p->wei_copy) {
+        float *wb = sg.get<float>(key_wei_blk);
+        if (!wb) return status::out_of_memory;
+        const memory_desc_t &umd = *p->weights_md();
+        copy_weights_blocked(g, c.blk, umd, wei + umd.offset0, p->wei_blk_md, wb);
+        wei = wb;
     }
 
     const int nd = g.ndims, blk = c.blk;
     const auto &ss = src_d.blk().strides, &ds = dst_d.blk().strides;
     const dim_t s_d = nd == 5 ? ss[2] : 0, s_h = nd >= 4 ? ss[nd - 2] : 0, s_w = ss[nd - 1];
-    const dim_t d_k = ds[1], d_w = ds[nd - 1];
+    const dim_t d_k = p->nxc ? blk * ds[1] : ds[1], d_w = ds[nd - 1];
     const dim_t nocg = div_up(c.nocb, (dim_t)c.noc);
     const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
     const dim_t work = g.MB * g.G * nocg * rows_sp * c.nseg;
-    const dim_t OC = g.OC();
     // A lone relu / linear / clip post-op runs in registers at the store.
     int act = direct_act_none;
     float act_a = 0.f, act_b = 0.f;
@@ -246,7 +310,11 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 : direct_act_none;
         act_a = po[0].eltwise.alpha, act_b = po[0].eltwise.beta;
     }
-    const bool direct_store = (epi_.trivial() || act != direct_act_none) && OC % blk == 0 && !dst_bf;
+    // Stores straight from registers write whole blocks: a channels-last
+    // tail would spill into the next group's or point's channels.
+    const bool direct_store = (epi_.trivial() || act != direct_act_none) && g.OCg % blk == 0 && !dst_bf;
+    // Blocked dst keeps its padded channels zero; channels-last has none.
+    const bool store_tail = !p->nxc;
     const bool chunked = c.icb_chunk < c.nicb;
     const dim_t ext_w = (g.KW - 1) * (g.DW + 1);
 
@@ -254,12 +322,12 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     auto load_dst = [&](dim_t off) {
         return dst_bf ? bf16_to_f32(static_cast<const uint16_t *>(ex.dst)[off]) : static_cast<const float *>(ex.dst)[off];
     };
-    auto store_dst = [&](const float *v, dim_t off) {
+    auto store_dst = [&](const float *v, dim_t off, dim_t n) {
         if (dst_bf) {
             uint16_t *d16 = static_cast<uint16_t *>(ex.dst) + off;
-            for (int l = 0; l < blk; ++l) d16[l] = f32_to_bf16(v[l]);
+            for (dim_t l = 0; l < n; ++l) d16[l] = f32_to_bf16(v[l]);
         } else {
-            std::copy(v, v + blk, static_cast<float *>(ex.dst) + off);
+            std::copy(v, v + n, static_cast<float *>(ex.dst) + off);
         }
     };
 
@@ -338,7 +406,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 for (int k = 0; k < noc; ++k) {
                     float *v = tile_buf + (dim_t)k * urw * blk;
                     const dim_t c0 = oc_first + k * blk;
-                    const dim_t nvalid = std::min<dim_t>(blk, OC - c0);
+                    const dim_t nvalid = std::min<dim_t>(blk, (gr + 1) * g.OCg - c0);
                     const dim_t dk = out_dst + k * d_k;
                     if (!epi_.trivial()) {
                         for (int j = 0; j < urw; ++j) epi_.pre(v + j * blk, nvalid, c0, ex.ea);
@@ -369,7 +437,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                     for (int j = 0; j < urw; ++j) {
                         // Padded channels of the last block stay zero.
                         std::fill(v + j * blk + nvalid, v + (j + 1) * blk, 0.f);
-                        store_dst(v + j * blk, dk + j * d_w);
+                        store_dst(v + j * blk, dk + j * d_w, store_tail ? blk : nvalid);
                     }
                 }
             }

@@ -1,6 +1,9 @@
 // Direct convolution on blocked layouts: the contract between the portable
 // driver (direct_conv.cpp) and the per-ISA register-tile kernels
-// (direct_conv_avx512.cpp: nCx16c, direct_conv_avx2.cpp: nCx8c).
+// (direct_conv_avx512.cpp: nCx16c, direct_conv_avx2.cpp: nCx8c). The same
+// tiles serve channels-last data (nwc/nhwc/ndhwc): a block's channels are
+// contiguous there too, only the strides differ (next ic block: blk, next
+// column: C * SW, next oc block of the output: blk, next output column: OC).
 //
 // A tile is URW output columns (consecutive points along w, or along the
 // flattened spatial dims of a unit 1x1) by NOC blocks of `blk` output
