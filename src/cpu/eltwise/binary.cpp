@@ -21,12 +21,13 @@ status_t init_common(const char *impl, attr_t &attr, memory_desc_t *src, int nsr
         if (!dt_ok(src[i].data_type)) return decline(impl, "data type");
     if (!dt_ok(dst.data_type)) return decline(impl, "data type");
     if (!mdw_t(src[0]).is_blocked()) return decline(impl, "src0 layout");
+    // Format `any` takes src0's dim order (and blocks), whatever the
+    // broadcast dims of either side.
     for (int i = 1; i < nsrc; ++i)
-        if (mdw_t(src[i]).is_any()) {
-            if (!elt::same_dims(src[i], src[0])) return decline(impl, "src1 format any");
-            KESTREL_CHECK(elt::set_layout_like(src[i], src[0]));
-        }
-    KESTREL_CHECK(elt::set_layout_like(dst, src[0]));
+        if (elt::set_layout_order_like(src[i], src[0]) != status::success)
+            return decline(impl, i == 1 ? "src1 format any" : "src2 format any");
+    if (elt::set_layout_order_like(dst, src[0]) != status::success)
+        return decline(impl, "dst format any");
     if (!mdw_t(dst).is_blocked()) return decline(impl, "dst layout");
     if (!attr.has_default_values(attr_t::skip_scales | attr_t::skip_post_ops))
         return decline(impl, "attributes");
@@ -57,6 +58,9 @@ status_t binary_vec_t::pd_t::init(dnnl_engine *) {
     k_ = elt::best_kernels();
     if (!k_) return decline(me, "no avx2");
     const memory_desc_t &a = src_md_[0], &b = src_md_[1];
+    // The kernels stream src0 alongside dst; a broadcast src0 goes to the
+    // reference, which indexes every source by dst's logical position.
+    if (!elt::same_dims(a, dst_md_)) return decline(me, "src0 broadcast");
     const data_type_t dt = a.data_type;
     if (!elt::vec_dt(dt) || b.data_type != dt || dst_md_.data_type != dt)
         return decline(me, "data types");

@@ -1,5 +1,6 @@
-// Binary implementations: vectorised (same shape, scalar and per-channel
-// broadcast on dense layouts) and the reference (any broadcast and layout).
+// Binary implementations: vectorised (src0 of dst's shape; src1 same shape,
+// scalar or per-channel, on dense layouts) and the reference (any broadcast
+// of src0, src1 and src2, any layout).
 // Both apply the post-op chain (eltwise, sum, binary) in their output loop.
 #ifndef KESTREL_CPU_ELTWISE_BINARY_HPP
 #define KESTREL_CPU_ELTWISE_BINARY_HPP
