@@ -78,7 +78,8 @@ struct tensor_t {
     // Offset of dst position pos: a broadcast dim (size 1) reads index 0.
     size_t off(const dims_t &pos) const {
         size_t o = 0;
-        for (size_t d = 0; d < dims.size(); ++d) o += (size_t)((dims[d] == 1 ? 0 : pos[d]) * strides[d]);
+        for (size_t d = 0; d < dims.size(); ++d)
+            o += (size_t)((dims[d] == 1 ? 0 : pos[d]) * strides[d]);
         return o;
     }
     float get(const dims_t &pos) const { return dt == dnnl_s8 ? (float)s8[off(pos)] : f[off(pos)]; }
@@ -97,19 +98,32 @@ struct tensor_t {
 
 float ref_op(dnnl_alg_kind_t alg, float x, float y) {
     switch (alg) {
-        case dnnl_binary_add: return x + y;
-        case dnnl_binary_mul: return x * y;
-        case dnnl_binary_max: return x > y ? x : y;
-        case dnnl_binary_min: return x < y ? x : y;
-        case dnnl_binary_div: return x / y;
-        case dnnl_binary_sub: return x - y;
-        case dnnl_binary_ge: return x >= y ? 1.f : 0.f;
-        case dnnl_binary_gt: return x > y ? 1.f : 0.f;
-        case dnnl_binary_le: return x <= y ? 1.f : 0.f;
-        case dnnl_binary_lt: return x < y ? 1.f : 0.f;
-        case dnnl_binary_eq: return x == y ? 1.f : 0.f;
-        case dnnl_binary_ne: return x != y ? 1.f : 0.f;
-        default: return NAN;
+    case dnnl_binary_add:
+        return x + y;
+    case dnnl_binary_mul:
+        return x * y;
+    case dnnl_binary_max:
+        return x > y ? x : y;
+    case dnnl_binary_min:
+        return x < y ? x : y;
+    case dnnl_binary_div:
+        return x / y;
+    case dnnl_binary_sub:
+        return x - y;
+    case dnnl_binary_ge:
+        return x >= y ? 1.f : 0.f;
+    case dnnl_binary_gt:
+        return x > y ? 1.f : 0.f;
+    case dnnl_binary_le:
+        return x <= y ? 1.f : 0.f;
+    case dnnl_binary_lt:
+        return x < y ? 1.f : 0.f;
+    case dnnl_binary_eq:
+        return x == y ? 1.f : 0.f;
+    case dnnl_binary_ne:
+        return x != y ? 1.f : 0.f;
+    default:
+        return NAN;
     }
 }
 
@@ -130,17 +144,17 @@ void for_each(const dims_t &dims, const std::function<void(const dims_t &)> &f) 
 struct problem_t {
     dnnl_alg_kind_t alg;
     dims_t d0, d1, d2, dd; // d2: select only
-    order_t order; // of every tensor
+    order_t order;         // of every tensor
     bool scales = false;
     bool post_ops = false; // sum(2) + leaky relu(0.5) + per-channel binary mul
-    bool dst_any = false; // dst format `any`: must come out in `order`
+    bool dst_any = false;  // dst format `any`: must come out in `order`
 };
 
 constexpr float sum_scale = 2.f, relu_alpha = 0.5f, s0_val = 0.5f, s1_val = -2.f;
 
 // Creates, runs and checks one problem; returns the implementation name.
 std::string check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const problem_t &p,
-        const char *what) {
+                  const char *what) {
     const bool select = p.alg == dnnl_binary_select;
     tensor_t a(p.d0, p.order, dnnl_f32, eng), b(p.d1, p.order, dnnl_f32, eng),
             c(select ? p.d2 : p.d1, p.order, dnnl_s8, eng), dst(p.dd, p.order, dnnl_f32, eng);
@@ -173,11 +187,12 @@ std::string check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const p
     if (p.dst_any) {
         dnnl_dims_t d = {};
         for (size_t i = 0; i < p.dd.size(); ++i) d[i] = p.dd[i];
-        KT_OK(dnnl_memory_desc_create_with_tag(&any, (int)p.dd.size(), d, dnnl_f32, dnnl_format_tag_any));
+        KT_OK(dnnl_memory_desc_create_with_tag(&any, (int)p.dd.size(), d, dnnl_f32,
+                                               dnnl_format_tag_any));
     }
     dnnl_primitive_desc_t pd = nullptr;
     KT_OK(dnnl_binary_primitive_desc_create_v2(&pd, eng, p.alg, a.md, b.md, select ? c.md : nullptr,
-            p.dst_any ? any : dst.md, attr));
+                                               p.dst_any ? any : dst.md, attr));
     dnnl_primitive_attr_destroy(attr);
     dnnl_memory_desc_destroy(any);
     const std::string impl = kt::impl_name(pd);
@@ -185,7 +200,9 @@ std::string check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const p
     std::snprintf(msg, sizeof(msg), "%s (%s)", what, impl.c_str());
     if (p.dst_any) {
         std::string m = std::string(msg) + ": dst `any` follows src0's dim order";
-        t.check(dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), dst.md) == 1,
+        t.check(dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0),
+                                       dst.md)
+                        == 1,
                 m.c_str());
     }
 
@@ -203,7 +220,8 @@ std::string check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const p
         args.push_back({DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC_0, s0m});
         args.push_back({DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC_1, s1m});
     }
-    if (p.post_ops) args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(2) | DNNL_ARG_SRC_1, po_src.mem});
+    if (p.post_ops)
+        args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(2) | DNNL_ARG_SRC_1, po_src.mem});
     dnnl_primitive_t prim = nullptr;
     KT_OK(dnnl_primitive_create(&prim, pd));
     KT_OK(dnnl_primitive_execute(prim, strm, (int)args.size(), args.data()));
@@ -227,7 +245,8 @@ std::string check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const p
         }
         const float got = dst.get(pos);
         if (got != want) {
-            std::fprintf(stderr, "%s: at offset %zu got %g want %g\n", msg, dst.off(pos), got, want);
+            std::fprintf(stderr, "%s: at offset %zu got %g want %g\n", msg, dst.off(pos), got,
+                         want);
             ok = false;
         }
     });
@@ -235,12 +254,14 @@ std::string check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const p
     return impl;
 }
 
-const dnnl_alg_kind_t algs[] = {dnnl_binary_add, dnnl_binary_mul, dnnl_binary_max,
-        dnnl_binary_min, dnnl_binary_div, dnnl_binary_sub, dnnl_binary_ge, dnnl_binary_gt,
-        dnnl_binary_le, dnnl_binary_lt, dnnl_binary_eq, dnnl_binary_ne};
+const dnnl_alg_kind_t algs[] = {dnnl_binary_add, dnnl_binary_mul, dnnl_binary_max, dnnl_binary_min,
+                                dnnl_binary_div, dnnl_binary_sub, dnnl_binary_ge,  dnnl_binary_gt,
+                                dnnl_binary_le,  dnnl_binary_lt,  dnnl_binary_eq,  dnnl_binary_ne};
 
 // dnnl_cpu_isa_avx2's bits are set for AVX2 and every AVX-512 level.
-bool has_vec() { return (dnnl_get_effective_cpu_isa() & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2; }
+bool has_vec() {
+    return (dnnl_get_effective_cpu_isa() & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2;
+}
 
 void reorder(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_t from, dnnl_memory_t to) {
     const_dnnl_memory_desc_t fmd = nullptr, tmd = nullptr;
@@ -261,9 +282,10 @@ void reorder(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_t from, dnnl_mem
 // plain and broadcast: the data goes in and out through reorders, and the
 // result is checked in plain order against the naive formula.
 void check_blocked(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, dnnl_alg_kind_t alg,
-        const dims_t &d0, bool scales) {
+                   const dims_t &d0, bool scales) {
     const dims_t full = {2, 20, 3, 5};
-    tensor_t a(d0, plain(4), dnnl_f32, eng), b(full, plain(4), dnnl_f32, eng), dst(full, plain(4), dnnl_f32, eng);
+    tensor_t a(d0, plain(4), dnnl_f32, eng), b(full, plain(4), dnnl_f32, eng),
+            dst(full, plain(4), dnnl_f32, eng);
     a.fill(11 + (size_t)alg, false);
     b.fill(13 + (size_t)alg, alg == dnnl_binary_div);
     dnnl_dims_t fd = {2, 20, 3, 5};
@@ -283,9 +305,9 @@ void check_blocked(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, dnnl_a
     KT_OK(dnnl_binary_primitive_desc_create(&pd, eng, alg, a.md, bmd, bmd, attr));
     dnnl_primitive_attr_destroy(attr);
     char what[160];
-    std::snprintf(what, sizeof(what), "nChw16c src1/dst, src0 {%ld,%ld,%ld,%ld}, alg %#x%s (%s)", (long)d0[0],
-            (long)d0[1], (long)d0[2], (long)d0[3], (unsigned)alg, scales ? " scales" : "",
-            kt::impl_name(pd).c_str());
+    std::snprintf(what, sizeof(what), "nChw16c src1/dst, src0 {%ld,%ld,%ld,%ld}, alg %#x%s (%s)",
+                  (long)d0[0], (long)d0[1], (long)d0[2], (long)d0[3], (unsigned)alg,
+                  scales ? " scales" : "", kt::impl_name(pd).c_str());
     float sv0 = s0_val, sv1 = s1_val;
     dnnl_memory_desc_t smd = nullptr;
     dnnl_dims_t one = {1};
@@ -293,7 +315,8 @@ void check_blocked(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, dnnl_a
     dnnl_memory_t s0m = nullptr, s1m = nullptr;
     KT_OK(dnnl_memory_create(&s0m, smd, eng, &sv0));
     KT_OK(dnnl_memory_create(&s1m, smd, eng, &sv1));
-    std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC_0, a.mem}, {DNNL_ARG_SRC_1, bb}, {DNNL_ARG_DST, db}};
+    std::vector<dnnl_exec_arg_t> args = {
+            {DNNL_ARG_SRC_0, a.mem}, {DNNL_ARG_SRC_1, bb}, {DNNL_ARG_DST, db}};
     if (scales) {
         args.push_back({DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC_0, s0m});
         args.push_back({DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC_1, s1m});
@@ -305,7 +328,8 @@ void check_blocked(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, dnnl_a
     reorder(eng, strm, db, dst.mem);
     bool ok = true;
     for_each(full, [&](const dims_t &pos) {
-        const float x = a.get(pos) * (scales ? s0_val : 1.f), y = b.get(pos) * (scales ? s1_val : 1.f);
+        const float x = a.get(pos) * (scales ? s0_val : 1.f),
+                    y = b.get(pos) * (scales ? s1_val : 1.f);
         ok = ok && dst.get(pos) == ref_op(alg, x, y);
     });
     t.check(ok, what);
@@ -340,36 +364,43 @@ void run_problems(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, int nth
     // Scalar src0 against a full src1, every algorithm, both plain orders.
     for (auto alg : algs)
         for (const order_t &o : {plain(4), chan_last(4)}) {
-            std::snprintf(what, sizeof(what), "nthr %d: alg %#x scalar src0, %s", nthr, (unsigned)alg,
-                    o[1] == 1 ? "nchw" : "nhwc");
-            const std::string impl = check(t, eng, strm, {alg, {1, 1, 1, 1}, full, {}, full, o}, what);
-            std::string m = std::string(what) + ": vectorised (mirrored) but for div, which the reference serves";
-            t.check((impl.rfind("vec", 0) == 0) == (has_vec() && alg != dnnl_binary_div), m.c_str());
+            std::snprintf(what, sizeof(what), "nthr %d: alg %#x scalar src0, %s", nthr,
+                          (unsigned)alg, o[1] == 1 ? "nchw" : "nhwc");
+            const std::string impl =
+                    check(t, eng, strm, {alg, {1, 1, 1, 1}, full, {}, full, o}, what);
+            std::string m = std::string(what)
+                            + ": vectorised (mirrored) but for div, which the reference serves";
+            t.check((impl.rfind("vec", 0) == 0) == (has_vec() && alg != dnnl_binary_div),
+                    m.c_str());
         }
     // Per-channel src0, with scales, and with dst `any`.
     std::snprintf(what, sizeof(what), "nthr %d: per-channel src0 sub, scales, nhwc", nthr);
     check(t, eng, strm, {dnnl_binary_sub, {1, 5, 1, 1}, full, {}, full, chan_last(4), true}, what);
     std::snprintf(what, sizeof(what), "nthr %d: per-channel src0 div, dst any, nhwc", nthr);
-    check(t, eng, strm, {dnnl_binary_div, {1, 5, 1, 1}, full, {}, full, chan_last(4), false, false, true},
-            what);
+    check(t, eng, strm,
+          {dnnl_binary_div, {1, 5, 1, 1}, full, {}, full, chan_last(4), false, false, true}, what);
     std::snprintf(what, sizeof(what), "nthr %d: scalar src0 add, dst any, nchw", nthr);
-    check(t, eng, strm, {dnnl_binary_add, {1, 1, 1, 1}, full, {}, full, plain(4), false, false, true}, what);
+    check(t, eng, strm,
+          {dnnl_binary_add, {1, 1, 1, 1}, full, {}, full, plain(4), false, false, true}, what);
     // src0 and src1 broadcast on different dims.
     std::snprintf(what, sizeof(what), "nthr %d: src0 {2,1,3,4} src1 {1,5,3,1}", nthr);
     check(t, eng, strm, {dnnl_binary_sub, {2, 1, 3, 4}, {1, 5, 3, 1}, {}, full, plain(4)}, what);
     std::snprintf(what, sizeof(what), "nthr %d: 5D src0 {1,4,1,3,1} src1 {2,1,3,1,5} max", nthr);
-    check(t, eng, strm, {dnnl_binary_max, {1, 4, 1, 3, 1}, {2, 1, 3, 1, 5}, {}, {2, 4, 3, 3, 5}, chan_last(5)},
-            what);
+    check(t, eng, strm,
+          {dnnl_binary_max, {1, 4, 1, 3, 1}, {2, 1, 3, 1, 5}, {}, {2, 4, 3, 3, 5}, chan_last(5)},
+          what);
     // Large enough (> 8192 elements) for the reference to split over threads.
     const dims_t big = {2, 16, 16, 17};
     std::snprintf(what, sizeof(what), "nthr %d: big, per-row src0 {1,16,16,1} mul, scales", nthr);
     check(t, eng, strm, {dnnl_binary_mul, {1, 16, 16, 1}, big, {}, big, plain(4), true}, what);
     // Post-ops: sum, eltwise, per-channel binary.
     std::snprintf(what, sizeof(what), "nthr %d: scalar src0 add + sum/relu/binary post-ops", nthr);
-    check(t, eng, strm, {dnnl_binary_add, {1, 1, 1, 1}, full, {}, full, plain(4), false, true}, what);
+    check(t, eng, strm, {dnnl_binary_add, {1, 1, 1, 1}, full, {}, full, plain(4), false, true},
+          what);
     std::snprintf(what, sizeof(what), "nthr %d: big src0 {2,1,16,17} ge + post-ops, nhwc", nthr);
-    check(t, eng, strm, {dnnl_binary_ge, {2, 1, 16, 17}, {1, 16, 1, 1}, {}, big, chan_last(4), false, true},
-            what);
+    check(t, eng, strm,
+          {dnnl_binary_ge, {2, 1, 16, 17}, {1, 16, 1, 1}, {}, big, chan_last(4), false, true},
+          what);
     // Blocked src1/dst with a per-channel and a scalar src0 (the mirrored
     // sub with a negative scale included).
     for (auto alg : {dnnl_binary_sub, dnnl_binary_lt, dnnl_binary_max, dnnl_binary_div}) {
@@ -378,17 +409,22 @@ void run_problems(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, int nth
         if (alg == dnnl_binary_sub) check_blocked(t, eng, strm, alg, {1, 20, 1, 1}, true);
     }
     // Select: src0, src1 and src2 each broadcast.
-    std::snprintf(what, sizeof(what), "nthr %d: select src0 {1,5,1,1} src1 {2,1,3,4} src2 {1,1,3,1}", nthr);
-    check(t, eng, strm, {dnnl_binary_select, {1, 5, 1, 1}, {2, 1, 3, 4}, {1, 1, 3, 1}, full, plain(4)}, what);
-    std::snprintf(what, sizeof(what), "nthr %d: select as oneDNN's example: src0 scalar, src2 {1,1,1,W}", nthr);
+    std::snprintf(what, sizeof(what),
+                  "nthr %d: select src0 {1,5,1,1} src1 {2,1,3,4} src2 {1,1,3,1}", nthr);
+    check(t, eng, strm,
+          {dnnl_binary_select, {1, 5, 1, 1}, {2, 1, 3, 4}, {1, 1, 3, 1}, full, plain(4)}, what);
+    std::snprintf(what, sizeof(what),
+                  "nthr %d: select as oneDNN's example: src0 scalar, src2 {1,1,1,W}", nthr);
     const dims_t ex = {1, 12, 32, 32};
     check(t, eng, strm, {dnnl_binary_select, {1, 1, 1, 1}, ex, {1, 1, 1, 32}, ex, plain(4)}, what);
-    std::snprintf(what, sizeof(what), "nthr %d: select src0 {2,16,1,17} src2 full + post-ops", nthr);
-    check(t, eng, strm, {dnnl_binary_select, {2, 16, 1, 17}, big, big, big, chan_last(4), false, true}, what);
+    std::snprintf(what, sizeof(what), "nthr %d: select src0 {2,16,1,17} src2 full + post-ops",
+                  nthr);
+    check(t, eng, strm,
+          {dnnl_binary_select, {2, 16, 1, 17}, big, big, big, chan_last(4), false, true}, what);
 }
 
 dnnl_status_t create(dnnl_engine_t eng, dnnl_alg_kind_t alg, const dims_t &d0, const dims_t &d1,
-        const dims_t *d2, const dims_t &dd, bool src0_any = false) {
+                     const dims_t *d2, const dims_t &dd, bool src0_any = false) {
     dnnl_memory_desc_t m0 = strided_md(d0, plain(d0.size()), dnnl_f32);
     dnnl_memory_desc_t m1 = strided_md(d1, plain(d1.size()), dnnl_f32);
     dnnl_memory_desc_t m2 = d2 ? strided_md(*d2, plain(d2->size()), dnnl_s8) : nullptr;
@@ -397,10 +433,12 @@ dnnl_status_t create(dnnl_engine_t eng, dnnl_alg_kind_t alg, const dims_t &d0, c
         dnnl_memory_desc_destroy(m0);
         dnnl_dims_t d = {};
         for (size_t i = 0; i < d0.size(); ++i) d[i] = d0[i];
-        KT_OK(dnnl_memory_desc_create_with_tag(&m0, (int)d0.size(), d, dnnl_f32, dnnl_format_tag_any));
+        KT_OK(dnnl_memory_desc_create_with_tag(&m0, (int)d0.size(), d, dnnl_f32,
+                                               dnnl_format_tag_any));
     }
     dnnl_primitive_desc_t pd = nullptr;
-    const dnnl_status_t st = dnnl_binary_primitive_desc_create_v2(&pd, eng, alg, m0, m1, m2, md, nullptr);
+    const dnnl_status_t st =
+            dnnl_binary_primitive_desc_create_v2(&pd, eng, alg, m0, m1, m2, md, nullptr);
     dnnl_primitive_desc_destroy(pd);
     for (auto m : {m0, m1, m2, md}) dnnl_memory_desc_destroy(m);
     return st;
@@ -410,20 +448,25 @@ void check_refusals(kt::tally_t &t, dnnl_engine_t eng) {
     const dims_t full = {2, 5, 3, 4}, c3 = {2, 3, 3, 4};
     t.check(create(eng, dnnl_binary_add, {1, 1, 1, 1}, full, nullptr, full) == dnnl_success,
             "scalar src0 accepted");
-    t.check(create(eng, dnnl_binary_add, {1, 3, 1, 1}, full, nullptr, full) == dnnl_invalid_arguments,
+    t.check(create(eng, dnnl_binary_add, {1, 3, 1, 1}, full, nullptr, full)
+                    == dnnl_invalid_arguments,
             "src0 dim neither 1 nor dst's -> invalid_arguments");
-    t.check(create(eng, dnnl_binary_add, {1, 5, 3, 4}, {1, 5, 3, 4}, nullptr, full) == dnnl_invalid_arguments,
+    t.check(create(eng, dnnl_binary_add, {1, 5, 3, 4}, {1, 5, 3, 4}, nullptr, full)
+                    == dnnl_invalid_arguments,
             "src0 and src1 both 1 where dst is not -> invalid_arguments");
     t.check(create(eng, dnnl_binary_add, full, full, nullptr, c3) == dnnl_invalid_arguments,
             "dst smaller than the sources -> invalid_arguments");
     t.check(create(eng, dnnl_binary_add, {1, 1, 1}, full, nullptr, full) == dnnl_invalid_arguments,
             "src0 rank differs from dst -> invalid_arguments");
-    t.check(create(eng, dnnl_binary_add, {1, 1, 1, 1}, full, nullptr, full, true) == dnnl_invalid_arguments,
+    t.check(create(eng, dnnl_binary_add, {1, 1, 1, 1}, full, nullptr, full, true)
+                    == dnnl_invalid_arguments,
             "src0 format any -> invalid_arguments");
     const dims_t bad2 = {1, 2, 1, 1}, ok2 = {1, 1, 3, 1};
-    t.check(create(eng, dnnl_binary_select, {1, 1, 1, 1}, full, &bad2, full) == dnnl_invalid_arguments,
+    t.check(create(eng, dnnl_binary_select, {1, 1, 1, 1}, full, &bad2, full)
+                    == dnnl_invalid_arguments,
             "select src2 dim neither 1 nor dst's -> invalid_arguments");
-    t.check(create(eng, dnnl_binary_select, {1, 1, 1, 1}, {1, 5, 3, 4}, &ok2, full) == dnnl_invalid_arguments,
+    t.check(create(eng, dnnl_binary_select, {1, 1, 1, 1}, {1, 5, 3, 4}, &ok2, full)
+                    == dnnl_invalid_arguments,
             "select src0 and src1 both 1 where dst is not -> invalid_arguments");
     t.check(create(eng, dnnl_binary_select, {1, 1, 1, 1}, full, &ok2, full) == dnnl_success,
             "select with src0 and src2 broadcast accepted");
@@ -442,7 +485,8 @@ void check_in_place(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm) {
     KT_OK(dnnl_binary_primitive_desc_create(&pd, eng, dnnl_binary_add, s.md, b.md, a.md, nullptr));
     dnnl_primitive_t prim = nullptr;
     KT_OK(dnnl_primitive_create(&prim, pd));
-    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC_0, a.mem}, {DNNL_ARG_SRC_1, b.mem}, {DNNL_ARG_DST, a.mem}};
+    dnnl_exec_arg_t args[] = {
+            {DNNL_ARG_SRC_0, a.mem}, {DNNL_ARG_SRC_1, b.mem}, {DNNL_ARG_DST, a.mem}};
     t.check(dnnl_primitive_execute(prim, strm, 3, args) == dnnl_invalid_arguments,
             "in place with a broadcast src0 -> invalid_arguments");
     dnnl_stream_wait(strm);
@@ -453,7 +497,8 @@ void check_in_place(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm) {
     KT_OK(dnnl_binary_primitive_desc_create(&pd, eng, dnnl_binary_sub, a.md, b.md, a.md, nullptr));
     KT_OK(dnnl_primitive_create(&prim, pd));
     if (has_vec())
-        t.check(kt::impl_name(pd).rfind("vec", 0) == 0, "no broadcast src0 keeps the vectorised path");
+        t.check(kt::impl_name(pd).rfind("vec", 0) == 0,
+                "no broadcast src0 keeps the vectorised path");
     KT_OK(dnnl_primitive_execute(prim, strm, 3, args));
     KT_OK(dnnl_stream_wait(strm));
     bool ok = true;
