@@ -8,19 +8,27 @@ using namespace kestrel;
 
 namespace {
 
-// oneDNN's shape rule: every source dim is 1 or dst's, and where src0 is
-// broadcast src1 is not.
-bool broadcast_ok(const memory_desc_t &dst, const memory_desc_t &src0, const memory_desc_t &src1,
-        const memory_desc_t *src2) {
+// oneDNN's shape rule: every source has dst's rank and each of its dims is
+// 1 or dst's; where src0 is 1 and dst is not, src1 must be dst's (so dst is
+// the elementwise max of the two). src2 (select) broadcasts on its own.
+// Returns nullptr when the shapes fit, else what breaks the rule (and the
+// dim in *dim, -1 for a rank).
+const char *broadcast_error(const memory_desc_t &dst, const memory_desc_t &src0,
+        const memory_desc_t &src1, const memory_desc_t *src2, int *dim) {
     const int nd = dst.ndims;
-    if (src0.ndims != nd || src1.ndims != nd || (src2 && src2->ndims != nd)) return false;
+    *dim = -1;
+    if (src0.ndims != nd) return "src0 rank differs from dst";
+    if (src1.ndims != nd) return "src1 rank differs from dst";
+    if (src2 && src2->ndims != nd) return "src2 rank differs from dst";
     for (int d = 0; d < nd; ++d) {
         const dim_t n = dst.dims[d];
-        if (!one_of(src0.dims[d], (dim_t)1, n) || !one_of(src1.dims[d], (dim_t)1, n)) return false;
-        if (src0.dims[d] != n && src1.dims[d] != n) return false;
-        if (src2 && !one_of(src2->dims[d], (dim_t)1, n)) return false;
+        *dim = d;
+        if (!one_of(src0.dims[d], (dim_t)1, n)) return "src0 dim is neither 1 nor dst's";
+        if (!one_of(src1.dims[d], (dim_t)1, n)) return "src1 dim is neither 1 nor dst's";
+        if (src0.dims[d] != n && src1.dims[d] != n) return "src0 and src1 both broadcast a dim of dst";
+        if (src2 && !one_of(src2->dims[d], (dim_t)1, n)) return "src2 dim is neither 1 nor dst's";
     }
-    return true;
+    return nullptr;
 }
 
 dnnl_status_t create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine,
@@ -34,17 +42,18 @@ dnnl_status_t create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_t engine
                    "algorithm is not valid for this primitive");
     KESTREL_VCHECK(!(src0->format_kind == dnnl_format_kind_any), dnnl_invalid_arguments,
                    dnnl_binary, "source format must not be any");
-    if (any_runtime(src0, src1, select ? src2 : nullptr, dst)) return dnnl_unimplemented;
+    KESTREL_VCHECK(!any_runtime(src0, src1, select ? src2 : nullptr, dst), dnnl_unimplemented,
+                   dnnl_binary, "runtime dims or strides are not supported");
     KESTREL_VCHECK(!(!elt::md_usable(*src0) || !elt::md_usable(*src1) || !elt::md_usable(*dst)
                      || (select && !elt::md_usable(*src2))),
                    dnnl_invalid_arguments, dnnl_binary,
                    "a memory descriptor is zero, runtime-sized or of an unusable format");
-    KESTREL_VCHECK(!(!broadcast_ok(*dst, *src0, *src1, select ? src2 : nullptr)),
-                   dnnl_invalid_arguments, dnnl_binary, "shapes do not broadcast");
+    int bad_dim = -1;
+    const char *bad = broadcast_error(*dst, *src0, *src1, select ? src2 : nullptr, &bad_dim);
+    KESTREL_VCHECK(!bad, dnnl_invalid_arguments, dnnl_binary, "shapes do not broadcast: %s (dim %d)",
+                   bad, bad_dim);
     KESTREL_VCHECK(!(select && src2->data_type != dnnl_s8), dnnl_invalid_arguments, dnnl_binary,
                    "data type is not valid");
-    // A valid problem Kestrel does not implement: src0 broadcast into dst.
-    if (!elt::same_dims(*src0, *dst)) return dnnl_unimplemented;
     return guard([&] {
         binary_desc_t d;
         d.alg = alg;

@@ -139,6 +139,13 @@ bool in_place_allowed(dnnl_primitive_kind_t kind, int in, int out) {
     }
 }
 
+bool same_logical_dims(const memory_desc_t &a, const memory_desc_t &b) {
+    if (a.ndims != b.ndims) return false;
+    for (int d = 0; d < a.ndims; ++d)
+        if (a.dims[d] != b.dims[d]) return false;
+    return true;
+}
+
 // The bytes an argument's memory spans; empty when it has no data.
 struct span_t {
     const char *lo = nullptr, *hi = nullptr;
@@ -185,6 +192,9 @@ status_t check_aliasing(const pd_t *pd, const exec_ctx_t &ctx) {
             if (!overlaps(mi, so)) continue;
             const bool same = mi == mo || (mi->data == mo->data && md_equal(mi->md, mo->md));
             if (!(same && in_place_allowed(pd->kind(), in, out))) return status::invalid_arguments;
+            // A broadcast input (binary src0 of dims 1 where dst's are not)
+            // would read elements the output has already overwritten.
+            if (!same_logical_dims(*pd->arg_md(in), *pd->arg_md(out))) return status::invalid_arguments;
         }
     }
     // Two outputs never share bytes.
@@ -216,7 +226,8 @@ status_t check_args(const pd_t *pd, const exec_ctx_t &ctx) {
         }
     }
     const status_t st = check_aliasing(pd, ctx);
-    if (st != status::success) exec_check(pd, "an output overlaps an input outside the in-place pairs", -1);
+    if (st != status::success)
+        exec_check(pd, "an output overlaps an input outside the in-place pairs (or in place with a broadcast input)", -1);
     return st;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Consumes Kestrel the way a user does after `make install`: installs this
 # build into a temporary prefix, then builds a small C program and a small
-# C++ program (dnnl.hpp: engine, stream, memory, reorder) with nothing but
+# C++ program (dnnl.hpp: engine, stream, memory, reorder), and a C++ program
+# that calls TBB itself, with nothing but
 # `pkg-config --cflags --libs dnnl` from that prefix, runs them against the
 # installed libdnnl.so.3 and checks what they print. Cleans up after itself.
 #
@@ -194,7 +195,7 @@ else
 fi
 
 # --- static consumers: `pkg-config --static --libs dnnl` must carry what the
-# library itself needs (TBB through Requires.private, libnuma when built
+# library itself needs (TBB through Requires, libnuma when built
 # with it, the C++ runtime, libm), so that a C program links against the
 # archive alone. The archive is the installed libdnnl.a when the tree was
 # configured with --enable-static; otherwise one assembled from the
@@ -217,8 +218,8 @@ for w in -ldnnl -ltbb -lstdc++ -lm; do
 done
 if [ -f "$static_dir/libdnnl.a" ]; then
     pass
-    # The plain flags do not suffice for the archive (the C++ runtime and
-    # TBB are missing), which is why the static ones exist.
+    # The plain flags do not suffice for the archive (the C++ runtime is
+    # missing), which is why the static ones exist.
     # shellcheck disable=SC2086
     if $CC $cflags -o "$tmp/consumer_static_plain" "$tmp/consumer.c" -L"$static_dir" $libs > /dev/null 2>&1; then
         fail "the archive linked with the non-static flags: the test cannot tell the static ones are needed"
@@ -247,33 +248,71 @@ else
     fail "no libdnnl.a installed and none could be assembled from the build tree"
 fi
 
-# --- a C++ program that also uses TBB itself (as oneDNN's example_utils.hpp
-# does), built with the --static flags against the shared library
+# --- TBB is a public requirement: dnnl_config.h says the threading runtime
+# is TBB, so programs written for oneDNN call TBB themselves (its
+# example_utils.hpp does). The plain flags carry -ltbb, and dnnl.pc lists
+# tbb in Requires, not Requires.private.
+for w in -ldnnl -ltbb; do
+    case " $libs " in
+        *" $w "*) pass ;;
+        *) fail "pkg-config --libs dnnl lacks $w: $libs" ;;
+    esac
+done
+if "$PKG_CONFIG" --define-variable=prefix="$prefix" --print-requires dnnl | grep -q '^tbb\b'; then
+    pass
+else
+    fail "dnnl.pc does not list tbb in Requires"
+fi
+if "$PKG_CONFIG" --define-variable=prefix="$prefix" --print-requires-private dnnl | grep -q '^tbb\b'; then
+    fail "dnnl.pc still lists tbb in Requires.private"
+else
+    pass
+fi
+
+# A C++ program that uses TBB itself, as oneDNN's example_utils.hpp does
+# when DNNL_CPU_THREADING_RUNTIME is DNNL_RUNTIME_TBB, built with the plain
+# flags alone (with TBB private this failed to link: "libtbb.so.12: DSO
+# missing from command line"), and once more with the --static ones.
 cat > "$tmp/consumer_tbb.cpp" << 'EOF'
 #include <atomic>
 #include <cstdio>
+#include "dnnl.hpp"
+#if DNNL_CPU_THREADING_RUNTIME != DNNL_RUNTIME_TBB
+#error "dnnl_config.h no longer names TBB: this check is moot"
+#endif
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include "dnnl.hpp"
+#include <tbb/task_arena.h>
 int main() {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
     std::atomic<int> sum {0};
     tbb::parallel_for(0, 100, [&](int i) { sum += i; });
+    const int nthr = tbb::this_task_arena::max_concurrency();
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     dnnl::memory::desc md({3, 5}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
-    std::printf("tbb-consumer %d %zu\n", sum.load(), md.get_size());
+    std::printf("tbb-consumer %d %zu %s\n", sum.load(), md.get_size(), nthr >= 1 ? "ok" : "no-threads");
     return 0;
 }
 EOF
-static_cflags=$("$PKG_CONFIG" --define-variable=prefix="$prefix" --static --cflags dnnl)
-# shellcheck disable=SC2086
-if $CXX $static_cflags -o "$tmp/consumer_tbb" "$tmp/consumer_tbb.cpp" $static_libs > "$tmp/cxx-tbb.log" 2>&1; then
+# shellcheck disable=SC2086 # pkg-config output is a list of words
+if $CXX $cflags -o "$tmp/consumer_tbb" "$tmp/consumer_tbb.cpp" $libs > "$tmp/cxx-tbb.log" 2>&1; then
     pass
     out=$(LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer_tbb")
-    if [ "$out" = "tbb-consumer 4950 60" ]; then pass; else fail "TBB consumer printed '$out'"; fi
+    if [ "$out" = "tbb-consumer 4950 60 ok" ]; then pass; else fail "TBB consumer printed '$out'"; fi
+else
+    fail "the TBB-using C++ consumer did not build with pkg-config --cflags --libs dnnl alone:"
+    cat "$tmp/cxx-tbb.log"
+fi
+static_cflags=$("$PKG_CONFIG" --define-variable=prefix="$prefix" --static --cflags dnnl)
+# shellcheck disable=SC2086
+if $CXX $static_cflags -o "$tmp/consumer_tbb_static" "$tmp/consumer_tbb.cpp" $static_libs \
+        > "$tmp/cxx-tbb-static.log" 2>&1; then
+    pass
+    out=$(LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer_tbb_static")
+    if [ "$out" = "tbb-consumer 4950 60 ok" ]; then pass; else fail "TBB consumer (--static flags) printed '$out'"; fi
 else
     fail "the TBB-using C++ consumer did not build with pkg-config --static --cflags --libs dnnl:"
-    cat "$tmp/cxx-tbb.log"
+    cat "$tmp/cxx-tbb-static.log"
 fi
 
 # --- the programs load the installed library, not another one

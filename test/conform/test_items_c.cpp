@@ -241,11 +241,12 @@ void item6_status_codes() {
         check(dnnl_binary_primitive_desc_create(&pd, eng, dnnl_binary_add, s0, s1_nd, d, nullptr)
                         == dnnl_invalid_arguments,
                 "binary src1 of another rank: invalid_arguments");
-        // oneDNN v3.9 accepts src0 broadcast when src1 is full there;
-        // Kestrel does not implement it: a valid problem, unimplemented.
+        // oneDNN v3.9 accepts src0 broadcast when src1 is full there.
         check(dnnl_binary_primitive_desc_create(&pd, eng, dnnl_binary_add, s0_b, s0, d, nullptr)
-                        == dnnl_unimplemented,
-                "binary src0 broadcast (valid, not implemented): unimplemented");
+                        == dnnl_success,
+                "binary src0 broadcast (src1 full there): accepted");
+        dnnl_primitive_desc_destroy(pd);
+        pd = nullptr;
         check(dnnl_binary_primitive_desc_create(&pd, eng, dnnl_binary_add, s0_b, s0_b, d, nullptr)
                         == dnnl_invalid_arguments,
                 "binary src0 and src1 both broadcast on one dim: invalid_arguments");

@@ -8,6 +8,12 @@ check_PROGRAMS += test/eltwise/test_binary
 TESTS += test/eltwise/test_binary
 test_eltwise_test_binary_SOURCES = test/eltwise/test_binary.cpp
 test_eltwise_test_binary_LDADD = $(TEST_LIBS)
+# Broadcast src0 (and src1, src2) against a naive reference written in the
+# test over the public C API only; shape refusals, in place refused.
+check_PROGRAMS += test/eltwise/test_binary_bcast
+TESTS += test/eltwise/test_binary_bcast
+test_eltwise_test_binary_bcast_SOURCES = test/eltwise/test_binary_bcast.cpp
+test_eltwise_test_binary_bcast_LDADD = $(TEST_LIBS)
 check_PROGRAMS += test/eltwise/test_softmax
 TESTS += test/eltwise/test_softmax
 test_eltwise_test_softmax_SOURCES = test/eltwise/test_softmax.cpp

@@ -21,12 +21,13 @@ status_t init_common(const char *impl, attr_t &attr, memory_desc_t *src, int nsr
         if (!dt_ok(src[i].data_type)) return decline(impl, "data type");
     if (!dt_ok(dst.data_type)) return decline(impl, "data type");
     if (!mdw_t(src[0]).is_blocked()) return decline(impl, "src0 layout");
+    // Format `any` takes src0's dim order (and blocks), whatever the
+    // broadcast dims of either side.
     for (int i = 1; i < nsrc; ++i)
-        if (mdw_t(src[i]).is_any()) {
-            if (!elt::same_dims(src[i], src[0])) return decline(impl, "src1 format any");
-            KESTREL_CHECK(elt::set_layout_like(src[i], src[0]));
-        }
-    KESTREL_CHECK(elt::set_layout_like(dst, src[0]));
+        if (elt::set_layout_order_like(src[i], src[0]) != status::success)
+            return decline(impl, i == 1 ? "src1 format any" : "src2 format any");
+    if (elt::set_layout_order_like(dst, src[0]) != status::success)
+        return decline(impl, "dst format any");
     if (!mdw_t(dst).is_blocked()) return decline(impl, "dst layout");
     if (!attr.has_default_values(attr_t::skip_scales | attr_t::skip_post_ops))
         return decline(impl, "attributes");
@@ -36,6 +37,23 @@ status_t init_common(const char *impl, attr_t &attr, memory_desc_t *src, int nsr
             return decline(impl, "scales");
     KESTREL_CHECK(post_ops::resolve_any(attr.post_ops));
     return post_ops::check(attr.post_ops, dst);
+}
+
+// The operation with its operands exchanged, for a broadcast src0 that the
+// plan takes as its second operand: op(x, y) == mirrored(y, x). sub is an
+// add once the streamed operand's scale is negated (x - y == -y + x
+// exactly in IEEE arithmetic); div has no mirror in the kernels (undef).
+dnnl_alg_kind_t mirrored(dnnl_alg_kind_t alg, bool &negate) {
+    negate = false;
+    switch (alg) {
+        case dnnl_binary_ge: return dnnl_binary_le;
+        case dnnl_binary_gt: return dnnl_binary_lt;
+        case dnnl_binary_le: return dnnl_binary_ge;
+        case dnnl_binary_lt: return dnnl_binary_gt;
+        case dnnl_binary_sub: negate = true; return dnnl_binary_add;
+        case dnnl_binary_div: return dnnl_alg_kind_undef;
+        default: return alg; // add, mul, max, min, eq, ne are symmetric
+    }
 }
 
 } // namespace
@@ -56,11 +74,20 @@ status_t binary_vec_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(init_common(me, attr_, src_md_, 2, dst_md_));
     k_ = elt::best_kernels();
     if (!k_) return decline(me, "no avx2");
-    const memory_desc_t &a = src_md_[0], &b = src_md_[1];
+    // The plan streams an operand `a` of dst's shape and layout and
+    // broadcasts `b`: normally src0 and src1; with a broadcast src0, src1
+    // and src0 with the operation mirrored.
+    swap_ = !elt::same_dims(src_md_[0], dst_md_);
+    if (swap_ && !elt::same_dims(src_md_[1], dst_md_))
+        return decline(me, "src0 and src1 both broadcast");
+    kalg_ = swap_ ? mirrored(desc_.alg, negate_) : desc_.alg;
+    if (kalg_ == dnnl_alg_kind_undef) return decline(me, "div with a broadcast src0");
+    const memory_desc_t &a = src_md_[swap_ ? 1 : 0], &b = src_md_[swap_ ? 0 : 1];
     const data_type_t dt = a.data_type;
     if (!elt::vec_dt(dt) || b.data_type != dt || dst_md_.data_type != dt)
         return decline(me, "data types");
-    if (!elt::same_layout(a, dst_md_)) return decline(me, "src0 and dst layouts differ");
+    if (!elt::same_layout(a, dst_md_))
+        return decline(me, swap_ ? "src1 and dst layouts differ" : "src0 and dst layouts differ");
     // Zero padding stays +0 through op(0, 0) unless a negative scale turns
     // an operand into -0 (then mul/max could write -0): no scales there.
     // Post-ops only run on plain (unpadded) layouts.
@@ -82,22 +109,25 @@ status_t binary_vec_t::pd_t::init(dnnl_engine *) {
 status_t binary_vec_t::execute(const exec_ctx_t &ctx) const {
     const auto *pd = static_cast<const pd_t *>(pd_.get());
     const auto &plan = pd->plan_;
-    const dnnl_alg_kind_t alg = pd->desc().alg;
-    const memory_desc_t &b_md = *pd->src_md(1);
-    const data_type_t dt = pd->src_md(0)->data_type;
-    const char *a = ctx.input<char>(DNNL_ARG_SRC_0);
-    const char *b = ctx.input<char>(DNNL_ARG_SRC_1);
+    const dnnl_alg_kind_t alg = pd->kalg_;
+    const int ia = pd->swap_ ? 1 : 0, ib = 1 - ia; // streamed, broadcast
+    const memory_desc_t &b_md = *pd->src_md(ib);
+    const data_type_t dt = pd->src_md(ia)->data_type;
+    const char *a = ctx.input<char>(ia ? DNNL_ARG_SRC_1 : DNNL_ARG_SRC_0);
+    const char *b = ctx.input<char>(ib ? DNNL_ARG_SRC_1 : DNNL_ARG_SRC_0);
     char *dst = ctx.output<char>(DNNL_ARG_DST);
     float s0, s1;
     binary_scales(*pd->attr(), ctx, s0, s1);
+    // Scales of the streamed and the broadcast operand.
+    const float sa = pd->swap_ ? (pd->negate_ ? -s1 : s1) : s0, sb = pd->swap_ ? s0 : s1;
     float *w = nullptr;
     if (plan.uses_w()) {
         w = ctx.scratchpad().get<float>(key_src1_f32);
         if (!w) return status::out_of_memory;
-        plan.fill_w(w, b_md.data_type, b, b_md, s1);
+        plan.fill_w(w, b_md.data_type, b, b_md, sb);
     }
     return elt::run_flat(ctx, plan.n, pd->post_, key_dst_old, dst, [&](dim_t s, dim_t e) {
-        plan.run(pd->k_, alg, s0, s1, dt, dt, a, b, w, dst, s, e);
+        plan.run(pd->k_, alg, sa, sb, dt, dt, a, b, w, dst, s, e);
     });
 }
 

@@ -1,5 +1,7 @@
-// Binary implementations: vectorised (same shape, scalar and per-channel
-// broadcast on dense layouts) and the reference (any broadcast and layout).
+// Binary implementations: vectorised (one operand of dst's shape, the other
+// of the same shape, scalar or per-channel, on dense layouts; either src0
+// or src1 may be the broadcast one) and the reference (any broadcast of
+// src0, src1 and src2, any layout).
 // Both apply the post-op chain (eltwise, sum, binary) in their output loop.
 #ifndef KESTREL_CPU_ELTWISE_BINARY_HPP
 #define KESTREL_CPU_ELTWISE_BINARY_HPP
@@ -19,6 +21,11 @@ struct binary_vec_t : primitive_t {
         const char *name() const override { return name_; }
         status_t init(dnnl_engine *) override;
         const elt::kernels_t *k_ = nullptr;
+        // swap_: src0 is the broadcast operand, so the plan streams src1
+        // and the kernels run kalg_ (op with its operands exchanged; sub
+        // becomes an add of src1 scaled by -s1, negate_).
+        bool swap_ = false, negate_ = false;
+        dnnl_alg_kind_t kalg_ = dnnl_alg_kind_undef;
         elt::bcast_plan_t plan_;
         elt::post_rows_t post_; // post-op chain in dst's physical order
         char name_[32] = "vec:any";

@@ -67,6 +67,13 @@ inline bool same_layout(const memory_desc_t &a, const memory_desc_t &b) {
     return md_equal(a, t);
 }
 
+inline bool same_dims(const memory_desc_t &a, const memory_desc_t &b) {
+    if (a.ndims != b.ndims) return false;
+    for (int d = 0; d < a.ndims; ++d)
+        if (a.dims[d] != b.dims[d]) return false;
+    return true;
+}
+
 // Resolves format `any` of `md` to the layout of `like` (same dims).
 inline status_t set_layout_like(memory_desc_t &md, const memory_desc_t &like) {
     if (md.format_kind != dnnl_format_kind_any) return status::success;
@@ -82,19 +89,54 @@ inline status_t set_layout_like(memory_desc_t &md, const memory_desc_t &like) {
     return status::success;
 }
 
+// Resolves format `any` of `md` to the dim order and inner blocks of
+// `like`, which may differ in dims (a broadcast source: oneDNN derives
+// dst from src0 that way). Dims are ordered by decreasing stride of `like`;
+// equal strides (dims of size 1) keep their logical order.
+inline status_t set_layout_order_like(memory_desc_t &md, const memory_desc_t &like) {
+    if (md.format_kind != dnnl_format_kind_any) return status::success;
+    if (same_dims(md, like)) return set_layout_like(md, like);
+    if (like.format_kind != dnnl_blocked || like.ndims != md.ndims) return status::unimplemented;
+    const int nd = md.ndims;
+    const kestrel_blocking_desc &lb = like.blocking;
+    dim_t blk[max_ndims], inner = 1;
+    for (int d = 0; d < nd; ++d) blk[d] = 1;
+    for (int i = 0; i < lb.inner_nblks; ++i) {
+        blk[lb.inner_idxs[i]] *= lb.inner_blks[i];
+        inner *= lb.inner_blks[i];
+    }
+    int order[max_ndims]; // outermost first
+    for (int d = 0; d < nd; ++d) order[d] = d;
+    for (int i = 1; i < nd; ++i)
+        for (int j = i; j > 0 && lb.strides[order[j]] > lb.strides[order[j - 1]]; --j) {
+            const int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    memory_desc_t r = md;
+    r.format_kind = dnnl_blocked;
+    r.offset0 = 0;
+    r.blocking = lb;
+    for (int d = 0; d < nd; ++d) {
+        r.padded_dims[d] = md.dims[d] == 0 ? 0 : div_up(md.dims[d], blk[d]) * blk[d];
+        r.padded_offsets[d] = 0;
+    }
+    dim_t stride = inner;
+    for (int i = nd - 1; i >= 0; --i) {
+        const int d = order[i];
+        r.blocking.strides[d] = stride;
+        stride *= r.padded_dims[d] / blk[d] > 0 ? r.padded_dims[d] / blk[d] : 1;
+    }
+    md = r;
+    return status::success;
+}
+
 // Resolves format `any` of `md` to the plain row-major layout.
 inline status_t set_plain(memory_desc_t &md) {
     static const format_tag_t plain[] = {dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde, dnnl_abcdef};
     if (md.format_kind != dnnl_format_kind_any) return status::success;
     if (md.ndims < 1 || md.ndims > 6) return status::unimplemented;
     return md_set_tag(md, plain[md.ndims - 1]);
-}
-
-inline bool same_dims(const memory_desc_t &a, const memory_desc_t &b) {
-    if (a.ndims != b.ndims) return false;
-    for (int d = 0; d < a.ndims; ++d)
-        if (a.dims[d] != b.dims[d]) return false;
-    return true;
 }
 
 // True when a problem over `md` can be run as one flat array: dense
