@@ -17,6 +17,7 @@
 #include <tbb/global_control.h>
 
 #include "dnnl.hpp"
+#include "dnnl_debug.h"
 #include "f8_naive.hpp"
 #include "kt_test.hpp"
 
@@ -32,7 +33,6 @@ stream strm(eng);
 
 const char *dt_name(dt t) { return dnnl_dt2str((dnnl_data_type_t)t); }
 
-bool is_f8(dt t) { return t == dt::f8_e5m2 || t == dt::f8_e4m3; }
 const f8n::fmt_t &fmt_of(dt t) {
     switch (t) {
         case dt::f8_e5m2: return f8n::e5m2;
