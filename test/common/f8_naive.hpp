@@ -20,10 +20,10 @@ struct fmt_t {
     double max; // largest finite value
     bool has_inf;
 };
-constexpr fmt_t e5m2 {2, 15, 57344.0, true};
-constexpr fmt_t e4m3 {3, 7, 448.0, false};
-constexpr fmt_t bf16 {7, 127, 3.3895313892515355e38, true};
-constexpr fmt_t f16 {10, 15, 65504.0, true};
+constexpr fmt_t e5m2{2, 15, 57344.0, true};
+constexpr fmt_t e4m3{3, 7, 448.0, false};
+constexpr fmt_t bf16{7, 127, 3.3895313892515355e38, true};
+constexpr fmt_t f16{10, 15, 65504.0, true};
 
 inline double decode(const fmt_t &f, uint8_t v) {
     const int ebits = 7 - f.man;
@@ -49,7 +49,8 @@ inline double round_to(const fmt_t &f, double x) {
     if (ex < 1 - f.bias) ex = 1 - f.bias;
     const double q = std::ldexp(1.0, ex - f.man);
     const double r = std::nearbyint(x / q) * q; // default mode: ties to even
-    if (std::fabs(r) > f.max) return f.has_inf ? std::copysign(std::numeric_limits<double>::infinity(), x) : std::nan("");
+    if (std::fabs(r) > f.max)
+        return f.has_inf ? std::copysign(std::numeric_limits<double>::infinity(), x) : std::nan("");
     return r == 0 ? std::copysign(0.0, x) : r;
 }
 

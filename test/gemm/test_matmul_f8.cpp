@@ -31,52 +31,68 @@ kt::tally_t T;
 engine eng(engine::kind::cpu, 0);
 stream strm(eng);
 
-const char *dt_name(dt t) { return dnnl_dt2str((dnnl_data_type_t)t); }
+const char *dt_name(dt t) {
+    return dnnl_dt2str((dnnl_data_type_t)t);
+}
 
 const f8n::fmt_t &fmt_of(dt t) {
     switch (t) {
-        case dt::f8_e5m2: return f8n::e5m2;
-        case dt::f8_e4m3: return f8n::e4m3;
-        case dt::bf16: return f8n::bf16;
-        default: return f8n::f16;
+    case dt::f8_e5m2:
+        return f8n::e5m2;
+    case dt::f8_e4m3:
+        return f8n::e4m3;
+    case dt::bf16:
+        return f8n::bf16;
+    default:
+        return f8n::f16;
     }
 }
 
 // Bits of a value exactly representable in t (f32, bf16, f16, f8).
 void put(dt t, void *p, size_t i, double v) {
     switch (t) {
-        case dt::f32: ((float *)p)[i] = (float)v; return;
-        case dt::bf16: {
-            const float f = (float)v;
-            uint32_t b;
-            std::memcpy(&b, &f, 4);
-            ((uint16_t *)p)[i] = (uint16_t)(b >> 16);
-            return;
+    case dt::f32:
+        ((float *)p)[i] = (float)v;
+        return;
+    case dt::bf16: {
+        const float f = (float)v;
+        uint32_t b;
+        std::memcpy(&b, &f, 4);
+        ((uint16_t *)p)[i] = (uint16_t)(b >> 16);
+        return;
+    }
+    case dt::f16: { // normal values and zero only (the test's data)
+        uint16_t h = v < 0 ? 0x8000 : 0;
+        if (v != 0) {
+            int e;
+            const double m = std::frexp(std::fabs(v), &e); // [0.5, 1)
+            h |= (uint16_t)(((e - 1 + 15) << 10) | (int)((2 * m - 1) * 1024));
         }
-        case dt::f16: { // normal values and zero only (the test's data)
-            uint16_t h = v < 0 ? 0x8000 : 0;
-            if (v != 0) {
-                int e;
-                const double m = std::frexp(std::fabs(v), &e); // [0.5, 1)
-                h |= (uint16_t)(((e - 1 + 15) << 10) | (int)((2 * m - 1) * 1024));
-            }
-            ((uint16_t *)p)[i] = h;
-            return;
-        }
-        default: ((uint8_t *)p)[i] = f8n::encode_exact(fmt_of(t), v); return;
+        ((uint16_t *)p)[i] = h;
+        return;
+    }
+    default:
+        ((uint8_t *)p)[i] = f8n::encode_exact(fmt_of(t), v);
+        return;
     }
 }
 
 double get(dt t, const void *p, size_t i) {
     switch (t) {
-        case dt::f32: return ((const float *)p)[i];
-        case dt::bf16: return f8n::bf16_value(((const uint16_t *)p)[i]);
-        case dt::f16: return f8n::f16_value(((const uint16_t *)p)[i]);
-        default: return f8n::decode(fmt_of(t), ((const uint8_t *)p)[i]);
+    case dt::f32:
+        return ((const float *)p)[i];
+    case dt::bf16:
+        return f8n::bf16_value(((const uint16_t *)p)[i]);
+    case dt::f16:
+        return f8n::f16_value(((const uint16_t *)p)[i]);
+    default:
+        return f8n::decode(fmt_of(t), ((const uint8_t *)p)[i]);
     }
 }
 
-double round_dt(dt t, double v) { return t == dt::f32 ? (double)(float)v : f8n::round_to(fmt_of(t), v); }
+double round_dt(dt t, double v) {
+    return t == dt::f32 ? (double)(float)v : f8n::round_to(fmt_of(t), v);
+}
 
 // A random value in [-4, 4] exactly representable in t (and in every type
 // of the test's pairs when `narrow`, i.e. e5m2's precision).
@@ -89,7 +105,7 @@ double draw(kt::rng_t &r, dt t) {
 }
 
 struct case_t {
-    dt sdt, wdt, ddt, bdt; // bdt undef: no bias
+    dt sdt, wdt, ddt, bdt;  // bdt undef: no bias
     memory::dim B, M, N, K; // B = 0: 2D
     bool tw, scales, relu;
 };
@@ -113,7 +129,8 @@ void run(const case_t &c, int nthr) {
 
     kt::rng_t r(c.M * 131 + c.N * 17 + c.K + (int)c.sdt * 7 + (int)c.ddt);
     std::vector<double> S(B * c.M * c.K), W(B * c.K * c.N), Bv(c.N, 0.0), ws(c.N);
-    std::vector<uint8_t> sbuf(smd.get_size()), wbuf(wmd.get_size()), bbuf(bias ? bmd.get_size() : 1);
+    std::vector<uint8_t> sbuf(smd.get_size()), wbuf(wmd.get_size()),
+            bbuf(bias ? bmd.get_size() : 1);
     for (memory::dim b = 0; b < B; ++b)
         for (memory::dim m = 0; m < c.M; ++m)
             for (memory::dim k = 0; k < c.K; ++k) {
@@ -151,9 +168,10 @@ void run(const case_t &c, int nthr) {
         attr.set_post_ops(po);
     }
     char what[256];
-    std::snprintf(what, sizeof(what), "%s:%s:%s bias=%s B=%ld M=%ld N=%ld K=%ld tw=%d sc=%d relu=%d thr=%d",
-            dt_name(c.sdt), dt_name(c.wdt), dt_name(c.ddt), bias ? dt_name(c.bdt) : "-", (long)c.B, (long)c.M,
-            (long)c.N, (long)c.K, c.tw, c.scales, c.relu, nthr);
+    std::snprintf(what, sizeof(what),
+                  "%s:%s:%s bias=%s B=%ld M=%ld N=%ld K=%ld tw=%d sc=%d relu=%d thr=%d",
+                  dt_name(c.sdt), dt_name(c.wdt), dt_name(c.ddt), bias ? dt_name(c.bdt) : "-",
+                  (long)c.B, (long)c.M, (long)c.N, (long)c.K, c.tw, c.scales, c.relu, nthr);
     matmul::primitive_desc pd;
     try {
         pd = matmul::primitive_desc(eng, smd, wmd, bmd, dmd, attr);
@@ -170,7 +188,8 @@ void run(const case_t &c, int nthr) {
         float ssv = ssc, dsv = dsc;
         memory mss({{1}, dt::f32, tag::x}, eng, &ssv), mds({{1}, dt::f32, tag::x}, eng, &dsv),
                 mws({{c.N}, dt::f32, tag::x}, eng, wsf.data());
-        std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+        std::unordered_map<int, memory> args = {
+                {DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
         if (bias) args[DNNL_ARG_BIAS] = mb;
         if (c.scales) {
             args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC] = mss;
@@ -191,7 +210,8 @@ void run(const case_t &c, int nthr) {
                     }
                     const double sc = c.scales ? ssc * ws[n] : 1.0;
                     const double v = acc * sc + Bv[n];
-                    const double tol = (c.K + 8) * std::ldexp(mag * sc + std::fabs(Bv[n]) + std::fabs(v), -24);
+                    const double tol =
+                            (c.K + 8) * std::ldexp(mag * sc + std::fabs(Bv[n]) + std::fabs(v), -24);
                     double lo = v - tol, hi = v + tol;
                     if (c.relu) {
                         lo = lo < 0 ? 0 : lo;
@@ -203,16 +223,19 @@ void run(const case_t &c, int nthr) {
                     }
                     const double rlo = round_dt(c.ddt, lo), rhi = round_dt(c.ddt, hi);
                     const double got = get(c.ddt, dbuf.data(), (b * c.M + m) * c.N + n);
-                    const bool ok = (got >= rlo && got <= rhi) || (std::isnan(got) && (std::isnan(rlo) || std::isnan(rhi)));
+                    const bool ok = (got >= rlo && got <= rhi)
+                                    || (std::isnan(got) && (std::isnan(rlo) || std::isnan(rhi)));
                     if (!ok && bad++ < 3)
-                        std::fprintf(stderr, "  %s [%s] (%ld,%ld,%ld): got %.9g want [%.9g, %.9g]\n", what,
-                                pd.impl_info_str(), (long)b, (long)m, (long)n, got, rlo, rhi);
+                        std::fprintf(stderr,
+                                     "  %s [%s] (%ld,%ld,%ld): got %.9g want [%.9g, %.9g]\n", what,
+                                     pd.impl_info_str(), (long)b, (long)m, (long)n, got, rlo, rhi);
                 }
         std::string w = std::string(what) + " impl " + pd.impl_info_str();
         T.check(bad == 0, w.c_str());
         ++impls;
     } while (pd.next_impl());
-    std::snprintf(what + std::strlen(what), sizeof(what) - std::strlen(what), ": gemm and ref both ran");
+    std::snprintf(what + std::strlen(what), sizeof(what) - std::strlen(what),
+                  ": gemm and ref both ran");
     T.check(impls >= 2, what);
 }
 
@@ -220,16 +243,18 @@ void run(const case_t &c, int nthr) {
 void refusals() {
     struct r_t {
         dt s, w, d;
-    } rs[] = {{dt::f32, dt::f8_e4m3, dt::f32}, {dt::bf16, dt::f8_e5m2, dt::f32},
-            {dt::f8_e5m2, dt::f8_e4m3, dt::f32}, {dt::f8_e4m3, dt::f8_e5m2, dt::f32},
-            {dt::f16, dt::f16, dt::f8_e4m3}, {dt::f8_e4m3, dt::f32, dt::f32}};
+    } rs[] = {{dt::f32, dt::f8_e4m3, dt::f32},     {dt::bf16, dt::f8_e5m2, dt::f32},
+              {dt::f8_e5m2, dt::f8_e4m3, dt::f32}, {dt::f8_e4m3, dt::f8_e5m2, dt::f32},
+              {dt::f16, dt::f16, dt::f8_e4m3},     {dt::f8_e4m3, dt::f32, dt::f32}};
     for (const auto &x : rs) {
         memory::desc s({4, 8}, x.s, tag::ab), w({8, 5}, x.w, tag::ab), d({4, 5}, x.d, tag::ab);
         dnnl_primitive_desc_t pd = nullptr;
-        const dnnl_status_t st = dnnl_matmul_primitive_desc_create(&pd, eng.get(), s.get(), w.get(), nullptr, d.get(), nullptr);
+        const dnnl_status_t st = dnnl_matmul_primitive_desc_create(&pd, eng.get(), s.get(), w.get(),
+                                                                   nullptr, d.get(), nullptr);
         if (pd) dnnl_primitive_desc_destroy(pd);
         char what[96];
-        std::snprintf(what, sizeof(what), "matmul %s:%s:%s unimplemented", dt_name(x.s), dt_name(x.w), dt_name(x.d));
+        std::snprintf(what, sizeof(what), "matmul %s:%s:%s unimplemented", dt_name(x.s),
+                      dt_name(x.w), dt_name(x.d));
         T.check(st == dnnl_unimplemented, what);
     }
 }

@@ -29,16 +29,24 @@ kt::tally_t T;
 engine eng(engine::kind::cpu, 0);
 stream strm(eng);
 
-const f8n::fmt_t &fmt_of(dt t) { return t == dt::f8_e5m2 ? f8n::e5m2 : f8n::e4m3; }
-const char *name_of(dt t) { return t == dt::f8_e5m2 ? "e5m2" : "e4m3"; }
+const f8n::fmt_t &fmt_of(dt t) {
+    return t == dt::f8_e5m2 ? f8n::e5m2 : f8n::e4m3;
+}
+const char *name_of(dt t) {
+    return t == dt::f8_e5m2 ? "e5m2" : "e4m3";
+}
 
 // Element i of a 1D buffer of type t as a double.
 double value_at(dt t, const void *p, size_t i) {
     switch (t) {
-        case dt::f32: return ((const float *)p)[i];
-        case dt::bf16: return f8n::bf16_value(((const uint16_t *)p)[i]);
-        case dt::f16: return f8n::f16_value(((const uint16_t *)p)[i]);
-        default: return f8n::decode(fmt_of(t), ((const uint8_t *)p)[i]);
+    case dt::f32:
+        return ((const float *)p)[i];
+    case dt::bf16:
+        return f8n::bf16_value(((const uint16_t *)p)[i]);
+    case dt::f16:
+        return f8n::f16_value(((const uint16_t *)p)[i]);
+    default:
+        return f8n::decode(fmt_of(t), ((const uint8_t *)p)[i]);
     }
 }
 
@@ -75,7 +83,8 @@ void all_codes(dt t) {
             }
             if (!ok) {
                 if (bad++ < 4)
-                    std::fprintf(stderr, "  %s code 0x%02x: got %g want %g\n", name_of(t), c, got, want);
+                    std::fprintf(stderr, "  %s code 0x%02x: got %g want %g\n", name_of(t), c, got,
+                                 want);
             }
         }
         char what[96];
@@ -88,17 +97,23 @@ void all_codes(dt t) {
     int bad = 0;
     for (int c = 0; c < 256; ++c) {
         const double v = f8n::decode(f, (uint8_t)c);
-        const bool ok = std::isnan(v) ? std::isnan(f8n::decode(f, back[c])) && (back[c] & 0x80) == (c & 0x80)
+        const bool ok = std::isnan(v) ? std::isnan(f8n::decode(f, back[c]))
+                                                && (back[c] & 0x80) == (c & 0x80)
                                       : back[c] == c;
-        if (!ok && bad++ < 4) std::fprintf(stderr, "  %s round trip 0x%02x -> 0x%02x\n", name_of(t), c, back[c]);
+        if (!ok && bad++ < 4)
+            std::fprintf(stderr, "  %s round trip 0x%02x -> 0x%02x\n", name_of(t), c, back[c]);
     }
     char what[64];
     std::snprintf(what, sizeof(what), "%s codes round trip through f32", name_of(t));
     T.check(bad == 0, what);
 }
 
-float next_up(float x) { return std::nextafter(x, std::numeric_limits<float>::infinity()); }
-float next_down(float x) { return std::nextafter(x, -std::numeric_limits<float>::infinity()); }
+float next_up(float x) {
+    return std::nextafter(x, std::numeric_limits<float>::infinity());
+}
+float next_down(float x) {
+    return std::nextafter(x, -std::numeric_limits<float>::infinity());
+}
 
 // f32 values to f8 against round_to; exact codes for the specials.
 void from_f32(dt t) {
@@ -120,8 +135,9 @@ void from_f32(dt t) {
         }
     }
     const float inf = std::numeric_limits<float>::infinity();
-    for (float x : {0.f, -0.f, 1e-45f, -1e-45f, 1e-39f, 1.17549435e-38f, 1e-30f, 1e-6f, 1e4f, 6e4f, 65536.f, 1e6f, 1e30f,
-                 3.4e38f, inf, -inf, 1.f, -1.f, 0.3f, -2.7f})
+    for (float x : {0.f,  -0.f, 1e-45f,  -1e-45f, 1e-39f, 1.17549435e-38f, 1e-30f, 1e-6f,
+                    1e4f, 6e4f, 65536.f, 1e6f,    1e30f,  3.4e38f,         inf,    -inf,
+                    1.f,  -1.f, 0.3f,    -2.7f})
         xs.push_back(x);
     kt::rng_t r(7);
     for (int i = 0; i < 4000; ++i) { // random signs, exponents across the whole range
@@ -134,11 +150,16 @@ void from_f32(dt t) {
     for (size_t i = 0; i < xs.size(); ++i) {
         const double want = f8n::round_to(f, xs[i]);
         const double got = f8n::decode(f, out[i]);
-        const bool ok = f8n::same(got, want) && (!std::isnan(want) || (out[i] & 0x80) == (std::signbit(xs[i]) ? 0x80 : 0));
-        if (!ok && bad++ < 6) std::fprintf(stderr, "  %s from f32 %a: got %g (0x%02x) want %g\n", name_of(t), xs[i], got, out[i], want);
+        const bool ok =
+                f8n::same(got, want)
+                && (!std::isnan(want) || (out[i] & 0x80) == (std::signbit(xs[i]) ? 0x80 : 0));
+        if (!ok && bad++ < 6)
+            std::fprintf(stderr, "  %s from f32 %a: got %g (0x%02x) want %g\n", name_of(t), xs[i],
+                         got, out[i], want);
     }
     char what[80];
-    std::snprintf(what, sizeof(what), "%s from %zu f32 values (midpoints, overflow, underflow)", name_of(t), xs.size());
+    std::snprintf(what, sizeof(what), "%s from %zu f32 values (midpoints, overflow, underflow)",
+                  name_of(t), xs.size());
     T.check(bad == 0, what);
 
     // The specials, code by code, as oneDNN writes them.
@@ -146,20 +167,33 @@ void from_f32(dt t) {
     struct sp_t {
         float x;
         uint8_t e5, e4;
-    } sp[] = {{inf, 0x7c, 0x7f}, {-inf, 0xfc, 0xff}, {nan, 0x7e, 0x7f}, {-nan, 0xfe, 0xff}, {61440.f, 0x7c, 0x7f},
-            {next_down(61440.f), 0x7b, 0x7f}, {464.f, 0x5f, 0x7e}, {next_up(464.f), 0x5f, 0x7f},
-            {-448.f, 0xdf, 0xfe}, {-0.f, 0x80, 0x80}, {std::ldexp(1.f, -17), 0x00, 0x00},
-            {next_up(std::ldexp(1.f, -17)), 0x01, 0x00}, {std::ldexp(1.f, -10), 0x14, 0x00},
-            {next_up(std::ldexp(1.f, -10)), 0x14, 0x01}, {std::ldexp(3.f, -10), 0x1a, 0x02}};
+    } sp[] = {{inf, 0x7c, 0x7f},
+              {-inf, 0xfc, 0xff},
+              {nan, 0x7e, 0x7f},
+              {-nan, 0xfe, 0xff},
+              {61440.f, 0x7c, 0x7f},
+              {next_down(61440.f), 0x7b, 0x7f},
+              {464.f, 0x5f, 0x7e},
+              {next_up(464.f), 0x5f, 0x7f},
+              {-448.f, 0xdf, 0xfe},
+              {-0.f, 0x80, 0x80},
+              {std::ldexp(1.f, -17), 0x00, 0x00},
+              {next_up(std::ldexp(1.f, -17)), 0x01, 0x00},
+              {std::ldexp(1.f, -10), 0x14, 0x00},
+              {next_up(std::ldexp(1.f, -10)), 0x14, 0x01},
+              {std::ldexp(3.f, -10), 0x1a, 0x02}};
     std::vector<float> sx;
     for (const auto &s : sp) sx.push_back(s.x);
     std::vector<uint8_t> so = convert(dt::f32, sx.data(), sx.size(), t);
     bad = 0;
     for (size_t i = 0; i < sx.size(); ++i) {
         const uint8_t want = t == dt::f8_e5m2 ? sp[i].e5 : sp[i].e4;
-        if (so[i] != want && bad++ < 6) std::fprintf(stderr, "  %s special %a: got 0x%02x want 0x%02x\n", name_of(t), sx[i], so[i], want);
+        if (so[i] != want && bad++ < 6)
+            std::fprintf(stderr, "  %s special %a: got 0x%02x want 0x%02x\n", name_of(t), sx[i],
+                         so[i], want);
     }
-    std::snprintf(what, sizeof(what), "%s special codes (inf, NaN, overflow edges, underflow ties)", name_of(t));
+    std::snprintf(what, sizeof(what), "%s special codes (inf, NaN, overflow edges, underflow ties)",
+                  name_of(t));
     T.check(bad == 0, what);
 }
 
@@ -172,19 +206,23 @@ void from_16bit(dt t) {
         std::vector<uint8_t> out = convert(st, all.data(), all.size(), t);
         int bad = 0;
         for (int i = 0; i < 65536; ++i) {
-            const double x = st == dt::bf16 ? f8n::bf16_value((uint16_t)i) : f8n::f16_value((uint16_t)i);
+            const double x =
+                    st == dt::bf16 ? f8n::bf16_value((uint16_t)i) : f8n::f16_value((uint16_t)i);
             const double want = f8n::round_to(fmt_of(t), x), got = f8n::decode(fmt_of(t), out[i]);
             if (!f8n::same(got, want) && bad++ < 4)
-                std::fprintf(stderr, "  %s from %s 0x%04x: got %g want %g\n", name_of(t), st == dt::bf16 ? "bf16" : "f16", i, got, want);
+                std::fprintf(stderr, "  %s from %s 0x%04x: got %g want %g\n", name_of(t),
+                             st == dt::bf16 ? "bf16" : "f16", i, got, want);
         }
         char what[64];
-        std::snprintf(what, sizeof(what), "%s from every %s", name_of(t), st == dt::bf16 ? "bf16" : "f16");
+        std::snprintf(what, sizeof(what), "%s from every %s", name_of(t),
+                      st == dt::bf16 ? "bf16" : "f16");
         T.check(bad == 0, what);
     }
 }
 
 // Offset of (n, c, h, w) in nchw, nhwc and nChw16c (C padded to 16).
-size_t off_of(tag tg, const memory::dims &d, memory::dim n, memory::dim c, memory::dim h, memory::dim w) {
+size_t off_of(tag tg, const memory::dims &d, memory::dim n, memory::dim c, memory::dim h,
+              memory::dim w) {
     const memory::dim C = d[1], H = d[2], W = d[3];
     if (tg == tag::nchw) return (size_t)(((n * C + c) * H + h) * W + w);
     if (tg == tag::nhwc) return (size_t)(((n * H + h) * W + w) * C + c);
@@ -214,12 +252,16 @@ void layouts(dt t, tag src_tag, tag mid_tag, tag dst_tag) {
     memory scm({{19}, dt::f32, tag::x}, eng, csc.data()), dsm({{1}, dt::f32, tag::x}, eng, &dsc),
             bsm({{1}, dt::f32, tag::x}, eng, &bsc);
     reorder(reorder::primitive_desc(eng, smd, eng, mmd, a1))
-            .execute(strm, {{DNNL_ARG_FROM, ms}, {DNNL_ARG_TO, mm}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scm},
-                                   {DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, dsm}});
+            .execute(strm, {{DNNL_ARG_FROM, ms},
+                            {DNNL_ARG_TO, mm},
+                            {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scm},
+                            {DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, dsm}});
     primitive_attr a2;
     a2.set_scales_mask(DNNL_ARG_SRC, 0);
     reorder(reorder::primitive_desc(eng, mmd, eng, dmd, a2))
-            .execute(strm, {{DNNL_ARG_FROM, mm}, {DNNL_ARG_TO, md}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, bsm}});
+            .execute(strm, {{DNNL_ARG_FROM, mm},
+                            {DNNL_ARG_TO, md},
+                            {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, bsm}});
     strm.wait();
     const f8n::fmt_t &f = fmt_of(t);
     int bad = 0;
@@ -234,8 +276,8 @@ void layouts(dt t, tag src_tag, tag mid_tag, tag dst_tag) {
                     const double gb = back[off_of(dst_tag, d, in, c, h, w)];
                     const bool ok = f8n::same(gq, q) && f8n::same(gb, (double)(float)(q * 0.5));
                     if (!ok && bad++ < 4)
-                        std::fprintf(stderr, "  (%ld,%ld,%ld,%ld): x %g mid %g want %g back %g\n", (long)in, (long)c,
-                                (long)h, (long)w, x, gq, q, gb);
+                        std::fprintf(stderr, "  (%ld,%ld,%ld,%ld): x %g mid %g want %g back %g\n",
+                                     (long)in, (long)c, (long)h, (long)w, x, gq, q, gb);
                     ++seen;
                 }
     if (mid_tag == tag::nChw16c) { // the padded channels 19..31 must be zero
@@ -246,8 +288,8 @@ void layouts(dt t, tag src_tag, tag mid_tag, tag dst_tag) {
                         if (mid[off_of(tag::nChw16c, d, in, c, h, w)] != 0) ++bad;
     }
     char what[96];
-    std::snprintf(what, sizeof(what), "%s layouts %d -> %d -> %d with scales (%zu of %zu)", name_of(t), (int)src_tag,
-            (int)mid_tag, (int)dst_tag, seen, n);
+    std::snprintf(what, sizeof(what), "%s layouts %d -> %d -> %d with scales (%zu of %zu)",
+                  name_of(t), (int)src_tag, (int)mid_tag, (int)dst_tag, seen, n);
     T.check(bad == 0 && seen == n, what);
 
     // Same-type relayout of the f8 data (bytes unchanged, padding zero).
@@ -261,7 +303,9 @@ void layouts(dt t, tag src_tag, tag mid_tag, tag dst_tag) {
         for (memory::dim c = 0; c < 19; ++c)
             for (memory::dim h = 0; h < 3; ++h)
                 for (memory::dim w = 0; w < 5; ++w)
-                    if (plain[off_of(tag::nchw, d, in, c, h, w)] != mid[off_of(mid_tag, d, in, c, h, w)]) ++bad;
+                    if (plain[off_of(tag::nchw, d, in, c, h, w)]
+                        != mid[off_of(mid_tag, d, in, c, h, w)])
+                        ++bad;
     std::snprintf(what, sizeof(what), "%s relayout %d -> nchw", name_of(t), (int)mid_tag);
     T.check(bad == 0, what);
 }
@@ -273,10 +317,12 @@ void refusals(dt t) {
         for (int dir = 0; dir < 2; ++dir) {
             memory::desc a(d, dir ? other : t, tag::ab), b(d, dir ? t : other, tag::ab);
             dnnl_primitive_desc_t pd = nullptr;
-            const dnnl_status_t st = dnnl_reorder_primitive_desc_create(&pd, a.get(), eng.get(), b.get(), eng.get(), nullptr);
+            const dnnl_status_t st = dnnl_reorder_primitive_desc_create(
+                    &pd, a.get(), eng.get(), b.get(), eng.get(), nullptr);
             if (pd) dnnl_primitive_desc_destroy(pd);
             char what[80];
-            std::snprintf(what, sizeof(what), "%s %s dt %d: unimplemented", name_of(t), dir ? "from" : "to", (int)other);
+            std::snprintf(what, sizeof(what), "%s %s dt %d: unimplemented", name_of(t),
+                          dir ? "from" : "to", (int)other);
             T.check(st == dnnl_unimplemented, what);
         }
     }
