@@ -1,6 +1,7 @@
 // Element types: conversion of every storage type to and from f32, with the
 // rounding and saturation oneDNN applies (round to nearest even, saturate
-// integers, NaN-preserving bf16/f16).
+// integers, NaN-preserving bf16/f16/f8, f8 overflow as oneDNN: e5m2 to inf,
+// e4m3 to NaN).
 #ifndef KESTREL_CPU_TYPES_HPP
 #define KESTREL_CPU_TYPES_HPP
 
@@ -71,6 +72,56 @@ inline uint16_t f32_to_f16(float f) {
     return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
 }
 
+// f8_e5m2 (1.5.2, bias 15, IEEE-like) and f8_e4m3 (OCP E4M3FN: 1.4.3,
+// bias 7, no infinities, S.1111.111 the only NaN, largest finite 448).
+// Both widen exactly through f16: an e5m2 code is the high byte of the f16
+// with the same value; an e4m3 code with its exponent and mantissa moved
+// into an f16's low exponent and high mantissa bits is the value / 2^8.
+inline float f8_e5m2_to_f32(uint8_t v) {
+    uint16_t h = (uint16_t)(v << 8);
+    if ((v & 0x7c) == 0x7c && (v & 0x3)) h |= 0x0200; // quiet the NaN
+    return f16_to_f32(h);
+}
+
+inline float f8_e4m3_to_f32(uint8_t v) {
+    if ((v & 0x7f) == 0x7f) return f16_to_f32((uint16_t)(((v & 0x80) << 8) | 0x7e00));
+    return f16_to_f32((uint16_t)(((v & 0x80) << 8) | ((v & 0x7f) << 7))) * 256.f;
+}
+
+// f32 to an 8-bit float with `man` mantissa bits and exponent bias `bias`,
+// rounded to nearest even in one step. Finite results above the largest
+// finite code `max_code` (after rounding) become `over_code`: infinity for
+// e5m2, NaN for e4m3 (as oneDNN's non-saturating conversion does); NaN
+// becomes `nan_code`. The sign is kept, zeros and underflows included.
+template <int man, int bias>
+inline uint8_t f32_to_f8(float f, uint32_t max_code, uint8_t over_code, uint8_t nan_code) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    const uint8_t sign = (uint8_t)((bits >> 24) & 0x80);
+    const uint32_t abs = bits & 0x7fffffffu;
+    if (abs > 0x7f800000u) // e5m2 keeps the payload's low bit under its quiet bit
+        return (uint8_t)(sign | nan_code | (man == 2 ? (abs >> 21) & 1u : 0u));
+    if (abs == 0x7f800000u) return (uint8_t)(sign | over_code);
+    const int emin = 1 - bias; // exponent of the smallest normal
+    if ((int)(abs >> 23) - 127 < emin) {
+        // Subnormal range: count quanta of 2^(emin - man); scaling by a
+        // power of two is exact, nearbyint rounds half to even. A count of
+        // 2^man is the smallest normal, whose code is that same number.
+        float q;
+        std::memcpy(&q, &abs, sizeof(q));
+        return (uint8_t)(sign | (uint32_t)std::nearbyint(std::ldexp(q, man - emin)));
+    }
+    const int drop = 23 - man;
+    const uint32_t r = (abs + ((1u << (drop - 1)) - 1u) + ((abs >> drop) & 1u)) >> drop;
+    const uint32_t code = r - ((uint32_t)(127 - bias) << man);
+    return (uint8_t)(sign | (code > max_code ? over_code : code));
+}
+
+inline uint8_t f32_to_f8_e5m2(float f) { return f32_to_f8<2, 15>(f, 0x7b, 0x7c, 0x7e); }
+inline uint8_t f32_to_f8_e4m3(float f) { return f32_to_f8<3, 7>(f, 0x7e, 0x7f, 0x7f); }
+
+inline bool is_f8(data_type_t dt) { return dt == dnnl_f8_e5m2 || dt == dnnl_f8_e4m3; }
+
 template <typename T>
 inline T saturate_round(float f, float lo, float hi) {
     if (std::isnan(f)) return 0;
@@ -93,6 +144,8 @@ inline float load_f32(data_type_t dt, const void *p, dim_t i) {
         case dnnl_f32: return static_cast<const float *>(p)[i];
         case dnnl_bf16: return bf16_to_f32(static_cast<const uint16_t *>(p)[i]);
         case dnnl_f16: return f16_to_f32(static_cast<const uint16_t *>(p)[i]);
+        case dnnl_f8_e5m2: return f8_e5m2_to_f32(static_cast<const uint8_t *>(p)[i]);
+        case dnnl_f8_e4m3: return f8_e4m3_to_f32(static_cast<const uint8_t *>(p)[i]);
         case dnnl_s32: return (float)static_cast<const int32_t *>(p)[i];
         case dnnl_s8: return (float)static_cast<const int8_t *>(p)[i];
         case dnnl_u8: return (float)static_cast<const uint8_t *>(p)[i];
@@ -109,6 +162,8 @@ inline void store_f32(data_type_t dt, void *p, dim_t i, float v) {
         case dnnl_f32: static_cast<float *>(p)[i] = v; break;
         case dnnl_bf16: static_cast<uint16_t *>(p)[i] = f32_to_bf16(v); break;
         case dnnl_f16: static_cast<uint16_t *>(p)[i] = f32_to_f16(v); break;
+        case dnnl_f8_e5m2: static_cast<uint8_t *>(p)[i] = f32_to_f8_e5m2(v); break;
+        case dnnl_f8_e4m3: static_cast<uint8_t *>(p)[i] = f32_to_f8_e4m3(v); break;
         case dnnl_s32:
             // 2^31 and above saturate to INT32_MAX (as oneDNN does), which
             // no f32 can hold; below it, 2147483520 is the largest f32.

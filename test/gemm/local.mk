@@ -73,3 +73,12 @@ test_gemm_test_ip_s8_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_gemm_test_ip_s8_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/gemm/test_ip_s8_isa.sh
 TESTS += test/gemm/test_ip_s8_isa.sh
+# fp8 matmul (gemm:cvt and the reference) against a naive double loop, and
+# again with the ISA capped below AVX-512.
+check_PROGRAMS += test/gemm/test_matmul_f8
+TESTS += test/gemm/test_matmul_f8
+test_gemm_test_matmul_f8_SOURCES = test/gemm/test_matmul_f8.cpp test/common/f8_naive.hpp
+test_gemm_test_matmul_f8_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_gemm_test_matmul_f8_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/gemm/test_matmul_f8_isa.sh
+TESTS += test/gemm/test_matmul_f8_isa.sh

@@ -16,3 +16,11 @@ TESTS += test/reorder/test_dm_cpp
 test_reorder_test_dm_cpp_SOURCES = test/reorder/test_dm_cpp.cpp
 test_reorder_test_dm_cpp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
 test_reorder_test_dm_cpp_LDADD = $(TEST_LIBS)
+
+# fp8 (f8_e5m2, f8_e4m3): every code, rounding edges and layouts against
+# the naive formulas of test/common/f8_naive.hpp.
+check_PROGRAMS += test/reorder/test_f8_reorder
+TESTS += test/reorder/test_f8_reorder
+test_reorder_test_f8_reorder_SOURCES = test/reorder/test_f8_reorder.cpp test/common/f8_naive.hpp
+test_reorder_test_f8_reorder_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_reorder_test_f8_reorder_LDADD = $(TEST_LIBS)

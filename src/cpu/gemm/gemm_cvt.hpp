@@ -1,6 +1,7 @@
 // GEMM over operands the f32 engine cannot read directly: A and/or B stored
-// as bf16, f16, s8 or u8 (minus zero points, or B in s8/u8/s4/u4
-// decompressed with grouped scales and zero points), C stored as bf16 or f16.
+// as bf16, f16, f8 (e5m2, e4m3), s8 or u8 (minus zero points, or B in
+// s8/u8/s4/u4 decompressed with grouped scales and zero points), C stored as
+// bf16, f16 or f8.
 //
 //   C[M x N] = alpha * op(A) * op(B) + beta * C     (as plan_t)
 //

@@ -76,8 +76,15 @@ status_t matmul_pd_t::init_common() {
         for (data_type_t dt : {src_md_.data_type, ddt, bdt})
             if (!gemm::float_dt(dt)) return status::unimplemented;
     } else {
-        for (data_type_t dt : {src_md_.data_type, wdt, ddt, bdt})
-            if (!gemm::float_dt(dt)) return status::unimplemented;
+        // f8 src takes weights of its own f8 type or bf16/f16; f8 weights
+        // only with that src. Any floating dst and bias, f8 included, except
+        // an f16 src with an f8 dst (oneDNN's reference rules).
+        const data_type_t sdt = src_md_.data_type;
+        auto fp = [](data_type_t dt) { return gemm::float_dt(dt) || is_f8(dt); };
+        if (!fp(sdt) || !fp(wdt) || !fp(ddt) || !fp(bdt)) return status::unimplemented;
+        if (is_f8(sdt) && wdt != sdt && !one_of(wdt, dnnl_bf16, dnnl_f16)) return status::unimplemented;
+        if (is_f8(wdt) && wdt != sdt) return status::unimplemented;
+        if (sdt == dnnl_f16 && is_f8(ddt)) return status::unimplemented;
     }
     const unsigned allowed = attr_t::skip_scales | attr_t::skip_post_ops | attr_t::skip_dropout
             | (is_int8() || is_wei_decomp() ? (unsigned)attr_t::skip_zero_points : 0u);
@@ -228,7 +235,7 @@ status_t gemm_matmul_t::pd_t::init(dnnl_engine *) {
             return decline(name(), "src or weights zero points");
         if (K == DNNL_RUNTIME_DIM_VAL || (double)K * int8_max(sdt) * int8_max(wdt) > 16777216.0)
             return decline(name(), "int8 with K too large for exact f32 sums");
-    } else if (!one_of(ddt, dnnl_f32, dnnl_bf16, dnnl_f16)) {
+    } else if (!one_of(ddt, dnnl_f32, dnnl_bf16, dnnl_f16, dnnl_f8_e5m2, dnnl_f8_e4m3)) {
         return decline(name(), "dst data type");
     } else if (is_wei_decomp() && rt) {
         return decline(name(), "weights decompression with runtime dims");

@@ -10,12 +10,12 @@ status_t multi_src_init_mds(const char *impl, const std::vector<memory_desc_t> &
     for (const memory_desc_t &md : srcs) {
         const mdw_t s(md);
         if (!s.is_blocked() || s.has_runtime_dims_or_strides()) return decline(impl, "src layout");
-        if (!reorder_dt_supported(s.data_type())) return decline(impl, "src data type");
+        if (!reorder_dt_supported(s.data_type()) || is_f8(s.data_type())) return decline(impl, "src data type");
     }
     if (mdw_t(dst).is_any()) KESTREL_CHECK(data_movement::md_dense_like(dst, srcs[0]));
     const mdw_t d(dst);
     if (!d.is_blocked() || d.has_runtime_dims_or_strides()) return decline(impl, "dst layout");
-    if (!reorder_dt_supported(d.data_type())) return decline(impl, "dst data type");
+    if (!reorder_dt_supported(d.data_type()) || is_f8(d.data_type())) return decline(impl, "dst data type");
     return status::success;
 }
 

@@ -39,7 +39,15 @@ inline void zero_elem(size_t dt_size, char *dst, dim_t doff) {
 }
 
 inline bool reorder_dt_supported(data_type_t dt) {
-    return one_of(dt, dnnl_f32, dnnl_bf16, dnnl_f16, dnnl_s32, dnnl_s8, dnnl_u8);
+    return one_of(dt, dnnl_f32, dnnl_bf16, dnnl_f16, dnnl_s32, dnnl_s8, dnnl_u8, dnnl_f8_e5m2, dnnl_f8_e4m3);
+}
+
+// f8 converts only to and from floating types (f32, bf16, f16, f8), as in
+// oneDNN; the other pairs of supported types all convert.
+inline bool reorder_dts_supported(data_type_t sdt, data_type_t ddt) {
+    auto fp = [](data_type_t dt) { return one_of(dt, dnnl_f32, dnnl_bf16, dnnl_f16) || is_f8(dt); };
+    if (!reorder_dt_supported(sdt) || !reorder_dt_supported(ddt)) return false;
+    return (!is_f8(sdt) && !is_f8(ddt)) || (fp(sdt) && fp(ddt));
 }
 
 } // namespace kestrel

@@ -26,6 +26,8 @@ template <> struct storage<dnnl_f16> { using type = uint16_t; };
 template <> struct storage<dnnl_s32> { using type = int32_t; };
 template <> struct storage<dnnl_s8> { using type = int8_t; };
 template <> struct storage<dnnl_u8> { using type = uint8_t; };
+template <> struct storage<dnnl_f8_e5m2> { using type = uint8_t; };
+template <> struct storage<dnnl_f8_e4m3> { using type = uint8_t; };
 
 // One row along the innermost dim. The data types are compile-time
 // constants, so load_f32/store_f32 fold to the one conversion needed.
@@ -63,6 +65,8 @@ reorder_generic_t::row_fn_t pick_dst(data_type_t ddt) {
         case dnnl_s32: return row_kernel<sdt, dnnl_s32, with_attr>;
         case dnnl_s8: return row_kernel<sdt, dnnl_s8, with_attr>;
         case dnnl_u8: return row_kernel<sdt, dnnl_u8, with_attr>;
+        case dnnl_f8_e5m2: return row_kernel<sdt, dnnl_f8_e5m2, with_attr>;
+        case dnnl_f8_e4m3: return row_kernel<sdt, dnnl_f8_e4m3, with_attr>;
         default: return nullptr;
     }
 }
@@ -76,6 +80,8 @@ reorder_generic_t::row_fn_t pick(data_type_t sdt, data_type_t ddt) {
         case dnnl_s32: return pick_dst<dnnl_s32, with_attr>(ddt);
         case dnnl_s8: return pick_dst<dnnl_s8, with_attr>(ddt);
         case dnnl_u8: return pick_dst<dnnl_u8, with_attr>(ddt);
+        case dnnl_f8_e5m2: return pick_dst<dnnl_f8_e5m2, with_attr>(ddt);
+        case dnnl_f8_e4m3: return pick_dst<dnnl_f8_e4m3, with_attr>(ddt);
         default: return nullptr;
     }
 }
@@ -84,8 +90,7 @@ reorder_generic_t::row_fn_t pick(data_type_t sdt, data_type_t ddt) {
 
 status_t reorder_generic_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(init_common(name()));
-    if (!reorder_dt_supported(src_md_.data_type) || !reorder_dt_supported(dst_md_.data_type))
-        return decline(name(), "data type");
+    if (!reorder_dts_supported(src_md_.data_type, dst_md_.data_type)) return decline(name(), "data types");
     const int nd = dst_md_.ndims;
     stab.init(src_md_, src_md_.dims);
     dtab.init_padded(dst_md_);

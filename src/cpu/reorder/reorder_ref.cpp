@@ -6,8 +6,7 @@ namespace kestrel {
 
 status_t reorder_ref_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(init_common(name()));
-    if (!reorder_dt_supported(src_md_.data_type) || !reorder_dt_supported(dst_md_.data_type))
-        return decline(name(), "data type");
+    if (!reorder_dts_supported(src_md_.data_type, dst_md_.data_type)) return decline(name(), "data types");
     return status::success;
 }
 

@@ -12,7 +12,7 @@ namespace kestrel {
 
 namespace {
 
-bool side_ok(data_type_t dt) { return is_sub_byte(dt) || reorder_dt_supported(dt); }
+bool side_ok(data_type_t dt) { return is_sub_byte(dt) || (reorder_dt_supported(dt) && !is_f8(dt)); }
 
 // Rounds to nearest even and saturates to the nibble type's range.
 uint8_t to_nibble(data_type_t dt, float v) {
