@@ -37,29 +37,51 @@ __attribute__((target("avx512f"))) void affine_blk16_f32(float *y, const float *
 // Four accumulators in turn hide the add latency; their order differs
 // from the reference's, which the tests allow for.
 template <bool BF, bool SQ>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m512 stat_term_avx512(
+        const char *q, __mmask16 m, __m512 vm, __m512 acc) {
+    __m512 v = BF ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, q)), 16))
+                  : _mm512_maskz_loadu_ps(m, q);
+    if (!SQ) return _mm512_add_ps(acc, v);
+    v = _mm512_sub_ps(v, vm);
+    return _mm512_fmadd_ps(v, v, acc);
+}
+
+template <bool BF, bool SQ>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void stat_run_avx512(
         float *acc, const char *x, dim_t st, dim_t np, const float *mean, dim_t n) {
     const __mmask16 m = (__mmask16)((1u << n) - 1);
     const __m512 vm = SQ ? _mm512_maskz_loadu_ps(m, mean) : _mm512_setzero_ps();
-    __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     dim_t p = 0;
-    for (; p < np; ++p) {
+    for (; p + 4 <= np; p += 4) {
         const char *q = x + p * st;
-        __m512 v = BF ? _mm512_castsi512_ps(_mm512_slli_epi32(
-                                _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, q)), 16))
-                      : _mm512_maskz_loadu_ps(m, q);
-        if (SQ) {
-            v = _mm512_sub_ps(v, vm);
-            a[p & 3] = _mm512_fmadd_ps(v, v, a[p & 3]);
-        } else {
-            a[p & 3] = _mm512_add_ps(a[p & 3], v);
-        }
+        a0 = stat_term_avx512<BF, SQ>(q, m, vm, a0);
+        a1 = stat_term_avx512<BF, SQ>(q + st, m, vm, a1);
+        a2 = stat_term_avx512<BF, SQ>(q + 2 * st, m, vm, a2);
+        a3 = stat_term_avx512<BF, SQ>(q + 3 * st, m, vm, a3);
     }
-    const __m512 t = _mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3]));
-    _mm512_mask_storeu_ps(acc, m, t);
+    for (; p < np; ++p) a0 = stat_term_avx512<BF, SQ>(x + p * st, m, vm, a0);
+    _mm512_mask_storeu_ps(acc, m, _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
 }
 
 // The same for f32 on AVX2: 16 channels as two halves under lane masks.
+template <bool SQ>
+__attribute__((target("avx2,fma"))) inline void stat_term_avx2(
+        const char *q, __m256i m0, __m256i m1, __m256 vm0, __m256 vm1, __m256 &s0, __m256 &s1) {
+    const float *f = reinterpret_cast<const float *>(q);
+    __m256 v0 = _mm256_maskload_ps(f, m0);
+    __m256 v1 = _mm256_maskload_ps(f + 8, m1);
+    if (SQ) {
+        v0 = _mm256_sub_ps(v0, vm0);
+        v1 = _mm256_sub_ps(v1, vm1);
+        s0 = _mm256_fmadd_ps(v0, v0, s0);
+        s1 = _mm256_fmadd_ps(v1, v1, s1);
+    } else {
+        s0 = _mm256_add_ps(s0, v0);
+        s1 = _mm256_add_ps(s1, v1);
+    }
+}
+
 template <bool SQ>
 __attribute__((target("avx2,fma"))) void stat_run_avx2_f32(
         float *acc, const char *x, dim_t st, dim_t np, const float *mean, dim_t n) {
@@ -68,22 +90,13 @@ __attribute__((target("avx2,fma"))) void stat_run_avx2_f32(
     const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n - 8), lane);
     const __m256 vm0 = SQ ? _mm256_maskload_ps(mean, m0) : _mm256_setzero_ps();
     const __m256 vm1 = SQ ? _mm256_maskload_ps(mean + 8, m1) : _mm256_setzero_ps();
-    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
-    for (dim_t p = 0; p < np; ++p) {
-        const float *q = reinterpret_cast<const float *>(x + p * st);
-        __m256 v0 = _mm256_maskload_ps(q, m0);
-        __m256 v1 = n > 8 ? _mm256_maskload_ps(q + 8, m1) : _mm256_setzero_ps();
-        __m256 &s0 = p & 1 ? b0 : a0, &s1 = p & 1 ? b1 : a1;
-        if (SQ) {
-            v0 = _mm256_sub_ps(v0, vm0);
-            v1 = _mm256_sub_ps(v1, vm1);
-            s0 = _mm256_fmadd_ps(v0, v0, s0);
-            s1 = _mm256_fmadd_ps(v1, v1, s1);
-        } else {
-            s0 = _mm256_add_ps(s0, v0);
-            s1 = _mm256_add_ps(s1, v1);
-        }
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, b0 = a0, b1 = a0; // even and odd points
+    dim_t p = 0;
+    for (; p + 2 <= np; p += 2) {
+        stat_term_avx2<SQ>(x + p * st, m0, m1, vm0, vm1, a0, a1);
+        stat_term_avx2<SQ>(x + (p + 1) * st, m0, m1, vm0, vm1, b0, b1);
     }
+    if (p < np) stat_term_avx2<SQ>(x + p * st, m0, m1, vm0, vm1, a0, a1);
     _mm256_maskstore_ps(acc, m0, _mm256_add_ps(a0, b0));
     if (n > 8) _mm256_maskstore_ps(acc + 8, m1, _mm256_add_ps(a1, b1));
 }
