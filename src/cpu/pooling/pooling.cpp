@@ -104,6 +104,12 @@ KESTREL_AVX512 inline void chan_cols_avx512(
         for (dim_t kh = r.kh0; kh < r.kh1; ++kh) {
             const char *p = base + (r.id0 + kd * r.DD1) * r.sd + (r.ih0 + kh * r.DH1) * r.sh;
             const int32_t kb = (int32_t)((kd * r.KH + kh) * r.KW);
+            // Four blocks of columns ahead (the hardware prefetchers lose
+            // track of the KD * KH interleaved row streams); the address is
+            // formed as an integer, as it may lie past the row.
+            if (NC > 1)
+#pragma GCC unroll 8
+                for (int j = 0; j < NC; ++j) _mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)((4 * NC + j) * col)), _MM_HINT_T0);
             for (dim_t kw = kw0; kw < kw1; ++kw) {
                 const char *q = p + kw * tap;
                 const __m512i kv = _mm512_set1_epi32(kb + (int32_t)kw);
@@ -219,6 +225,9 @@ KESTREL_AVX2 inline void chan_cols_avx2(
         for (dim_t kh = r.kh0; kh < r.kh1; ++kh) {
             const char *p = base + (r.id0 + kd * r.DD1) * r.sd + (r.ih0 + kh * r.DH1) * r.sh;
             const int32_t kb = (int32_t)((kd * r.KH + kh) * r.KW);
+            if (NC > 1) // as in chan_cols_avx512
+#pragma GCC unroll 8
+                for (int j = 0; j < NC; ++j) _mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)((4 * NC + j) * col)), _MM_HINT_T0);
             for (dim_t kw = kw0; kw < kw1; ++kw) {
                 const char *q = p + kw * tap;
                 const __m256i kv = _mm256_set1_epi32(kb + (int32_t)kw);
