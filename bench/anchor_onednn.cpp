@@ -501,7 +501,10 @@ int main(int argc, char **argv) {
             for (const auto &s : bench::ip_bwd_shapes) onednn_ip_bwd(eng, strm, s);
         }
         if (mem)
-            for (const auto &s : bench::mem_shapes) onednn_mem(eng, strm, s);
+            for (const auto &s : bench::mem_shapes) {
+                char id[128];
+                if (bench::selected(s.id(id, sizeof(id)))) onednn_mem(eng, strm, s);
+            }
         if (rnn)
             for (const auto &s : bench::rnn_shapes) onednn_lstm(eng, strm, s);
         if (rnn)

@@ -124,6 +124,8 @@ void run(dnnl_engine_t eng, dnnl_stream_t strm, const char *what, dnnl_primitive
 void machine_mem(dnnl_engine_t eng, dnnl_stream_t strm) {
     using K = bench::mem_kind_t;
     for (const auto &s : bench::mem_shapes) {
+        char id[128];
+        if (!bench::selected(s.id(id, sizeof(id)))) continue;
         const dnnl_format_tag_t tag = s.w == 0 ? dnnl_ab
                 : s.layout == bench::layout_t::nchw ? dnnl_nchw
                 : s.layout == bench::layout_t::nhwc ? dnnl_nhwc
@@ -185,8 +187,7 @@ void machine_mem(dnnl_engine_t eng, dnnl_stream_t strm) {
             CHECK(dnnl_primitive_execute(prim, strm, (int)ea.size(), ea.data()));
             CHECK(dnnl_stream_wait(strm));
         });
-        char id[128];
-        bench::machine_line("kestrel", s.id(id, sizeof(id)), bytes / sec * 1e-9);
+        bench::machine_line("kestrel", id, bytes / sec * 1e-9);
         dnnl_primitive_destroy(prim);
         for (auto *m : mems) delete m;
         dnnl_primitive_desc_destroy(pd);

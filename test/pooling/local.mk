@@ -67,6 +67,13 @@ TESTS += test/pooling/test_pooling_ncsp
 test_pooling_test_pooling_ncsp_SOURCES = test/pooling/test_pooling_ncsp.cpp
 test_pooling_test_pooling_ncsp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_pooling_test_pooling_ncsp_LDADD = $(TEST_LIBS)
+# Pooling forward on nhwc / nChw16c / nChw8c (register and vec_ops paths)
+# and max pooling backward with the workspace against a naive reference.
+check_PROGRAMS += test/pooling/test_pooling_chan
+TESTS += test/pooling/test_pooling_chan
+test_pooling_test_pooling_chan_SOURCES = test/pooling/test_pooling_chan.cpp
+test_pooling_test_pooling_chan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_pooling_test_pooling_chan_LDADD = $(TEST_LIBS)
 # Batch normalization forward on nChw16c / nChw8c against a naive reference.
 check_PROGRAMS += test/pooling/test_bnorm_blocked
 TESTS += test/pooling/test_bnorm_blocked

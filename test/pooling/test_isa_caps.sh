@@ -7,7 +7,7 @@ for isa in AVX2 SSE41; do
     ONEDNN_MAX_CPU_ISA=$isa
     export ONEDNN_MAX_CPU_ISA
     for t in test_pooling test_bnorm test_lnorm test_reduction test_gnorm test_lrn test_resampling \
-            test_int8_pooling test_pooling_ncsp test_bnorm_blocked; do
+            test_int8_pooling test_pooling_ncsp test_pooling_chan test_bnorm_blocked; do
         echo "ONEDNN_MAX_CPU_ISA=$isa $t"
         ./test/pooling/$t || exit 1
     done

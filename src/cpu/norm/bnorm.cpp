@@ -32,6 +32,87 @@ __attribute__((target("avx512f"))) void affine_blk16_f32(float *y, const float *
     }
 }
 
+// Statistics over channel-innermost runs: acc[i] (i < n <= 16) gets the
+// sum over np points, st bytes apart, of x[i] (SQ: of (x[i] - mean[i])^2).
+// Four accumulators in turn hide the add latency; their order differs
+// from the reference's, which the tests allow for.
+template <bool BF, bool SQ>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m512 stat_term_avx512(
+        const char *q, __mmask16 m, __m512 vm, __m512 acc) {
+    __m512 v = BF ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, q)), 16))
+                  : _mm512_maskz_loadu_ps(m, q);
+    if (!SQ) return _mm512_add_ps(acc, v);
+    v = _mm512_sub_ps(v, vm);
+    return _mm512_fmadd_ps(v, v, acc);
+}
+
+template <bool BF, bool SQ>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void stat_run_avx512(
+        float *acc, const char *x, dim_t st, dim_t np, const float *mean, dim_t n) {
+    const __mmask16 m = (__mmask16)((1u << n) - 1);
+    const __m512 vm = SQ ? _mm512_maskz_loadu_ps(m, mean) : _mm512_setzero_ps();
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    dim_t p = 0;
+    for (; p + 4 <= np; p += 4) {
+        const char *q = x + p * st;
+        a0 = stat_term_avx512<BF, SQ>(q, m, vm, a0);
+        a1 = stat_term_avx512<BF, SQ>(q + st, m, vm, a1);
+        a2 = stat_term_avx512<BF, SQ>(q + 2 * st, m, vm, a2);
+        a3 = stat_term_avx512<BF, SQ>(q + 3 * st, m, vm, a3);
+    }
+    for (; p < np; ++p) a0 = stat_term_avx512<BF, SQ>(x + p * st, m, vm, a0);
+    _mm512_mask_storeu_ps(acc, m, _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+}
+
+// The same for f32 on AVX2: 16 channels as two halves under lane masks.
+template <bool SQ>
+__attribute__((target("avx2,fma"))) inline void stat_term_avx2(
+        const char *q, __m256i m0, __m256i m1, __m256 vm0, __m256 vm1, __m256 &s0, __m256 &s1) {
+    const float *f = reinterpret_cast<const float *>(q);
+    __m256 v0 = _mm256_maskload_ps(f, m0);
+    __m256 v1 = _mm256_maskload_ps(f + 8, m1);
+    if (SQ) {
+        v0 = _mm256_sub_ps(v0, vm0);
+        v1 = _mm256_sub_ps(v1, vm1);
+        s0 = _mm256_fmadd_ps(v0, v0, s0);
+        s1 = _mm256_fmadd_ps(v1, v1, s1);
+    } else {
+        s0 = _mm256_add_ps(s0, v0);
+        s1 = _mm256_add_ps(s1, v1);
+    }
+}
+
+template <bool SQ>
+__attribute__((target("avx2,fma"))) void stat_run_avx2_f32(
+        float *acc, const char *x, dim_t st, dim_t np, const float *mean, dim_t n) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), lane);
+    const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n - 8), lane);
+    const __m256 vm0 = SQ ? _mm256_maskload_ps(mean, m0) : _mm256_setzero_ps();
+    const __m256 vm1 = SQ ? _mm256_maskload_ps(mean + 8, m1) : _mm256_setzero_ps();
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, b0 = a0, b1 = a0; // even and odd points
+    dim_t p = 0;
+    for (; p + 2 <= np; p += 2) {
+        stat_term_avx2<SQ>(x + p * st, m0, m1, vm0, vm1, a0, a1);
+        stat_term_avx2<SQ>(x + (p + 1) * st, m0, m1, vm0, vm1, b0, b1);
+    }
+    if (p < np) stat_term_avx2<SQ>(x + p * st, m0, m1, vm0, vm1, a0, a1);
+    _mm256_maskstore_ps(acc, m0, _mm256_add_ps(a0, b0));
+    if (n > 8) _mm256_maskstore_ps(acc + 8, m1, _mm256_add_ps(a1, b1));
+}
+
+using stat_run_fn_t = void (*)(float *, const char *, dim_t, dim_t, const float *, dim_t);
+
+// The register kernel for this ISA and type; nullptr: vec_ops per point.
+stat_run_fn_t stat_run_kernel(bool bf, bool sq) {
+    if (isa::has(isa::avx512)) {
+        if (bf) return sq ? stat_run_avx512<true, true> : stat_run_avx512<true, false>;
+        return sq ? stat_run_avx512<false, true> : stat_run_avx512<false, false>;
+    }
+    if (isa::has(isa::avx2) && !bf) return sq ? stat_run_avx2_f32<true> : stat_run_avx2_f32<false>;
+    return nullptr;
+}
+
 struct ref_bnorm_fwd_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, bnorm_fwd_pd_t, ref_bnorm_fwd_t> {
         using desc_t = bnorm_desc_t;
@@ -114,8 +195,9 @@ struct ref_bnorm_fwd_t : primitive_t {
 };
 
 // Vectorised: nchw (runs over spatial points of one channel) and
-// nhwc / nChw8c / nChw16c (runs over channels of one point). Fused add and
-// the training workspace are left to the reference implementation.
+// nhwc / nChw8c / nChw16c (runs over channels of one point). Fused add
+// (and the training workspace with a bf16 dst) are left to the reference
+// implementation.
 struct vec_bnorm_fwd_t : primitive_t {
     enum key_t : scratchpad::key_t { key_part = 1, key_stats = 2 };
     struct pd_t : pd_impl_t<pd_t, bnorm_fwd_pd_t, vec_bnorm_fwd_t> {
@@ -124,7 +206,11 @@ struct vec_bnorm_fwd_t : primitive_t {
         const char *name() const override { return name_; }
         status_t init(dnnl_engine *) override {
             KESTREL_CHECK(init_common());
-            if (fuse_add() || with_ws()) return decline("vec:bnorm", "fused add or workspace");
+            if (fuse_add()) return decline("vec:bnorm", "fused add");
+            // The relu mask is read back from an f32 dst (y > 0 exactly
+            // where the value before the relu was); a bf16 dst could round a
+            // tiny positive value to 0.
+            if (with_ws() && dst_md_.data_type != dnnl_f32) return decline("vec:bnorm", "workspace with bf16 dst");
             if (relu_alpha() != 0.f) return decline("vec:bnorm", "leaky relu post-op");
             if (!pool::is_fp(src_md_.data_type) || !pool::is_fp(dst_md_.data_type))
                 return decline("vec:bnorm", "not f32/bf16");
@@ -141,7 +227,7 @@ struct vec_bnorm_fwd_t : primitive_t {
             // mean, variance, a (= scale * rstd), b (= shift), padded to cp_.
             scratchpad_registry().book(key_stats, sizeof(float) * 4 * cp_);
             if (layout_ != pool::layout_t::ncsp && !global_stats())
-                scratchpad_registry().book_per_thread(key_part, sizeof(float) * cp_);
+                scratchpad_registry().book_per_thread(key_part, sizeof(double) * cp_);
             return status::success;
         }
         pool::layout_t layout_ = pool::layout_t::other;
@@ -174,6 +260,14 @@ struct vec_bnorm_fwd_t : primitive_t {
         const dim_t dn = dmd.blocking.strides[0], dc = dmd.blocking.strides[1];
         const dim_t ssp = nd > 2 ? smd.blocking.strides[nd - 1] : 0, dsp = nd > 2 ? dmd.blocking.strides[nd - 1] : 0;
         const dim_t NB = CP / B, L = ncsp ? SP : B;
+        uint8_t *ws = pd->with_ws() ? ctx.output<uint8_t>(DNNL_ARG_WORKSPACE) : nullptr;
+        // The mask of n elements of dst at element offset doff (src offset
+        // soff): 1 where dst > 0 (f32 dst only, see init).
+        auto mask = [&](dim_t soff, dim_t doff, dim_t n) {
+            const float *y = reinterpret_cast<const float *>(dst) + doff;
+            uint8_t *w = ws + soff - smd.offset0;
+            for (dim_t i = 0; i < n; ++i) w[i] = y[i] > 0.f ? 1 : 0;
+        };
         const dim_t cnt = N * SP;
         std::fill(mean, mean + 4 * CP, 0.f);
 
@@ -192,38 +286,58 @@ struct vec_bnorm_fwd_t : primitive_t {
                 var[c] = cnt ? q / (float)cnt : 0.f;
             });
         } else {
-            // Per-thread partial sums over the points, then a serial merge;
-            // the second pass does the same for squared deviations.
-            const int nthr = std::min(ctx.scratchpad().nthr(), nthr_for(cnt, 64));
+            // Items are runs of up to `run` points of one (n, channel block)
+            // (of one n for nhwc), walked in memory order with the channels
+            // in vector lanes; each thread adds its items' sums into its own
+            // partial sums (double) in the scratchpad, merged at the end.
+            // Two passes: the mean, then the squared deviations from it.
+            const dim_t run = 256, nrun = div_up(SP, run);
+            const dim_t items = N * NB * nrun;
+            const int nthr = std::min(ctx.scratchpad().nthr(), nthr_for(items * std::min(SP, run) * L, 4096));
             for (int pass = 0; pass < 2; ++pass) {
+                const stat_run_fn_t kern = stat_run_kernel(sdt == dnnl_bf16, pass == 1);
                 bool oom = false;
                 parallel(nthr, [&](int ithr, int nt) {
-                    float *part = ctx.scratchpad().get<float>(key_part, ithr);
+                    double *part = ctx.scratchpad().get<double>(key_part, ithr);
                     if (!part) {
                         oom = true;
                         return;
                     }
-                    std::fill(part, part + CP, 0.f);
+                    std::fill(part, part + CP, 0.0);
                     dim_t st, en;
-                    balance211(cnt, nt, ithr, st, en);
+                    balance211(items, nt, ithr, st, en);
+                    float acc[16];
                     for (dim_t it = st; it < en; ++it) {
-                        const dim_t n = it / SP, sp = it % SP;
-                        for (dim_t cb = 0; cb < NB; ++cb) {
-                            const char *x = src + (smd.offset0 + n * sn + cb * sc + sp * ssp) * ssz;
-                            if (pass == 0)
-                                ops.acc_add(part + cb * B, x, sdt, L);
-                            else
-                                ops.acc_sq_dev(part + cb * B, x, sdt, mean + cb * B, L);
+                        const dim_t r = it % nrun, cb = it / nrun % NB, n = it / nrun / NB;
+                        const dim_t sp0 = r * run, np = std::min(SP, sp0 + run) - sp0;
+                        const char *x0 = src + (smd.offset0 + n * sn + cb * sc + sp0 * ssp) * ssz;
+                        for (dim_t c0 = 0; c0 < L; c0 += 16) {
+                            const dim_t nl = std::min<dim_t>(16, L - c0);
+                            const char *x = x0 + c0 * ssz;
+                            const float *mc = mean + cb * B + c0;
+                            if (kern) {
+                                kern(acc, x, ssp * (dim_t)ssz, np, mc, nl);
+                            } else {
+                                std::fill(acc, acc + nl, 0.f);
+                                for (dim_t p = 0; p < np; ++p) {
+                                    if (pass == 0)
+                                        ops.acc_add(acc, x + p * ssp * ssz, sdt, nl);
+                                    else
+                                        ops.acc_sq_dev(acc, x + p * ssp * ssz, sdt, mc, nl);
+                                }
+                            }
+                            double *pc = part + cb * B + c0;
+                            for (dim_t i = 0; i < nl; ++i) pc[i] += acc[i];
                         }
                     }
                 });
                 if (oom) return status::out_of_memory;
                 float *tgt = pass == 0 ? mean : var;
-                for (int t = 0; t < nthr; ++t) {
-                    const float *part = ctx.scratchpad().get<float>(key_part, t);
-                    for (dim_t c = 0; c < C; ++c) tgt[c] += part[c];
+                for (dim_t c = 0; c < C; ++c) {
+                    double sum = 0.0;
+                    for (int t = 0; t < nthr; ++t) sum += ctx.scratchpad().get<double>(key_part, t)[c];
+                    tgt[c] = cnt ? (float)(sum / (double)cnt) : 0.f;
                 }
-                for (dim_t c = 0; c < C; ++c) tgt[c] = cnt ? tgt[c] / (float)cnt : 0.f;
             }
         }
         if (pd->stats_out()) {
@@ -241,6 +355,7 @@ struct vec_bnorm_fwd_t : primitive_t {
             parallel_nd(N, C, [&](dim_t n, dim_t c) {
                 ops.affine_s(dst + (dmd.offset0 + n * dn + c * dc) * dsz, ddt,
                         src + (smd.offset0 + n * sn + c * sc) * ssz, sdt, mean[c], a[c], b[c], SP, relu);
+                if (ws) mask(smd.offset0 + n * sn + c * sc, dmd.offset0 + n * dn + c * dc, SP);
             });
         } else {
             // Padded channels have a = b = 0 and mean 0: the dst padding stays 0.
@@ -257,12 +372,15 @@ struct vec_bnorm_fwd_t : primitive_t {
                     affine_blk16_f32(reinterpret_cast<float *>(dst) + dmd.offset0 + n * dn + cb * dc + sp * dsp,
                             reinterpret_cast<const float *>(src) + smd.offset0 + n * sn + cb * sc + sp * ssp,
                             mean + cb * B, a + cb * B, b + cb * B, sp1 - sp, relu);
+                    if (ws) mask(smd.offset0 + n * sn + cb * sc + sp * ssp, dmd.offset0 + n * dn + cb * dc + sp * dsp, (sp1 - sp) * 16);
                     return;
                 }
-                for (dim_t sp = r * run; sp < sp1; ++sp)
+                for (dim_t sp = r * run; sp < sp1; ++sp) {
                     ops.affine(dst + (dmd.offset0 + n * dn + cb * dc + sp * dsp) * dsz, ddt,
                             src + (smd.offset0 + n * sn + cb * sc + sp * ssp) * ssz, sdt, mean + cb * B,
                             a + cb * B, b + cb * B, L, relu);
+                    if (ws) mask(smd.offset0 + n * sn + cb * sc + sp * ssp, dmd.offset0 + n * dn + cb * dc + sp * dsp, L);
+                }
             });
         }
         return status::success;

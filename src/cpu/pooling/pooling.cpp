@@ -1,11 +1,12 @@
 // Pooling forward: a reference implementation for any layout and a fast one
 // for channel-innermost layouts (nhwc, nChw8c, nChw16c), vectorised over
-// channels through vec_ops_t (max pooling on AVX-512: register kernels,
-// max_row_avx512). Plain channel-first layouts have their own
+// channels through vec_ops_t (max and avg pooling on AVX-512 and AVX2:
+// register kernels, chan_row_avx512 / chan_row_avx2). Plain channel-first layouts have their own
 // (pooling_ncsp.cpp), vectorised along output rows.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include <immintrin.h>
 
@@ -37,46 +38,64 @@ inline void store_idx(void *ws, data_type_t dt, dim_t off, int32_t k) {
 }
 
 
-// Max pooling with the same storage type in src and dst (f32 or bf16):
-// the running max and its index live in AVX-512 registers, one output row
-// (fixed n, channel block, od, oh) at a time, and dst and the workspace are
-// written straight from them. Every stored value is one of the inputs or
-// max_init, both exact in the dst type, so no rounding happens anywhere.
-struct max_row_t {
+// Pooling with the same storage type in src and dst (f32 or bf16), one
+// output row (fixed n, channel block, od, oh) at a time, a 16-channel vector
+// per output point, accumulated in AVX-512 registers and written straight
+// to dst (and the workspace) from them. Max: every stored value is one of
+// the inputs or max_init, exact in the dst type; the first greatest tap wins
+// (strict >, kd, kh, kw order), as in the reference. Avg: the taps are added
+// in the reference's order from 0 and the sum divided (not multiplied by a
+// reciprocal) by the same divisor, so f32 results equal the reference's bit
+// for bit and bf16 ones round once, to nearest even.
+struct chan_row_t {
     const char *src; // src at (n, channel block, 0, 0, 0)
     char *dst, *ws; // dst and workspace at (n, channel block, od, oh, 0)
     bool ws_s32;
+    bool excl; // avg: divide by the taps inside the src, else by KD * KH * KW
     dim_t C; // channels in one contiguous run
     dim_t kd0, kd1, kh0, kh1; // valid kernel rows of this output row
     dim_t id0, ih0; // first input depth / row of the window
     dim_t sd, sh, sw; // src byte strides
     dim_t dsw, wsw; // dst and workspace byte strides along ow
-    dim_t KH, KW, SW, DD1, DH1, DW1, padL, IW;
+    dim_t KH, KW, SW, DD1, DH1, DW1, padL, IW, KSZ;
     float init;
 };
 
+enum class pool_op_t { max, avg };
 
 #define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 
 template <bool BF>
-KESTREL_AVX512 inline __m512 max_ld(const char *p, __mmask16 m) {
+KESTREL_AVX512 inline __m512 chan_ld(const char *p, __mmask16 m) {
     if (BF)
         return _mm512_castsi512_ps(
                 _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
     return _mm512_maskz_loadu_ps(m, p);
 }
 
+// f32 -> bf16 bits, rounded to nearest even, NaN kept quiet (f32_to_bf16
+// in cpu/types.hpp, 16 lanes at a time).
+KESTREL_AVX512 inline __m256i chan_to_bf16(__m512 v) {
+    const __m512i b = _mm512_castps_si512(v);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(b, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(b, 16), _mm512_set1_epi32(0x40));
+    return _mm512_cvtepi32_epi16(r);
+}
+
 // NC columns from ow, channels [c0, c0 + 16) under mask m, kernel taps
 // [kw0, kw1) along w (all of them for NC > 1: interior columns only).
-template <bool BF, bool WS, int NC>
-KESTREL_AVX512 inline void max_cols_avx512(
-        const max_row_t &r, dim_t ow, dim_t kw0, dim_t kw1, dim_t c0, __mmask16 m) {
+template <bool BF, pool_op_t OP, bool WS, int NC>
+KESTREL_AVX512 inline void chan_cols_avx512(
+        const chan_row_t &r, dim_t ow, dim_t kw0, dim_t kw1, dim_t c0, __mmask16 m) {
+    constexpr bool MAX = OP == pool_op_t::max;
     const dim_t esz = BF ? 2 : 4;
     __m512 acc[NC];
     __m512i idx[NC];
 #pragma GCC unroll 8
     for (int j = 0; j < NC; ++j) {
-        acc[j] = _mm512_set1_ps(r.init);
+        acc[j] = MAX ? _mm512_set1_ps(r.init) : _mm512_setzero_ps();
         idx[j] = _mm512_setzero_si512();
     }
     const char *base = r.src + c0 * esz + (ow * r.SW - r.padL) * r.sw;
@@ -85,24 +104,42 @@ KESTREL_AVX512 inline void max_cols_avx512(
         for (dim_t kh = r.kh0; kh < r.kh1; ++kh) {
             const char *p = base + (r.id0 + kd * r.DD1) * r.sd + (r.ih0 + kh * r.DH1) * r.sh;
             const int32_t kb = (int32_t)((kd * r.KH + kh) * r.KW);
+            // Four blocks of columns ahead (the hardware prefetchers lose
+            // track of the KD * KH interleaved row streams); the address is
+            // formed as an integer, as it may lie past the row.
+            if (NC > 1)
+#pragma GCC unroll 8
+                for (int j = 0; j < NC; ++j) _mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)((4 * NC + j) * col)), _MM_HINT_T0);
             for (dim_t kw = kw0; kw < kw1; ++kw) {
                 const char *q = p + kw * tap;
                 const __m512i kv = _mm512_set1_epi32(kb + (int32_t)kw);
 #pragma GCC unroll 8
                 for (int j = 0; j < NC; ++j) {
-                    const __m512 v = max_ld<BF>(q + j * col, m);
-                    const __mmask16 gt = _mm512_cmp_ps_mask(v, acc[j], _CMP_GT_OQ);
-                    acc[j] = _mm512_mask_mov_ps(acc[j], gt, v);
-                    if (WS) idx[j] = _mm512_mask_mov_epi32(idx[j], gt, kv);
+                    const __m512 v = chan_ld<BF>(q + j * col, m);
+                    if (MAX) {
+                        const __mmask16 gt = _mm512_cmp_ps_mask(v, acc[j], _CMP_GT_OQ);
+                        acc[j] = _mm512_mask_mov_ps(acc[j], gt, v);
+                        if (WS) idx[j] = _mm512_mask_mov_epi32(idx[j], gt, kv);
+                    } else {
+                        acc[j] = _mm512_add_ps(acc[j], v);
+                    }
                 }
             }
         }
+    if (!MAX) {
+        const dim_t div = r.excl ? (r.kd1 - r.kd0) * (r.kh1 - r.kh0) * (kw1 - kw0) : r.KSZ;
+        const __m512 vd = _mm512_set1_ps((float)div);
+#pragma GCC unroll 8
+        for (int j = 0; j < NC; ++j) acc[j] = div ? _mm512_div_ps(acc[j], vd) : _mm512_setzero_ps();
+    }
 #pragma GCC unroll 8
     for (int j = 0; j < NC; ++j) {
         char *d = r.dst + (ow + j) * r.dsw + c0 * esz;
-        if (BF)
+        if (BF && MAX) // truncation is exact: every value came from bf16
             _mm256_mask_storeu_epi16(
                     d, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(acc[j]), 16)));
+        else if (BF)
+            _mm256_mask_storeu_epi16(d, m, chan_to_bf16(acc[j]));
         else
             _mm512_mask_storeu_ps(d, m, acc[j]);
         if (WS) {
@@ -118,8 +155,8 @@ KESTREL_AVX512 inline void max_cols_avx512(
 // Columns [ow_b, ow_e) of one row, channels in chunks of 16 (the last one
 // masked); [lo, hi) are the interior columns, whose windows need no checks.
 // (No lambdas here: they would not inherit the target attribute.)
-template <bool BF, bool WS>
-KESTREL_AVX512 void max_row_avx512(const max_row_t &r, dim_t ow_b, dim_t ow_e, dim_t lo, dim_t hi) {
+template <bool BF, pool_op_t OP, bool WS>
+KESTREL_AVX512 void chan_row_avx512(const chan_row_t &r, dim_t ow_b, dim_t ow_e, dim_t lo, dim_t hi) {
     lo = std::min(std::max(lo, ow_b), ow_e);
     hi = std::max(lo, std::min(hi, ow_e));
     for (dim_t ow = ow_b; ow < ow_e;) {
@@ -131,15 +168,151 @@ KESTREL_AVX512 void max_row_avx512(const max_row_t &r, dim_t ow_b, dim_t ow_e, d
             const dim_t n = std::min<dim_t>(16, r.C - c0);
             const __mmask16 m = (__mmask16)((1u << n) - 1);
             if (nc == 4)
-                max_cols_avx512<BF, WS, 4>(r, ow, 0, r.KW, c0, m);
+                chan_cols_avx512<BF, OP, WS, 4>(r, ow, 0, r.KW, c0, m);
             else
-                max_cols_avx512<BF, WS, 1>(r, ow, kw0, kw1, c0, m);
+                chan_cols_avx512<BF, OP, WS, 1>(r, ow, kw0, kw1, c0, m);
         }
         ow += nc;
     }
 }
 
 #undef KESTREL_AVX512
+
+// The same kernels on AVX2, 8 channels per vector: f32 with any channel
+// count (masked loads and stores), bf16 only for whole vectors (AVX2 has
+// no 16-bit masked loads; init sends bf16 nhwc tails to vec_ops).
+#define KESTREL_AVX2 __attribute__((target("avx2,fma")))
+
+template <bool BF>
+KESTREL_AVX2 inline __m256 chan_ld_avx2(const char *p, __m256i m) {
+    if (BF)
+        return _mm256_castsi256_ps(_mm256_slli_epi32(
+                _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p))), 16));
+    return _mm256_maskload_ps(reinterpret_cast<const float *>(p), m);
+}
+
+// 8 values below 2^16 in 32-bit lanes -> 8 u16 in the low 128 bits.
+KESTREL_AVX2 inline __m128i chan_pack16_avx2(__m256i v) {
+    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(v, v), 0x08));
+}
+
+// f32 -> bf16 bits, nearest even, NaN kept quiet (as chan_to_bf16).
+KESTREL_AVX2 inline __m128i chan_to_bf16_avx2(__m256 v) {
+    const __m256i b = _mm256_castps_si256(v);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(b, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7fff))), 16);
+    const __m256i q = _mm256_or_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(0x40));
+    r = _mm256_blendv_epi8(r, q, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    return chan_pack16_avx2(r);
+}
+
+template <bool BF, pool_op_t OP, bool WS, int NC>
+KESTREL_AVX2 inline void chan_cols_avx2(
+        const chan_row_t &r, dim_t ow, dim_t kw0, dim_t kw1, dim_t c0, dim_t nl) {
+    constexpr bool MAX = OP == pool_op_t::max;
+    const dim_t esz = BF ? 2 : 4;
+    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nl), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 acc[NC];
+    __m256i idx[NC];
+#pragma GCC unroll 8
+    for (int j = 0; j < NC; ++j) {
+        acc[j] = MAX ? _mm256_set1_ps(r.init) : _mm256_setzero_ps();
+        idx[j] = _mm256_setzero_si256();
+    }
+    const char *base = r.src + c0 * esz + (ow * r.SW - r.padL) * r.sw;
+    const dim_t col = r.SW * r.sw, tap = r.DW1 * r.sw;
+    for (dim_t kd = r.kd0; kd < r.kd1; ++kd)
+        for (dim_t kh = r.kh0; kh < r.kh1; ++kh) {
+            const char *p = base + (r.id0 + kd * r.DD1) * r.sd + (r.ih0 + kh * r.DH1) * r.sh;
+            const int32_t kb = (int32_t)((kd * r.KH + kh) * r.KW);
+            if (NC > 1) // as in chan_cols_avx512
+#pragma GCC unroll 8
+                for (int j = 0; j < NC; ++j) _mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)((4 * NC + j) * col)), _MM_HINT_T0);
+            for (dim_t kw = kw0; kw < kw1; ++kw) {
+                const char *q = p + kw * tap;
+                const __m256i kv = _mm256_set1_epi32(kb + (int32_t)kw);
+#pragma GCC unroll 8
+                for (int j = 0; j < NC; ++j) {
+                    const __m256 v = chan_ld_avx2<BF>(q + j * col, m);
+                    if (MAX) {
+                        const __m256 gt = _mm256_cmp_ps(v, acc[j], _CMP_GT_OQ);
+                        acc[j] = _mm256_blendv_ps(acc[j], v, gt);
+                        if (WS) idx[j] = _mm256_blendv_epi8(idx[j], kv, _mm256_castps_si256(gt));
+                    } else {
+                        acc[j] = _mm256_add_ps(acc[j], v);
+                    }
+                }
+            }
+        }
+    if (!MAX) {
+        const dim_t div = r.excl ? (r.kd1 - r.kd0) * (r.kh1 - r.kh0) * (kw1 - kw0) : r.KSZ;
+        const __m256 vd = _mm256_set1_ps((float)div);
+#pragma GCC unroll 8
+        for (int j = 0; j < NC; ++j) acc[j] = div ? _mm256_div_ps(acc[j], vd) : _mm256_setzero_ps();
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < NC; ++j) {
+        char *d = r.dst + (ow + j) * r.dsw + c0 * esz;
+        if (BF && MAX)
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(d),
+                    chan_pack16_avx2(_mm256_srli_epi32(_mm256_castps_si256(acc[j]), 16)));
+        else if (BF)
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(d), chan_to_bf16_avx2(acc[j]));
+        else
+            _mm256_maskstore_ps(reinterpret_cast<float *>(d), m, acc[j]);
+        if (WS) {
+            char *w = r.ws + (ow + j) * r.wsw;
+            if (r.ws_s32) {
+                _mm256_maskstore_epi32(reinterpret_cast<int *>(w + c0 * 4), m, idx[j]);
+            } else {
+                const __m128i h = chan_pack16_avx2(idx[j]);
+                const uint64_t b = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(h, h));
+                if (nl == 8)
+                    std::memcpy(w + c0, &b, 8);
+                else
+                    for (dim_t i = 0; i < nl; ++i) w[c0 + i] = (char)(b >> (8 * i));
+            }
+        }
+    }
+}
+
+template <bool BF, pool_op_t OP, bool WS>
+KESTREL_AVX2 void chan_row_avx2(const chan_row_t &r, dim_t ow_b, dim_t ow_e, dim_t lo, dim_t hi) {
+    lo = std::min(std::max(lo, ow_b), ow_e);
+    hi = std::max(lo, std::min(hi, ow_e));
+    for (dim_t ow = ow_b; ow < ow_e;) {
+        const bool inner = ow >= lo && ow < hi;
+        const int nc = inner && ow + 4 <= hi ? 4 : 1;
+        dim_t kw0 = 0, kw1 = r.KW;
+        if (!inner) tap_range(ow * r.SW - r.padL, r.KW, r.DW1, r.IW, kw0, kw1);
+        for (dim_t c0 = 0; c0 < r.C; c0 += 8) {
+            const dim_t nl = std::min<dim_t>(8, r.C - c0);
+            if (nc == 4)
+                chan_cols_avx2<BF, OP, WS, 4>(r, ow, 0, r.KW, c0, nl);
+            else
+                chan_cols_avx2<BF, OP, WS, 1>(r, ow, kw0, kw1, c0, nl);
+        }
+        ow += nc;
+    }
+}
+
+#undef KESTREL_AVX2
+
+// The instantiation serving one row (AVX-512 or AVX2, as init chose).
+using chan_row_fn_t = void (*)(const chan_row_t &, dim_t, dim_t, dim_t, dim_t);
+template <bool BF, pool_op_t OP, bool WS>
+chan_row_fn_t chan_row_pick(bool avx512) {
+    return avx512 ? chan_row_avx512<BF, OP, WS> : chan_row_avx2<BF, OP, WS>;
+}
+chan_row_fn_t chan_row_kernel(bool avx512, bool bf, bool max, bool ws) {
+    if (max) {
+        if (bf) return ws ? chan_row_pick<true, pool_op_t::max, true>(avx512) : chan_row_pick<true, pool_op_t::max, false>(avx512);
+        return ws ? chan_row_pick<false, pool_op_t::max, true>(avx512) : chan_row_pick<false, pool_op_t::max, false>(avx512);
+    }
+    return bf ? chan_row_pick<true, pool_op_t::avg, false>(avx512) : chan_row_pick<false, pool_op_t::avg, false>(avx512);
+}
+
+
 
 struct ref_pooling_fwd_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, pooling_fwd_pd_t, ref_pooling_fwd_t> {
@@ -242,16 +415,21 @@ struct vec_pooling_fwd_t : primitive_t {
             if (pool::classify(dst_md_) != l) return decline("vec:pooling", "dst layout differs from src");
             run_ = l == pool::layout_t::nspc ? conf_.C : (l == pool::layout_t::blocked8 ? 8 : 16);
             nblk_ = run_ ? div_up(conf_.C, run_) : 0; // C = 0: nothing to run
-            name_ = l == pool::layout_t::nspc ? "vec:nspc" : "vec:blocked";
-            fast_max_ = conf_.is_max && src_md_.data_type == dst_md_.data_type && isa::has(isa::avx512)
-                    && attr_.post_ops.entries.empty();
-            if (fast_max_) return status::success; // all in registers: no scratchpad
+            avx512_ = isa::has(isa::avx512);
+            fast_ = src_md_.data_type == dst_md_.data_type && attr_.post_ops.entries.empty()
+                    && (avx512_
+                            || (isa::has(isa::avx2) && (src_md_.data_type == dnnl_f32 || run_ % 8 == 0)));
+            static const char *const names[2][3] = {{"vec:nspc", "vec:nspc:avx2", "vec:nspc:avx512"},
+                    {"vec:blocked", "vec:blocked:avx2", "vec:blocked:avx512"}};
+            name_ = names[l == pool::layout_t::nspc ? 0 : 1][fast_ ? 1 + avx512_ : 0];
+            if (fast_) return status::success; // all in registers: no scratchpad
             scratchpad_registry().book_per_thread(key_acc, sizeof(float) * run_);
             if (conf_.is_max) scratchpad_registry().book_per_thread(key_idx, sizeof(int32_t) * run_);
             return status::success;
         }
         dim_t run_ = 0, nblk_ = 0;
-        bool fast_max_ = false; // max_row_avx512 serves it
+        bool fast_ = false; // chan_row_avx512 or chan_row_avx2 serves it
+        bool avx512_ = false;
         const char *name_ = "vec";
     };
     using primitive_t::primitive_t;
@@ -272,7 +450,7 @@ struct vec_pooling_fwd_t : primitive_t {
         pool_walk_strides(smd, ss);
         pool_walk_strides(dmd, ds);
         const dim_t L = pd->run_, NB = pd->nblk_;
-        if (pd->fast_max_) return execute_max(ctx, ss, ds);
+        if (pd->fast_) return execute_fast(ctx, ss, ds);
         const dim_t work = c.MB * NB * c.OD * c.OH * c.OW;
         // No more chunks than per-thread regions were booked for at creation
         // (the caller's arena may be wider now).
@@ -321,8 +499,11 @@ struct vec_pooling_fwd_t : primitive_t {
                 const dim_t doff = dmd.offset0 + n * ds[0] + cb * ds[1] + od * ds[2] + oh * ds[3] + ow * ds[4];
                 float scale = 1.f;
                 if (!c.is_max) {
+                    // Divided, not scaled by a reciprocal: the reference's
+                    // (and the register kernels') bits.
                     const dim_t div = c.exclude_padding ? count : c.KD * c.KH * c.KW;
-                    scale = div ? 1.f / (float)div : 0.f;
+                    const float fd = (float)div;
+                    for (dim_t i = 0; i < L; ++i) acc[i] = div ? acc[i] / fd : 0.f;
                 }
                 if (!ap.empty()) {
                     // Real channels only: a binary src1 has none past C.
@@ -348,9 +529,9 @@ struct vec_pooling_fwd_t : primitive_t {
         return status::success;
     }
 
-    // Max pooling in registers, one output row per work item (a row split
-    // into column blocks when there are fewer rows than threads).
-    status_t execute_max(const exec_ctx_t &ctx, const dim_t *ss, const dim_t *ds) const {
+    // Pooling in registers, one output row per work item (a row split into
+    // column blocks when there are fewer rows than threads).
+    status_t execute_fast(const exec_ctx_t &ctx, const dim_t *ss, const dim_t *ds) const {
         const auto *pd = static_cast<const pd_t *>(pd_.get());
         const pooling_conf_t &c = pd->conf();
         const char *src = ctx.input<char>(DNNL_ARG_SRC);
@@ -359,8 +540,10 @@ struct vec_pooling_fwd_t : primitive_t {
         const memory_desc_t &smd = *pd->src_md(), &dmd = *pd->dst_md(), &wmd = *pd->workspace_md();
         const bool bf = smd.data_type == dnnl_bf16;
         const dim_t esz = bf ? 2 : 4, wsz = ws ? data_type_size(wmd.data_type) : 0;
-        max_row_t proto = {};
+        chan_row_t proto = {};
         proto.ws_s32 = ws && wmd.data_type == dnnl_s32;
+        proto.excl = c.exclude_padding;
+        proto.KSZ = c.KD * c.KH * c.KW;
         proto.C = pd->run_;
         proto.sd = ss[2] * esz, proto.sh = ss[3] * esz, proto.sw = ss[4] * esz;
         proto.dsw = ds[4] * esz, proto.wsw = ds[4] * wsz;
@@ -376,13 +559,14 @@ struct vec_pooling_fwd_t : primitive_t {
         const int mt = max_threads();
         const dim_t owb = rows >= mt ? 1 : std::min<dim_t>(div_up(c.OW, (dim_t)4), div_up((dim_t)mt, rows));
         const dim_t owc = div_up(c.OW, owb);
+        const chan_row_fn_t row = chan_row_kernel(pd->avx512_, bf, c.is_max, ws != nullptr);
         parallel_nd(rows * owb, [&](dim_t it) {
             dim_t r = it;
             const dim_t b = r % owb; r /= owb;
             const dim_t oh = r % c.OH; r /= c.OH;
             const dim_t od = r % c.OD; r /= c.OD;
             const dim_t cb = r % NB, n = r / NB;
-            max_row_t a = proto;
+            chan_row_t a = proto;
             a.src = src + (smd.offset0 + n * ss[0] + cb * ss[1]) * esz;
             const dim_t drow = n * ds[0] + cb * ds[1] + od * ds[2] + oh * ds[3];
             a.dst = dst + (dmd.offset0 + drow) * esz;
@@ -392,13 +576,7 @@ struct vec_pooling_fwd_t : primitive_t {
             tap_range(a.id0, c.KD, c.DD + 1, c.ID, a.kd0, a.kd1);
             tap_range(a.ih0, c.KH, c.DH + 1, c.IH, a.kh0, a.kh1);
             const dim_t ow_b = b * owc, ow_e = std::min(c.OW, ow_b + owc);
-            if (bf) {
-                if (ws) max_row_avx512<true, true>(a, ow_b, ow_e, lo, hi);
-                else max_row_avx512<true, false>(a, ow_b, ow_e, lo, hi);
-            } else {
-                if (ws) max_row_avx512<false, true>(a, ow_b, ow_e, lo, hi);
-                else max_row_avx512<false, false>(a, ow_b, ow_e, lo, hi);
-            }
+            row(a, ow_b, ow_e, lo, hi);
         });
         return status::success;
     }
