@@ -75,8 +75,8 @@ dnnl_status_t rnn_fwd_create(dnnl_primitive_desc_t *primitive_desc, dnnl_engine_
         desc.dst_iter = md_or_zero(a.dst_iter);
         desc.dst_iter_c = md_or_zero(a.dst_iter_c);
         rnn_dims_t dims;
-        KESTREL_VCHECK(!(rnn_check_dims(desc, dims) != status::success), dnnl_invalid_arguments,
-                       dnnl_rnn, "dimensions are inconsistent between tensors");
+        // rnn_check_dims says which dimension is wrong in verbose mode.
+        if (rnn_check_dims(desc, dims) != status::success) return dnnl_invalid_arguments;
         return create_pd_handle(primitive_desc, desc, attr, engine, rnn_fwd_impl_list, nullptr);
     });
 }

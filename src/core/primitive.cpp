@@ -123,9 +123,15 @@ status_t check_arg(const pd_t *pd, const exec_ctx_t &ctx, int arg) {
 
 // In-place execution as oneDNN documents it: the output is the very same
 // memory as one input (same buffer, same descriptor), and each element of
-// the output depends only on the same element of that input.
+// the output depends only on the same element of that input. RNN: the
+// final states may go to the memory of the initial ones (oneDNN's decoder
+// examples do so); each layer and direction reads its initial state before
+// it writes its final one.
 bool in_place_allowed(dnnl_primitive_kind_t kind, int in, int out) {
     switch (kind) {
+        case dnnl_rnn:
+            return (in == DNNL_ARG_SRC_ITER && out == DNNL_ARG_DST_ITER)
+                    || (in == DNNL_ARG_SRC_ITER_C && out == DNNL_ARG_DST_ITER_C);
         case dnnl_eltwise:
         case dnnl_softmax:
         case dnnl_batch_normalization:

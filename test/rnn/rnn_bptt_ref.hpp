@@ -1,7 +1,10 @@
 // A naive back-propagation-through-time reference for the RNN backward
 // test, in double: it reruns the forward of rnn_ref.hpp keeping every
 // intermediate, then walks layers top down and steps in reverse with plain
-// loops. Shares no code with the library.
+// loops. Each direction is its own stack of layers (layer l > 0 of
+// direction d reads layer l - 1 of direction d), so the gradient of a
+// layer's output comes from the same direction's layer above, or, for the
+// last layer, from diff_dst_layer. Shares no code with the library.
 #ifndef KESTREL_TEST_RNN_RNN_BPTT_REF_HPP
 #define KESTREL_TEST_RNN_RNN_BPTT_REF_HPP
 
@@ -18,25 +21,23 @@ struct grads_t {
 };
 
 // ddst [T][N][DLC], ddi [L][D][N][DIC], ddic [L][D][N][DHC] (empty when
-// the problem has no final state).
+// the problem has no final state). Gradients: si [L][D][N][SIC], wi
+// [L][D][SIC][G][DHC].
 inline void bptt(const prob_t &p, const data_t &x, const std::vector<float> &ddst, const std::vector<float> &ddi,
         const std::vector<float> &ddic, grads_t &gr) {
     const int L = p.L, D = p.D(), T = p.T, N = p.N, G = p.G(), DHC = p.DHC, DIC = p.dic(), GB = p.GB();
-    const int DLC = p.DLC();
+    const int DLC = p.DLC(), SIC = p.sic(), HS = p.hs(), SLC = p.SLC;
     const bool lstm = p.cell == c_lstm, gru = p.cell == c_gru || p.cell == c_augru, lbr = p.lbr();
-    // Forward, keeping: the input of each layer, per (l, d) the states by
-    // step, activated gates, LBR's U_c h + b', LSTM's o * tanh(c) by time.
+    // Forward, keeping per (l, d): its input and output in time order, the
+    // states by step, activated gates, LBR's U_c h + b', LSTM's
+    // o * tanh(c) by time.
     struct ld_t {
-        std::vector<double> h, c, gates, ghc, hv; // h, c: [T + 1][N][*]; the rest [T][N][*]
+        std::vector<double> in, out; // [T][N][SLC], [T][N][DIC]
+        std::vector<double> h, c, gates, ghc, hv; // h: [T + 1][N][HS], c: [T + 1][N][DHC]; the rest [T][N][*]
     };
-    std::vector<std::vector<double>> inputs(L);
     std::vector<ld_t> st((size_t)L * D);
-    std::vector<double> in(x.src.begin(), x.src.end());
-    int C_in = p.SLC;
-    auto wl_at = [&](size_t ld, int cin, int c, int g, int o) {
-        return (double)x.wl[(((ld * cin) + c) * G + g) * DHC + o];
-    };
-    auto wi_at = [&](size_t ld, int c, int g, int o) { return (double)x.wi[(((ld * DIC) + c) * G + g) * DHC + o]; };
+    auto wl_at = [&](size_t ld, int c, int g, int o) { return (double)x.wl[(((ld * SLC) + c) * G + g) * DHC + o]; };
+    auto wi_at = [&](size_t ld, int c, int g, int o) { return (double)x.wi[(((ld * SIC) + c) * G + g) * DHC + o]; };
     auto b_at = [&](size_t ld, int g, int o) { return p.bias ? (double)x.bias[(ld * GB + g) * DHC + o] : 0.0; };
     auto p_at = [&](size_t ld, int g, int o) { return p.peephole ? (double)x.peep[(ld * 3 + g) * DHC + o] : 0.0; };
     auto pr_at = [&](size_t ld, int o, int j) { return (double)x.proj[(ld * DHC + o) * DIC + j]; };
@@ -48,36 +49,41 @@ inline void bptt(const prob_t &p, const data_t &x, const std::vector<float> &dds
         return sg(v);
     };
     for (int l = 0; l < L; ++l) {
-        inputs[l] = in;
-        std::vector<double> out((size_t)T * N * DLC, 0.0);
         for (int d = 0; d < D; ++d) {
             const size_t ld = (size_t)l * D + d;
             const bool r2l = p.dir == dnnl_unidirectional_right2left || d == 1;
             ld_t &s = st[ld];
-            s.h.assign((size_t)(T + 1) * N * DIC, 0.0);
+            if (l == 0) s.in.assign(x.src.begin(), x.src.end());
+            else s.in = st[ld - D].out; // SLC == DIC
+            const std::vector<double> &in = s.in;
+            s.out.assign((size_t)T * N * DIC, 0.0);
+            s.h.assign((size_t)(T + 1) * N * HS, 0.0);
             s.c.assign((size_t)(T + 1) * N * DHC, 0.0);
             s.gates.assign((size_t)T * N * G * DHC, 0.0);
             s.ghc.assign((size_t)T * N * DHC, 0.0);
             s.hv.assign((size_t)T * N * DHC, 0.0);
             for (int n = 0; n < N; ++n) {
-                for (int j = 0; j < DIC; ++j) s.h[(size_t)n * DIC + j] = p.src_iter ? x.si[(ld * N + n) * DIC + j] : 0.0;
+                for (int j = 0; j < SIC; ++j) s.h[(size_t)n * HS + j] = p.src_iter ? x.si[(ld * N + n) * SIC + j] : 0.0;
                 for (int o = 0; o < DHC; ++o)
                     s.c[(size_t)n * DHC + o] = lstm && p.src_iter_c ? x.sic[(ld * N + n) * DHC + o] : 0.0;
             }
             for (int k = 1; k <= T; ++k) {
                 const int t = r2l ? T - k : k - 1;
                 for (int n = 0; n < N; ++n) {
-                    const double *xi = &in[((size_t)t * N + n) * C_in];
-                    const double *hp = &s.h[((size_t)(k - 1) * N + n) * DIC];
+                    // The previous state: SIC wide at the first step, DIC
+                    // later (T > 1 needs SIC == DIC).
+                    const int hw = k == 1 ? SIC : DIC;
+                    const double *xi = &in[((size_t)t * N + n) * SLC];
+                    const double *hp = &s.h[((size_t)(k - 1) * N + n) * HS];
                     const double *cp = &s.c[((size_t)(k - 1) * N + n) * DHC];
-                    double *hn = &s.h[((size_t)k * N + n) * DIC];
+                    double *hn = &s.h[((size_t)k * N + n) * HS];
                     double *cn = &s.c[((size_t)k * N + n) * DHC];
                     double *gt = &s.gates[((size_t)t * N + n) * G * DHC];
                     std::vector<double> zx((size_t)G * DHC, 0.0), zh((size_t)G * DHC, 0.0), hv(DHC);
                     for (int g = 0; g < G; ++g)
                         for (int o = 0; o < DHC; ++o) {
-                            for (int c = 0; c < C_in; ++c) zx[g * DHC + o] += xi[c] * wl_at(ld, C_in, c, g, o);
-                            for (int c = 0; c < DIC; ++c) zh[g * DHC + o] += hp[c] * wi_at(ld, c, g, o);
+                            for (int c = 0; c < SLC; ++c) zx[g * DHC + o] += xi[c] * wl_at(ld, c, g, o);
+                            for (int c = 0; c < hw; ++c) zh[g * DHC + o] += hp[c] * wi_at(ld, c, g, o);
                         }
                     const double a = att_at(t, n);
                     for (int o = 0; o < DHC; ++o) {
@@ -104,7 +110,7 @@ inline void bptt(const prob_t &p, const data_t &x, const std::vector<float> &dds
                                 s.ghc[((size_t)t * N + n) * DHC + o] = zh[2 * DHC + o] + b_at(ld, 3, o);
                                 z += gt[DHC + o] * (zh[2 * DHC + o] + b_at(ld, 3, o));
                             } else {
-                                for (int c = 0; c < DIC; ++c) z += gt[DHC + c] * hp[c] * wi_at(ld, c, 2, o);
+                                for (int c = 0; c < hw; ++c) z += gt[DHC + c] * hp[c] * wi_at(ld, c, 2, o);
                             }
                             gt[2 * DHC + o] = std::tanh(z);
                             const double ua = (1 - a) * gt[o];
@@ -119,14 +125,11 @@ inline void bptt(const prob_t &p, const data_t &x, const std::vector<float> &dds
                         else
                             v = hv[j];
                         hn[j] = v;
-                        double &y = out[((size_t)t * N + n) * DLC + (p.dir == dnnl_bidirectional_concat ? d * DIC : 0) + j];
-                        y = p.dir == dnnl_bidirectional_sum && d == 1 ? y + v : v;
+                        s.out[((size_t)t * N + n) * DIC + j] = v;
                     }
                 }
             }
         }
-        in = out;
-        C_in = DLC;
     }
 
     // Backward.
@@ -139,33 +142,41 @@ inline void bptt(const prob_t &p, const data_t &x, const std::vector<float> &dds
     gr.peep.assign(x.peep.size(), 0.0);
     gr.proj.assign(x.proj.size(), 0.0);
     gr.bias.assign(x.bias.size(), 0.0);
-    std::vector<double> dout(ddst.begin(), ddst.end());
+    // dys[ld]: the gradient of (l, d)'s output, [T][N][DIC]: the last
+    // layer's from diff_dst_layer, the others' from the layer above.
+    std::vector<std::vector<double>> dys((size_t)L * D);
+    for (int d = 0; d < D; ++d) {
+        std::vector<double> &dy = dys[(size_t)(L - 1) * D + d];
+        dy.assign((size_t)T * N * DIC, 0.0);
+        for (size_t tn = 0; tn < (size_t)T * N; ++tn)
+            for (int j = 0; j < DIC; ++j)
+                dy[tn * DIC + j] = ddst[tn * DLC + (p.dir == dnnl_bidirectional_concat ? d * DIC : 0) + j];
+    }
     for (int l = L - 1; l >= 0; --l) {
-        const int cin = l == 0 ? p.SLC : DLC;
-        std::vector<double> din((size_t)T * N * cin, 0.0);
-        const std::vector<double> &X = inputs[l];
         for (int d = 0; d < D; ++d) {
             const size_t ld = (size_t)l * D + d;
             const bool r2l = p.dir == dnnl_unidirectional_right2left || d == 1;
             const ld_t &s = st[ld];
-            std::vector<double> dhn((size_t)N * DIC, 0.0), dcn((size_t)N * DHC, 0.0);
+            const std::vector<double> &X = s.in, &dout = dys[ld];
+            std::vector<double> din((size_t)T * N * SLC, 0.0);
+            // dhn: the gradient of the state after the step being undone (HS per row).
+            std::vector<double> dhn((size_t)N * HS, 0.0), dcn((size_t)N * DHC, 0.0);
             for (int n = 0; n < N; ++n) {
-                for (int j = 0; j < DIC; ++j) dhn[(size_t)n * DIC + j] = ddi.empty() ? 0.0 : ddi[(ld * N + n) * DIC + j];
+                for (int j = 0; j < DIC; ++j) dhn[(size_t)n * HS + j] = ddi.empty() ? 0.0 : ddi[(ld * N + n) * DIC + j];
                 for (int o = 0; o < DHC; ++o) dcn[(size_t)n * DHC + o] = ddic.empty() ? 0.0 : ddic[(ld * N + n) * DHC + o];
             }
             for (int k = T; k >= 1; --k) {
                 const int t = r2l ? T - k : k - 1;
-                std::vector<double> dhp((size_t)N * DIC, 0.0);
+                const int hw = k == 1 ? SIC : DIC;
+                std::vector<double> dhp((size_t)N * HS, 0.0);
                 for (int n = 0; n < N; ++n) {
-                    const double *hp = &s.h[((size_t)(k - 1) * N + n) * DIC];
+                    const double *hp = &s.h[((size_t)(k - 1) * N + n) * HS];
                     const double *cp = &s.c[((size_t)(k - 1) * N + n) * DHC];
                     const double *cc = &s.c[((size_t)k * N + n) * DHC];
                     const double *gt = &s.gates[((size_t)t * N + n) * G * DHC];
-                    const double *xi = &X[((size_t)t * N + n) * cin];
+                    const double *xi = &X[((size_t)t * N + n) * SLC];
                     std::vector<double> dh(DIC), dhv(DHC, 0.0);
-                    for (int j = 0; j < DIC; ++j)
-                        dh[j] = dhn[(size_t)n * DIC + j]
-                                + dout[((size_t)t * N + n) * DLC + (p.dir == dnnl_bidirectional_concat ? d * DIC : 0) + j];
+                    for (int j = 0; j < DIC; ++j) dh[j] = dhn[(size_t)n * HS + j] + dout[((size_t)t * N + n) * DIC + j];
                     if (p.proj()) {
                         for (int o = 0; o < DHC; ++o)
                             for (int j = 0; j < DIC; ++j) {
@@ -217,7 +228,7 @@ inline void bptt(const prob_t &p, const data_t &x, const std::vector<float> &dds
                             da += -dhv[o] * (hp[o] - cand) * u;
                             dz[o] = dhv[o] * (hp[o] - cand) * (1 - a) * u * (1 - u);
                             dz[2 * DHC + o] = dhv[o] * (1 - ua) * (1 - cand * cand);
-                            dhp[(size_t)n * DIC + o] += dhv[o] * ua;
+                            dhp[(size_t)n * HS + o] += dhv[o] * ua;
                         }
                         gr.att[(size_t)t * N + n] += da;
                         for (int o = 0; o < DHC; ++o) {
@@ -231,7 +242,7 @@ inline void bptt(const prob_t &p, const data_t &x, const std::vector<float> &dds
                                 double drh = 0;
                                 for (int q = 0; q < DHC; ++q) drh += dz[2 * DHC + q] * wi_at(ld, o, 2, q);
                                 dz[DHC + o] = drh * hp[o] * r * (1 - r);
-                                dhp[(size_t)n * DIC + o] += drh * r;
+                                dhp[(size_t)n * HS + o] += drh * r;
                             }
                         }
                         for (int o = 0; o < 2 * DHC; ++o) dzh[o] = dz[o];
@@ -243,29 +254,32 @@ inline void bptt(const prob_t &p, const data_t &x, const std::vector<float> &dds
                         for (int o = 0; o < DHC; ++o) {
                             const double z = dz[g * DHC + o];
                             if (p.bias) gr.bias[(ld * GB + g) * DHC + o] += z;
-                            for (int c = 0; c < cin; ++c) {
-                                gr.wl[((ld * cin + c) * G + g) * DHC + o] += xi[c] * z;
-                                din[((size_t)t * N + n) * cin + c] += wl_at(ld, cin, c, g, o) * z;
+                            for (int c = 0; c < SLC; ++c) {
+                                gr.wl[((ld * SLC + c) * G + g) * DHC + o] += xi[c] * z;
+                                din[((size_t)t * N + n) * SLC + c] += wl_at(ld, c, g, o) * z;
                             }
                             const bool rh_input = gru && g == 2; // GRU candidate: input is r * h_prev
                             const double zh = rh_input ? z : dzh[g * DHC + o];
-                            for (int c = 0; c < DIC; ++c) {
+                            for (int c = 0; c < hw; ++c) {
                                 const double in_c = rh_input ? gt[DHC + c] * hp[c] : hp[c];
-                                gr.wi[((ld * DIC + c) * G + g) * DHC + o] += in_c * zh;
-                                if (!rh_input) dhp[(size_t)n * DIC + c] += wi_at(ld, c, g, o) * zh;
+                                gr.wi[((ld * SIC + c) * G + g) * DHC + o] += in_c * zh;
+                                if (!rh_input) dhp[(size_t)n * HS + c] += wi_at(ld, c, g, o) * zh;
                             }
                         }
                 }
                 dhn = dhp;
             }
             for (int n = 0; n < N; ++n) {
-                for (int j = 0; j < DIC; ++j) gr.si[(ld * N + n) * DIC + j] = dhn[(size_t)n * DIC + j];
+                for (int j = 0; j < SIC; ++j) gr.si[(ld * N + n) * SIC + j] = dhn[(size_t)n * HS + j];
                 for (int o = 0; o < DHC; ++o) gr.sic[(ld * N + n) * DHC + o] = dcn[(size_t)n * DHC + o];
             }
+            // Layer 0's directions share src_layer; above, the input was
+            // this direction's layer below.
+            if (l > 0) dys[ld - D] = din;
+            else
+                for (size_t i = 0; i < din.size(); ++i) gr.src[i] += din[i];
         }
-        dout = din;
     }
-    gr.src = dout;
     if (!p.bias) gr.bias.assign(gr.bias.size(), 0.0);
 }
 

@@ -37,10 +37,11 @@ bool is_zero(const_dnnl_memory_desc_t md) {
     return md && dnnl_memory_desc_query(md, dnnl_query_ndims_s32, &nd) == dnnl_success && nd == 0;
 }
 
-// LSTM L2 D2 concat, T3 N2 SLC=DLC=6, DHC 4, DIC 3 (projection), peepholes,
-// everything `any`.
+// LSTM L2 D2 concat, T3 N2 SLC=DIC=3 (layer 1 of each direction reads
+// layer 0 of the same direction), DLC 6, DHC 4, DIC 3 (projection),
+// peepholes, everything `any`.
 void check_lstm_queries() {
-    const int L = 2, D = 2, T = 3, N = 2, DHC = 4, DIC = 3, SLC = 2 * DIC;
+    const int L = 2, D = 2, T = 3, N = 2, DHC = 4, DIC = 3, SLC = DIC;
     const auto any = dnnl_format_tag_any;
     md_t src(make_md({T, N, SLC}, dnnl_f32, any)), si(make_md({L, D, N, DIC}, dnnl_f32, any)),
             sic(make_md({L, D, N, DHC}, dnnl_f32, any)), wl(make_md({L, D, SLC, 4, DHC}, dnnl_f32, any)),
@@ -259,6 +260,61 @@ void check_bad_input() {
     }
 }
 
+// oneDNN's shape rules (src/common/rnn.cpp): SIC = weights_iter dims[2],
+// GRU cells need SIC == DHC, T > 1 needs SIC == DIC, DLC == (concat ? 2 :
+// 1) * DIC and L > 1 needs SLC == DIC.
+void check_dims_rules() {
+    struct case_t {
+        const char *what;
+        dnnl_status_t want;
+        bool gru; // else LSTM
+        dnnl_rnn_direction_t dir;
+        int L, T, SLC, SIC, DHC, DIC; // DIC != DHC: LSTM projection
+    };
+    const auto l2r = dnnl_unidirectional_left2right, concat = dnnl_bidirectional_concat;
+    const case_t cases[] = {
+            {"LSTM, one step, SIC 5 != DIC 3 (oneDNN's decoder shape): accepted", dnnl_success, false, l2r, 2, 1, 3,
+                    5, 3, 3},
+            {"LSTMP, one step, SIC 2 != DIC 3 != DHC 4: accepted", dnnl_success, false, l2r, 1, 1, 4, 2, 4, 3},
+            {"LSTM, two steps, SIC 5 != DIC 3: invalid_arguments", dnnl_invalid_arguments, false, l2r, 1, 2, 3, 5, 3,
+                    3},
+            {"GRU, one step, SIC 5 != DHC 3: invalid_arguments", dnnl_invalid_arguments, true, l2r, 1, 1, 3, 5, 3, 3},
+            {"GRU, SIC == DHC: accepted", dnnl_success, true, l2r, 1, 2, 4, 3, 3, 3},
+            {"concat, two layers, SLC == DIC: accepted", dnnl_success, false, concat, 2, 2, 3, 3, 3, 3},
+            {"concat, two layers, SLC == 2 * DIC: invalid_arguments", dnnl_invalid_arguments, false, concat, 2, 2, 6,
+                    3, 3, 3},
+            {"concat, one layer, SLC == 2 * DIC: accepted", dnnl_success, false, concat, 1, 2, 6, 3, 3, 3},
+            {"left2right, two layers, SLC != DIC: invalid_arguments", dnnl_invalid_arguments, false, l2r, 2, 2, 4, 3,
+                    3, 3},
+    };
+    for (const case_t &c : cases) {
+        const int D = c.dir == concat ? 2 : 1, N = 2, G = c.gru ? 3 : 4;
+        const int DLC = c.dir == concat ? 2 * c.DIC : c.DIC;
+        md_t src(make_md({c.T, N, c.SLC}, dnnl_f32, dnnl_tnc)), dst(make_md({c.T, N, DLC}, dnnl_f32, dnnl_tnc)),
+                wl(make_md({c.L, D, c.SLC, G, c.DHC}, dnnl_f32, dnnl_ldigo)),
+                wi(make_md({c.L, D, c.SIC, G, c.DHC}, dnnl_f32, dnnl_ldigo)),
+                si(make_md({c.L, D, N, c.SIC}, dnnl_f32, dnnl_ldnc)), di(make_md({c.L, D, N, c.DIC}, dnnl_f32, dnnl_ldnc)),
+                cs(make_md({c.L, D, N, c.DHC}, dnnl_f32, dnnl_ldnc)),
+                wr(make_md({c.L, D, c.DHC, c.DIC}, dnnl_f32, dnnl_ldio));
+        const bool proj = c.DIC != c.DHC;
+        dnnl_primitive_desc_t pd = nullptr;
+        const dnnl_status_t st = c.gru
+                ? dnnl_gru_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, c.dir, src, si, wl, wi,
+                        nullptr, dst, di, 0, nullptr)
+                : dnnl_lstm_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, c.dir, src, si, cs, wl,
+                        wi, nullptr, proj ? (const_dnnl_memory_desc_t)wr : nullptr, nullptr, dst, di, cs, 0, nullptr);
+        if (st != c.want) std::fprintf(stderr, "%s: status %d\n", c.what, (int)st);
+        tally.check(st == c.want && (pd != nullptr) == (c.want == dnnl_success), c.what);
+        if (pd) {
+            // The accepted ones answer their shapes back.
+            tally.check(same_md(q(pd, dnnl_query_src_md, 1), si) && same_md(q(pd, dnnl_query_weights_md, 1), wi)
+                            && same_md(q(pd, dnnl_query_dst_md, 1), di),
+                    (std::string(c.what) + ": src_iter {L, D, N, SIC}, weights_iter {L, D, SIC, G, DHC}").c_str());
+            dnnl_primitive_desc_destroy(pd);
+        }
+    }
+}
+
 void check_qparams() {
     dnnl::primitive_attr a;
     a.set_rnn_data_qparams(64.f, 128.f);
@@ -404,6 +460,7 @@ int main() {
     KT_OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
     check_lstm_queries();
     check_bad_input();
+    check_dims_rules();
     check_qparams();
     const cell_t cells[] = {c_rnn, c_lstm, c_gru, c_lbr_gru, c_augru, c_lbr_augru};
     uint64_t seed = 500;
@@ -418,7 +475,7 @@ int main() {
             p.T = 3;
             p.N = 3;
             p.DHC = 5;
-            p.SLC = p.DLC();
+            p.SLC = p.dic();
             kt::with_threads(nthr, [&] { check_cpp(p, seed++); });
         }
     dnnl_stream_destroy(strm);

@@ -99,8 +99,8 @@ void make_mds(const prob_t &p, const types_t &ty, mds_t &m, bool goi, bool diff 
     m.src.h = kt::make_md({p.T, p.N, p.SLC}, dt(ty.layer()), p.ntc ? dnnl_ntc : dnnl_tnc);
     m.dst.h = kt::make_md({p.T, p.N, p.DLC()}, dt(ty.layer()), p.ntc ? dnnl_ntc : dnnl_tnc);
     m.wl.h = kt::make_md({L, D, p.SLC, G, p.DHC}, dt(ty.layer()), goi ? dnnl_ldgoi : dnnl_ldigo);
-    m.wi.h = kt::make_md({L, D, p.dic(), G, p.DHC}, dt(ty.layer()), goi ? dnnl_ldgoi : dnnl_ldigo);
-    if (p.src_iter) m.si.h = kt::make_md({L, D, p.N, p.dic()}, dt(ty.of(ty.si)), dnnl_ldnc);
+    m.wi.h = kt::make_md({L, D, p.sic(), G, p.DHC}, dt(ty.layer()), goi ? dnnl_ldgoi : dnnl_ldigo);
+    if (p.src_iter) m.si.h = kt::make_md({L, D, p.N, p.sic()}, dt(ty.of(ty.si)), dnnl_ldnc);
     if (p.dst_iter) m.di.h = kt::make_md({L, D, p.N, p.dic()}, dt(ty.of(ty.di)), dnnl_ldnc);
     if (p.cell == c_lstm && p.src_iter_c) m.sic.h = kt::make_md({L, D, p.N, p.DHC}, dt(ty.of(ty.c)), dnnl_ldnc);
     if (p.cell == c_lstm && p.dst_iter_c) m.dic.h = kt::make_md({L, D, p.N, p.DHC}, dt(ty.of(ty.c)), dnnl_ldnc);
@@ -163,7 +163,7 @@ void make_inputs(const prob_t &p, const types_t &ty, const data_t &x, bool goi, 
     const int LD = p.L * p.D();
     in.src.set(p.ntc ? to_ntc(x.src, p.T, p.N, p.SLC) : x.src, ty.layer());
     in.wl.set(goi ? to_goi(x.wl, LD, p.SLC, p.G(), p.DHC) : x.wl, ty.layer());
-    in.wi.set(goi ? to_goi(x.wi, LD, p.dic(), p.G(), p.DHC) : x.wi, ty.layer());
+    in.wi.set(goi ? to_goi(x.wi, LD, p.sic(), p.G(), p.DHC) : x.wi, ty.layer());
     in.si.set(x.si, ty.of(ty.si));
     in.sic.set(x.sic, ty.of(ty.c));
     in.att.set(x.att, ty.layer());
@@ -484,7 +484,9 @@ void sweep() {
                 p.T = seed % 4 == 0 ? 1 : 3;
                 p.N = 1 + (int)(seed % 2);
                 p.DHC = seed % 3 == 0 ? 4 : 5;
-                p.SLC = L > 1 ? p.DLC() : 3;
+                p.SLC = L > 1 ? p.dic() : 3;
+                // One step may start from a state of another width (not GRU).
+                if (p.T == 1 && (cell == c_rnn || cell == c_lstm)) p.SIC = 2 + (int)(seed % 2) * 5;
                 p.src_iter = seed % 5 != 0;
                 p.dst_iter = seed % 4 != 1;
                 p.src_iter_c = p.dst_iter_c = seed % 7 != 2;
@@ -517,7 +519,7 @@ void scratchpad_size() {
     p.T = 3;
     p.N = 2;
     p.DHC = 5;
-    p.SLC = p.DLC();
+    p.SLC = p.dic();
     for (dnnl_prop_kind_t pk : {dnnl_forward_inference, dnnl_forward_training, dnnl_backward}) {
         size_t sz[2] = {0, 0};
         for (int b = 0; b < 2; ++b) {

@@ -5,17 +5,18 @@
 //  - against the naive BPTT reference of rnn_bptt_ref.hpp (double);
 //  - against central finite differences of the library's forward;
 //  - diff weights accumulate, or are overwritten with the flag;
-//  - weights ldgoi (format any) and ldigo, diff weights ldigo and ldgoi;
+//  - weights ldigo (format any: the forward's layout) and ldgoi, diff
+//    weights ldigo and ldgoi;
 //  - 1 and 2 threads, the three scratchpad modes, the C and C++ APIs;
 //  - bad input: hint missing or of another problem, wrong prop kind,
 //    mismatched diff descriptors, missing or wrong workspace at execution
 //    (invalid_arguments and nothing written).
 //
 // Tolerance against the reference: the weights are scaled by 1/K (K = SLC
-// + DIC), |diff_dst| <= 1, so every state gradient stays O(T) and every
-// value the backward forms is an f32 sum of at most S = T*N + SLC + DIC +
-// G*DHC terms (weight gradients sum T*N products, state gradients G*DHC,
-// the forward states they use SLC + DIC), each carrying a few ulps of the
+// + max(SIC, DIC)), |diff_dst| <= 1, so every state gradient stays O(T)
+// and every value the backward forms is an f32 sum of at most S = T*N +
+// K + G*DHC terms (weight gradients sum T*N products, state gradients
+// G*DHC, the forward states they use K), each carrying a few ulps of the
 // activations (derivatives come from the stored activated gates). Over T
 // steps and L layers the error is below 8 * (S + 8) * T * L * 2^-24 of
 // max(1, |value|).
@@ -56,8 +57,8 @@ void make_mds(const prob_t &p, mds_t &m, bool goi, bool any = false) {
     m.src.h = kt::make_md({p.T, p.N, p.SLC}, dnnl_f32, tag(dnnl_tnc));
     m.dst.h = kt::make_md({p.T, p.N, p.DLC()}, dnnl_f32, tag(dnnl_tnc));
     m.wl.h = kt::make_md({L, D, p.SLC, G, p.DHC}, dnnl_f32, tag(goi ? dnnl_ldgoi : dnnl_ldigo));
-    m.wi.h = kt::make_md({L, D, p.dic(), G, p.DHC}, dnnl_f32, tag(goi ? dnnl_ldgoi : dnnl_ldigo));
-    if (p.src_iter) m.si.h = kt::make_md({L, D, p.N, p.dic()}, dnnl_f32, tag(dnnl_ldnc));
+    m.wi.h = kt::make_md({L, D, p.sic(), G, p.DHC}, dnnl_f32, tag(goi ? dnnl_ldgoi : dnnl_ldigo));
+    if (p.src_iter) m.si.h = kt::make_md({L, D, p.N, p.sic()}, dnnl_f32, tag(dnnl_ldnc));
     if (p.dst_iter) m.di.h = kt::make_md({L, D, p.N, p.dic()}, dnnl_f32, tag(dnnl_ldnc));
     if (p.cell == c_lstm && p.src_iter_c) m.sic.h = kt::make_md({L, D, p.N, p.DHC}, dnnl_f32, tag(dnnl_ldnc));
     if (p.cell == c_lstm && p.dst_iter_c) m.dic.h = kt::make_md({L, D, p.N, p.DHC}, dnnl_f32, tag(dnnl_ldnc));
@@ -90,7 +91,7 @@ user_data_t layout(const prob_t &p, const data_t &x, bool goi) {
     user_data_t u{x.src, x.si, x.sic, x.att, x.wl, x.wi, x.peep, x.proj, x.bias};
     if (goi) {
         u.wl = to_goi(x.wl, LD, p.SLC, p.G(), p.DHC);
-        u.wi = to_goi(x.wi, LD, p.dic(), p.G(), p.DHC);
+        u.wi = to_goi(x.wi, LD, p.sic(), p.G(), p.DHC);
         u.proj = to_goi(x.proj, LD, p.DHC, 1, p.dic());
     }
     return u;
@@ -156,10 +157,11 @@ constexpr float prefill = 0.25f; // what the diff weights hold before an accumul
 
 bool run_bwd(const prob_t &p, const data_t &x, const cfg_t &cfg_in, diffs_t &g, const std::string &what) {
     using kestrel::scratchpad_policy_t;
-    // `any` must resolve to weights ldgoi and diff weights ldigo.
+    // `any` must resolve to weights and diff weights ldigo (projection
+    // ldio): the forward's weights memory serves the backward too.
     cfg_t cfg = cfg_in;
     if (cfg.any) {
-        cfg.wgoi = true;
+        cfg.wgoi = false;
         cfg.dwgoi = false;
     }
     kestrel::set_library_scratchpad_policy(
@@ -185,8 +187,8 @@ bool run_bwd(const prob_t &p, const data_t &x, const cfg_t &cfg_in, diffs_t &g, 
         dnnl_primitive_desc_destroy(fpd);
         return false;
     }
-    // What `any` resolves to: weights ldgoi (projection ldoi), diff weights
-    // ldigo (ldio), everything else as forward; the workspace is forward's.
+    // What `any` resolves to: weights and diff weights ldigo (projection
+    // ldio), everything else as forward; the workspace is forward's.
     auto same = [&](dnnl_query_t q, int idx, const_dnnl_memory_desc_t want) {
         return dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, q, idx), want) != 0;
     };
@@ -201,7 +203,7 @@ bool run_bwd(const prob_t &p, const data_t &x, const cfg_t &cfg_in, diffs_t &g, 
     if (p.src_iter) mds_ok = mds_ok && arg_same(DNNL_ARG_DIFF_SRC_ITER, dmc.si);
     if (p.augru()) mds_ok = mds_ok && arg_same(DNNL_ARG_DIFF_AUGRU_ATTENTION, dmc.att);
     if (p.bias) mds_ok = mds_ok && arg_same(DNNL_ARG_DIFF_BIAS, dmc.bias);
-    tally.check(mds_ok, (what + ": descriptors (any resolves as oneDNN; workspace is forward's)").c_str());
+    tally.check(mds_ok, (what + ": descriptors (any resolves to the forward's layouts; workspace is forward's)").c_str());
     dnnl_primitive_desc_destroy(fpd);
 
     user_data_t u = layout(p, x, cfg.wgoi);
@@ -253,7 +255,7 @@ bool run_bwd(const prob_t &p, const data_t &x, const cfg_t &cfg_in, diffs_t &g, 
     };
     if (cfg.dwgoi) {
         dwl = from_goi(dwl, p.SLC, p.G(), p.DHC);
-        dwi = from_goi(dwi, p.dic(), p.G(), p.DHC);
+        dwi = from_goi(dwi, p.sic(), p.G(), p.DHC);
         dproj = from_goi(dproj, p.DHC, 1, p.dic());
     }
     const float base = cfg.overwrite ? 0.f : prefill;
@@ -282,7 +284,7 @@ void make_diffs(const prob_t &p, diffs_t &g, uint64_t seed) {
 }
 
 double tol_ref(const prob_t &p) {
-    const double S = p.T * p.N + p.SLC + p.dic() + p.G() * p.DHC;
+    const double S = p.T * p.N + p.SLC + p.hs() + p.G() * p.DHC;
     return 8.0 * (S + 8) * p.T * p.L * std::ldexp(1.0, -24);
 }
 
@@ -408,7 +410,7 @@ void sweep() {
                 p.T = 2 + (int)(seed % 2);
                 p.N = 2;
                 p.DHC = 3 + (int)(seed % 3);
-                p.SLC = L > 1 ? p.DLC() : 5;
+                p.SLC = L > 1 ? p.dic() : 5;
                 p.src_iter = seed % 3 != 0;
                 p.src_iter_c = seed % 4 != 0;
                 p.dst_iter = seed % 4 != 1;
@@ -439,7 +441,7 @@ void sweep() {
         p.T = 3;
         p.N = 2;
         p.DHC = 5;
-        p.SLC = p.L > 1 ? p.DLC() : 4;
+        p.SLC = p.L > 1 ? p.dic() : 4;
         cfg_t cfg;
         cfg.wgoi = variant < 3;
         cfg.dwgoi = variant >= 3;
@@ -447,6 +449,28 @@ void sweep() {
         cfg.overwrite = variant == 4;
         cfg.mode = variant % 3;
         check_prob(p, 100 + variant, 1 + variant % 2, cfg, true);
+    }
+    // One step from an initial state of another width (SIC != DIC):
+    // vanilla RNN and LSTM (projection, peepholes), 1-2 layers.
+    for (int variant = 0; variant < 6; ++variant) {
+        prob_t p;
+        p.cell = variant < 2 ? c_rnn : c_lstm;
+        p.act = dnnl_eltwise_tanh;
+        p.dir = dirs[variant % 4];
+        p.L = 1 + variant % 2;
+        p.T = 1;
+        p.N = 2;
+        p.DHC = 4;
+        p.DIC = variant >= 4 ? 3 : 0;
+        p.peephole = variant == 3;
+        p.SIC = variant % 2 ? 7 : 2;
+        p.SLC = p.L > 1 ? p.dic() : 5;
+        cfg_t cfg;
+        cfg.wgoi = variant % 2 == 0;
+        cfg.dwgoi = variant % 3 == 1;
+        cfg.any = variant == 5;
+        cfg.mode = variant % 3;
+        check_prob(p, 400 + variant, 1 + variant % 2, cfg, true);
     }
     // 1 and 2 threads and every scratchpad mode on one problem per cell.
     for (cell_t cell : cells)
@@ -459,7 +483,7 @@ void sweep() {
                 p.T = 3;
                 p.N = 2;
                 p.DHC = 3;
-                p.SLC = p.DLC();
+                p.SLC = p.dic();
                 p.act = dnnl_eltwise_logistic;
                 cfg_t cfg;
                 cfg.mode = mode;
@@ -643,21 +667,20 @@ void cpp_api() {
     gru_forward(fpd).execute(s, {{DNNL_ARG_SRC_LAYER, m_src}, {DNNL_ARG_SRC_ITER, m_si},
             {DNNL_ARG_WEIGHTS_LAYER, m_wl}, {DNNL_ARG_WEIGHTS_ITER, m_wi}, {DNNL_ARG_BIAS, m_b},
             {DNNL_ARG_DST_LAYER, m_dst}, {DNNL_ARG_DST_ITER, m_di}, {DNNL_ARG_WORKSPACE, m_ws}});
-    // Backward wants ldgoi weights: reorder, as a oneDNN program does.
-    memory m_wl_b(bpd.weights_layer_desc(), e), m_wi_b(bpd.weights_iter_desc(), e);
-    reorder(m_wl, m_wl_b).execute(s, m_wl, m_wl_b);
-    reorder(m_wi, m_wi_b).execute(s, m_wi, m_wi_b);
+    // `any` weights resolve to the forward's ldigo, so the forward's
+    // weights memory serves backward as is (oneDNN's vanilla_rnn example
+    // relies on that).
     memory m_ddst(dst, e, g.ddst.data()), m_ddi(st, e, g.ddi.data());
     memory m_dsrc(src, e), m_dsi(st, e), m_db(b, e);
     memory m_dwl(bpd.diff_weights_layer_desc(), e), m_dwi(bpd.diff_weights_iter_desc(), e);
     // The weight gradients accumulate: start them at zero.
     for (memory *m : {&m_dwl, &m_dwi, &m_db})
         std::memset(m->get_data_handle(), 0, m->get_desc().get_size());
-    const bool layouts = bpd.weights_layer_desc() == memory::desc({1, 1, SLC, 3, DHC}, dt::f32, tag::ldgoi)
+    const bool layouts = bpd.weights_layer_desc() == wl && bpd.weights_iter_desc() == wi
             && bpd.diff_weights_layer_desc() == wl && bpd.workspace_desc() == fpd.workspace_desc();
     tally.check(layouts, "C++: backward layouts and workspace");
     gru_backward(bpd).execute(s, {{DNNL_ARG_SRC_LAYER, m_src}, {DNNL_ARG_SRC_ITER, m_si},
-            {DNNL_ARG_WEIGHTS_LAYER, m_wl_b}, {DNNL_ARG_WEIGHTS_ITER, m_wi_b}, {DNNL_ARG_BIAS, m_b},
+            {DNNL_ARG_WEIGHTS_LAYER, m_wl}, {DNNL_ARG_WEIGHTS_ITER, m_wi}, {DNNL_ARG_BIAS, m_b},
             {DNNL_ARG_DST_LAYER, m_dst}, {DNNL_ARG_DST_ITER, m_di}, {DNNL_ARG_WORKSPACE, m_ws},
             {DNNL_ARG_DIFF_DST_LAYER, m_ddst}, {DNNL_ARG_DIFF_DST_ITER, m_ddi}, {DNNL_ARG_DIFF_SRC_LAYER, m_dsrc},
             {DNNL_ARG_DIFF_SRC_ITER, m_dsi}, {DNNL_ARG_DIFF_WEIGHTS_LAYER, m_dwl},

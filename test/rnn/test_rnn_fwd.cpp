@@ -40,8 +40,8 @@ void make_mds(const prob_t &p, mds_t &m, bool any_format = false) {
     m.src.h = kt::make_md({p.T, p.N, p.SLC}, dnnl_f32, p.ntc ? dnnl_ntc : tag(dnnl_tnc));
     m.dst.h = kt::make_md({p.T, p.N, p.DLC()}, dnnl_f32, p.ntc ? dnnl_ntc : tag(dnnl_tnc));
     m.wl.h = kt::make_md({L, D, p.SLC, G, p.DHC}, dnnl_f32, p.goi ? dnnl_ldgoi : tag(dnnl_ldigo));
-    m.wi.h = kt::make_md({L, D, p.dic(), G, p.DHC}, dnnl_f32, p.goi ? dnnl_ldgoi : tag(dnnl_ldigo));
-    if (p.src_iter) m.si.h = kt::make_md({L, D, p.N, p.dic()}, dnnl_f32, tag(dnnl_ldnc));
+    m.wi.h = kt::make_md({L, D, p.sic(), G, p.DHC}, dnnl_f32, p.goi ? dnnl_ldgoi : tag(dnnl_ldigo));
+    if (p.src_iter) m.si.h = kt::make_md({L, D, p.N, p.sic()}, dnnl_f32, tag(dnnl_ldnc));
     if (p.dst_iter) m.di.h = kt::make_md({L, D, p.N, p.dic()}, dnnl_f32, tag(dnnl_ldnc));
     if (p.cell == c_lstm && p.src_iter_c) m.sic.h = kt::make_md({L, D, p.N, p.DHC}, dnnl_f32, tag(dnnl_ldnc));
     if (p.cell == c_lstm && p.dst_iter_c) m.dic.h = kt::make_md({L, D, p.N, p.DHC}, dnnl_f32, tag(dnnl_ldnc));
@@ -78,7 +78,7 @@ bool run(const prob_t &p, const data_t &x, dnnl_prop_kind_t pk, int mode, std::v
     std::vector<float> src = p.ntc ? to_ntc(x.src, p.T, p.N, p.SLC) : x.src;
     const int LD = p.L * p.D();
     std::vector<float> wl = p.goi ? to_goi(x.wl, LD, p.SLC, p.G(), p.DHC) : x.wl;
-    std::vector<float> wi = p.goi ? to_goi(x.wi, LD, p.dic(), p.G(), p.DHC) : x.wi;
+    std::vector<float> wi = p.goi ? to_goi(x.wi, LD, p.sic(), p.G(), p.DHC) : x.wi;
     std::vector<float> proj = p.goi ? to_goi(x.proj, LD, p.DHC, 1, p.dic()) : x.proj;
     std::vector<float> peep = x.peep, bias = x.bias, si = x.si, sic = x.sic, att = x.att;
     dst.assign((size_t)p.T * p.N * p.DLC(), NAN);
@@ -207,7 +207,7 @@ void sweep() {
                     p.T = s.T;
                     p.N = s.N;
                     p.DHC = s.DHC;
-                    p.SLC = L > 1 ? p.DLC() : s.SLC;
+                    p.SLC = L > 1 ? p.dic() : s.SLC;
                     // Vary the optional parts with the seed so each shows up with every cell.
                     p.src_iter = seed % 3 != 0;
                     p.src_iter_c = seed % 5 != 0;
@@ -238,8 +238,28 @@ void sweep() {
         p.T = 3;
         p.N = 2;
         p.DHC = 5;
-        p.SLC = p.DLC();
+        p.SLC = p.dic();
         check_prob(p, 100 + variant, 1 + variant % 2, variant % 3);
+    }
+    // One step from an initial state of another width (SIC != DIC; oneDNN's
+    // decoder example): vanilla RNN and LSTM (with projection, peepholes),
+    // wider and narrower, 1-2 layers, every direction.
+    for (int variant = 0; variant < 8; ++variant) {
+        prob_t p;
+        p.cell = variant < 4 ? c_rnn : c_lstm;
+        p.act = dnnl_eltwise_tanh;
+        p.dir = dirs[variant % 4];
+        p.L = 1 + variant % 2;
+        p.T = 1;
+        p.N = 2;
+        p.DHC = 5;
+        p.DIC = variant == 6 ? 3 : 0;
+        p.peephole = variant == 7;
+        p.SIC = variant % 3 == 0 ? 2 : 9;
+        p.SLC = p.L > 1 ? p.dic() : 4;
+        p.goi = variant % 2 == 1;
+        p.ntc = variant == 5;
+        check_prob(p, 300 + variant, 1 + variant % 2, variant % 3);
     }
 }
 

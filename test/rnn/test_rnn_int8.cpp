@@ -156,11 +156,15 @@ void reference(const prob_t &p, const data_t &x, ref_out_t &out) {
     out.di_u8.assign((size_t)L * D * N * DIC, 0);
     out.di_f.assign((size_t)L * D * N * DIC, 0);
     out.dic.assign((size_t)L * D * N * DHC, 0);
+    // hs[d][t * N + n]: the u8 output of direction d's latest layer at
+    // time t. Each direction is its own stack: layer l > 0 of direction d
+    // reads hs[d] of layer l - 1 (SLC == DIC).
+    std::vector<std::vector<std::vector<int>>> hs(D, std::vector<std::vector<int>>((size_t)T * N));
+    const int K = p.SLC;
     for (int l = 0; l < L; ++l) {
-        const int K = l == 0 ? p.SLC : DLC;
-        // hs[d][t][n] hidden u8 at time t
-        std::vector<std::vector<std::vector<int>>> hs(D, std::vector<std::vector<int>>((size_t)T * N));
+        std::vector<std::vector<std::vector<int>>> cur(D, std::vector<std::vector<int>>((size_t)T * N));
         for (int d = 0; d < D; ++d) {
+            const std::vector<std::vector<int>> &in = l == 0 ? xin : hs[d];
             const int ld = l * D + d;
             const bool r2l = p.dir == dnnl_unidirectional_right2left || d == 1;
             const int8_t *wl = x.wl.data() + (size_t)ld * K * GD, *wi = x.wi.data() + (size_t)ld * DIC * GD;
@@ -178,7 +182,7 @@ void reference(const prob_t &p, const data_t &x, ref_out_t &out) {
             for (int s = 0; s < T; ++s) {
                 const int t = r2l ? T - 1 - s : s;
                 for (int n = 0; n < N; ++n) {
-                    const std::vector<int> &a = xin[t * N + n];
+                    const std::vector<int> &a = in[t * N + n];
                     std::vector<int> hn(DIC);
                     if (p.cell == lstm) {
                         std::vector<double> hh(DHC);
@@ -215,7 +219,7 @@ void reference(const prob_t &p, const data_t &x, ref_out_t &out) {
                         }
                     }
                     h[n] = hn;
-                    hs[d][t * N + n] = hn;
+                    cur[d][t * N + n] = hn;
                 }
             }
             for (int n = 0; n < N; ++n) {
@@ -226,30 +230,26 @@ void reference(const prob_t &p, const data_t &x, ref_out_t &out) {
                 for (int o = 0; o < DHC; ++o) out.dic[((size_t)ld * N + n) * DHC + o] = c[n][o];
             }
         }
-        const bool last = l == L - 1;
-        std::vector<std::vector<int>> next((size_t)T * N);
-        for (int t = 0; t < T; ++t)
-            for (int n = 0; n < N; ++n)
-                for (int cc = 0; cc < DLC; ++cc) {
-                    int q;
-                    double f;
-                    if (p.dir == dnnl_bidirectional_sum) {
-                        f = deq(hs[0][t * N + n][cc]) + deq(hs[1][t * N + n][cc]);
-                        // A last layer's u8 sum feeds nothing: counted below instead.
-                        q = quant(f, !last);
-                    } else {
-                        const int d = cc / DIC;
-                        q = hs[d][t * N + n][cc % DIC];
-                        f = deq(q);
-                    }
-                    next[t * N + n].push_back(q);
-                    if (last) {
-                        out.dst_u8[((size_t)t * N + n) * DLC + cc] = (uint8_t)q;
-                        out.dst_f[((size_t)t * N + n) * DLC + cc] = f;
-                    }
-                }
-        xin.swap(next);
+        hs.swap(cur);
     }
+    // dst_layer: the last layer's directions, concatenated or summed.
+    for (int t = 0; t < T; ++t)
+        for (int n = 0; n < N; ++n)
+            for (int cc = 0; cc < DLC; ++cc) {
+                int q;
+                double f;
+                if (p.dir == dnnl_bidirectional_sum) {
+                    f = deq(hs[0][t * N + n][cc]) + deq(hs[1][t * N + n][cc]);
+                    // The u8 sum feeds nothing: its ties are allowed in compare().
+                    q = quant(f, false);
+                } else {
+                    const int d = cc / DIC;
+                    q = hs[d][t * N + n][cc % DIC];
+                    f = deq(q);
+                }
+                out.dst_u8[((size_t)t * N + n) * DLC + cc] = (uint8_t)q;
+                out.dst_f[((size_t)t * N + n) * DLC + cc] = f;
+            }
 }
 
 // ldigo -> ldgoi (and ldio -> ldoi with G = 1).
@@ -533,7 +533,7 @@ void sweep() {
                     p.N = s.N;
                     p.DHC = s.DHC;
                     p.DIC = cell == lstm && seed % 4 == 1 ? 3 : 0;
-                    p.SLC = L > 1 ? p.DLC() : s.SLC;
+                    p.SLC = L > 1 ? p.dic_() : s.SLC;
                     p.si = iters[seed % 3];
                     p.di = iters[(seed / 3) % 3];
                     p.dst = seed % 2 ? dnnl_u8 : dnnl_f32;
@@ -562,7 +562,7 @@ void check_cpp() {
         p.T = 3;
         p.N = 2;
         p.DHC = 6;
-        p.SLC = p.DLC();
+        p.SLC = p.dic_();
         p.dst = dnnl_f32;
         p.si = dnnl_u8;
         p.di = dnnl_u8;

@@ -9,7 +9,9 @@
 //   dh_prev = dG x W_iter^T (+ the cell's direct terms)
 // after which, over all steps at once,
 //   diff_W_layer (+)= X^T x dG,  diff_W_iter (+)= H_prev^T x dG,
-//   dX (+)= dG x W_layer^T (the layer input's gradient; both directions add),
+//   dX (+)= dG x W_layer^T (the layer input's gradient: for src_layer both
+//          directions add; above layer 0 direction d's input was layer
+//          l - 1's direction d, which gets this gradient alone),
 // and diff_bias (+)= the column sums of dG. The weight gradients add to
 // what the user's memory holds unless the diff_weights_overwrite flag is
 // set, as oneDNN does.
@@ -44,28 +46,32 @@ status_t gemm_rnn_bwd_t::pd_t::init(dnnl_engine *) {
 
     const size_t f = sizeof(float);
     const dim_t T = r.T, N = r.N, TN = T * N, GD = r.G * r.DHC, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
-    x_stride = std::max(r.SLC, r.DLC);
+    const dim_t SIC = r.SIC, HS = r.HS();
+    // The output gradients of a layer: the top layer's dst_layer gradient
+    // (DLC columns), below it one SLC (== DIC) block per direction.
+    x_stride = std::max(r.DLC, r.L > 1 ? r.D * SLC : SLC);
     auto &reg = scratchpad_registry();
-    reg.book(key_x, (size_t)(TN * x_stride) * f);
+    reg.book(key_x, (size_t)(TN * SLC) * f);
     reg.book(key_dx, 2 * (size_t)(TN * x_stride) * f);
     reg.book(key_dg, (size_t)(TN * GD) * f);
     if (is_lbr()) reg.book(key_dgi, (size_t)(TN * GD) * f);
-    reg.book(key_hp, (size_t)(TN * DIC) * f);
-    if (is_gru()) reg.book(key_rh, (size_t)(TN * DIC) * f);
+    reg.book(key_hp, (size_t)(TN * SIC) * f);
+    if (is_gru()) reg.book(key_rh, (size_t)(TN * SIC) * f);
     if (with_projection()) reg.book(key_proj, (size_t)(TN * (DHC + DIC)) * f);
     // Bias (G + 1 rows) and peepholes (3 rows) of one layer and direction;
-    // dh, dh_prev, dc, dhv and one temporary of N x max(DIC, DHC).
-    const dim_t W = std::max(DIC, DHC);
-    reg.book(key_step, (size_t)((r.G + 4) * DHC + N * (2 * DIC + 2 * DHC + W)) * f);
+    // dh (N x DIC), dh_prev (N x HS), dc, dhv and one temporary of
+    // N x max(HS, DHC).
+    const dim_t W = std::max(HS, DHC);
+    reg.book(key_step, (size_t)((r.G + 4) * DHC + N * (DIC + HS + 2 * DHC + W)) * f);
     reg.book(key_wcvt, rnn_weights_f32_bytes(*this));
 
     // dh_prev = dG x W_iter^T; GRU splits off the candidate gate, whose
     // input is r * h_prev.
     const dim_t K_dh = is_gru() ? 2 * DHC : GD;
-    KESTREL_CHECK(plan[p_dh].init(N, DIC, K_dh, false, !wi_t));
-    if (is_gru()) KESTREL_CHECK(plan[p_drh].init(N, DIC, DHC, false, !wi_t));
+    KESTREL_CHECK(plan[p_dh].init(N, SIC, K_dh, false, !wi_t));
+    if (is_gru()) KESTREL_CHECK(plan[p_drh].init(N, SIC, DHC, false, !wi_t));
     // LBR: the candidate gate's hidden part U_c h_prev, recomputed.
-    if (is_lbr()) KESTREL_CHECK(plan[p_ghc].init(N, DHC, DIC, false, wi_t));
+    if (is_lbr()) KESTREL_CHECK(plan[p_ghc].init(N, DHC, SIC, false, wi_t));
     if (with_projection()) {
         KESTREL_CHECK(plan[p_dproj].init(N, DHC, DIC, false, !wp_t));
         if (dwp_t) KESTREL_CHECK(plan[p_dwp].init(DIC, DHC, TN, true, false));
@@ -75,11 +81,11 @@ status_t gemm_rnn_bwd_t::pd_t::init(dnnl_engine *) {
     if (dwl_t) KESTREL_CHECK(plan[p_dwl].init(GD, SLC, TN, true, false));
     else KESTREL_CHECK(plan[p_dwl].init(SLC, GD, TN, true, false));
     const dim_t ncols = is_gru() ? 2 * DHC : GD;
-    if (dwi_t) KESTREL_CHECK(plan[p_dwi].init(ncols, DIC, TN, true, false));
-    else KESTREL_CHECK(plan[p_dwi].init(DIC, ncols, TN, true, false));
+    if (dwi_t) KESTREL_CHECK(plan[p_dwi].init(ncols, SIC, TN, true, false));
+    else KESTREL_CHECK(plan[p_dwi].init(SIC, ncols, TN, true, false));
     if (is_gru()) {
-        if (dwi_t) KESTREL_CHECK(plan[p_dwi_c].init(DHC, DIC, TN, true, false));
-        else KESTREL_CHECK(plan[p_dwi_c].init(DIC, DHC, TN, true, false));
+        if (dwi_t) KESTREL_CHECK(plan[p_dwi_c].init(DHC, SIC, TN, true, false));
+        else KESTREL_CHECK(plan[p_dwi_c].init(SIC, DHC, TN, true, false));
     }
     const bool used[n_plans] = {true, is_gru(), is_lbr(), with_projection(), true, true, true, is_gru(),
             with_projection()};
@@ -100,6 +106,7 @@ struct bwd_ctx_t {
     const gemm_rnn_bwd_t::pd_t *pd;
     const scratchpad::grantor_t *g;
     dim_t T, N, G, DHC, DIC, GD, xs;
+    dim_t SIC, HS; // width of the previous state (and of dh_prev); row stride of H and dhn
     bool r2l;
     const float *H, *C, *Gt; // workspace slices of (l, d)
     const float *wi, *wp; // weights_iter / projection of (l, d)
@@ -107,15 +114,15 @@ struct bwd_ctx_t {
     const float *bias, *peep; // dense rows of (l, d), zero when absent
     const float *dout; // gradient of the layer output, row stride xs, this direction's columns
     float *dG, *dGi, *HP, *RH, *HV, *DHall;
-    float *dh, *dhn, *dc, *dhv, *tmp;
+    float *dh, *dhn, *dc, *dhv, *tmp; // dh: N x DIC, dhn: N x HS
     const void *att;
     const memory_desc_t *att_md;
     float *datt;
     const memory_desc_t *datt_md;
 
     // Pointer to gate block `gate` of weights_iter and its leading dim.
-    const float *wi_gate(int gate) const { return wi + (pd->wi_t ? gate * DHC * DIC : gate * DHC); }
-    dim_t wi_ld() const { return pd->wi_t ? DIC : GD; }
+    const float *wi_gate(int gate) const { return wi + (pd->wi_t ? gate * DHC * SIC : gate * DHC); }
+    dim_t wi_ld() const { return pd->wi_t ? SIC : GD; }
     dim_t step_of(dim_t t) const { return r2l ? T - t : t + 1; }
 };
 
@@ -132,8 +139,8 @@ status_t exec_plan(const bwd_ctx_t &c, int id, dim_t M, dim_t Nn, dim_t Kk, cons
 status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
     const auto *pd = c.pd;
     const dim_t t = c.r2l ? c.T - s : s - 1;
-    const dim_t N = c.N, DHC = c.DHC, DIC = c.DIC, GD = c.GD;
-    const float *hp = c.H + (s - 1) * N * DIC;
+    const dim_t N = c.N, DHC = c.DHC, DIC = c.DIC, GD = c.GD, SIC = c.SIC, HS = c.HS;
+    const float *hp = c.H + (s - 1) * N * HS;
     const float *gates = c.Gt + t * N * GD;
     float *dG = c.dG + t * N * GD;
     const dnnl_alg_kind_t cell = pd->desc().cell_kind;
@@ -151,7 +158,7 @@ status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
             else
                 for (dim_t o = 0; o < DHC; ++o) dg[o] = dh[o] * sigmoid_d(gx[o]);
         });
-        return exec_plan(c, K::p_dh, N, DIC, GD, dG, GD, c.wi, c.wi_ld(), 0.f, c.dhn, DIC);
+        return exec_plan(c, K::p_dh, N, SIC, GD, dG, GD, c.wi, c.wi_ld(), 0.f, c.dhn, HS);
     }
 
     if (cell == dnnl_vanilla_lstm) {
@@ -176,19 +183,19 @@ status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
                 dc[o] = dct * gf + d_i * p[o] + d_f * p[DHC + o];
             }
         });
-        return exec_plan(c, K::p_dh, N, DIC, GD, dG, GD, c.wi, c.wi_ld(), 0.f, c.dhn, DIC);
+        return exec_plan(c, K::p_dh, N, SIC, GD, dG, GD, c.wi, c.wi_ld(), 0.f, c.dhn, HS);
     }
 
     // GRU family: h = u' h_prev + (1 - u') c~, u' = (1 - a) u.
     const bool lbr = pd->is_lbr();
     if (lbr) {
         // gh_c = U_c h_prev (+ b'_c below), which forward did not keep.
-        KESTREL_CHECK(exec_plan(c, K::p_ghc, N, DHC, DIC, hp, DIC, c.wi_gate(2), c.wi_ld(), 0.f, c.tmp, DHC));
+        KESTREL_CHECK(exec_plan(c, K::p_ghc, N, DHC, SIC, hp, HS, c.wi_gate(2), c.wi_ld(), 0.f, c.tmp, DHC));
     }
     float *dGi = lbr ? c.dGi + t * N * GD : nullptr;
     parallel_nd(N, [&](dim_t n) {
-        const float *gx = gates + n * GD, *dh = c.dh + n * DIC, *h0 = hp + n * DIC;
-        float *dg = dG + n * GD, *dhn = c.dhn + n * DIC;
+        const float *gx = gates + n * GD, *dh = c.dh + n * DIC, *h0 = hp + n * HS;
+        float *dg = dG + n * GD, *dhn = c.dhn + n * HS;
         const float a = c.att ? load_f32(c.att_md->data_type, c.att, rnn_off(*c.att_md, t, n, 0)) : 0.f;
         float da = 0.f;
         for (dim_t o = 0; o < DHC; ++o) {
@@ -212,15 +219,15 @@ status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
         }
         if (c.datt) c.datt[rnn_off(*c.datt_md, t, n, 0)] += da;
     });
-    if (lbr) return exec_plan(c, K::p_dh, N, DIC, GD, dGi, GD, c.wi, c.wi_ld(), 1.f, c.dhn, DIC);
+    if (lbr) return exec_plan(c, K::p_dh, N, SIC, GD, dGi, GD, c.wi, c.wi_ld(), 1.f, c.dhn, HS);
 
     // GRU: d(r h_prev) = dc~ x U_c^T, then r's gradient and r's share of
     // dh_prev, then the u and r gates' share through U_{u,r}.
-    KESTREL_CHECK(exec_plan(c, K::p_drh, N, DIC, DHC, dG + 2 * DHC, GD, c.wi_gate(2), c.wi_ld(), 0.f, c.tmp, DIC));
-    float *rh = c.RH + t * N * DIC;
+    KESTREL_CHECK(exec_plan(c, K::p_drh, N, SIC, DHC, dG + 2 * DHC, GD, c.wi_gate(2), c.wi_ld(), 0.f, c.tmp, SIC));
+    float *rh = c.RH + t * N * SIC;
     parallel_nd(N, [&](dim_t n) {
-        const float *gx = gates + n * GD, *drh = c.tmp + n * DIC, *h0 = hp + n * DIC;
-        float *dg = dG + n * GD, *dhn = c.dhn + n * DIC, *rhn = rh + n * DIC;
+        const float *gx = gates + n * GD, *drh = c.tmp + n * SIC, *h0 = hp + n * HS;
+        float *dg = dG + n * GD, *dhn = c.dhn + n * HS, *rhn = rh + n * SIC;
         for (dim_t o = 0; o < DHC; ++o) {
             const float r = gx[DHC + o];
             dg[DHC + o] = drh[o] * h0[o] * sigmoid_d(r);
@@ -228,7 +235,7 @@ status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
             rhn[o] = r * h0[o];
         }
     });
-    return exec_plan(c, K::p_dh, N, DIC, 2 * DHC, dG, GD, c.wi, c.wi_ld(), 1.f, c.dhn, DIC);
+    return exec_plan(c, K::p_dh, N, SIC, 2 * DHC, dG, GD, c.wi, c.wi_ld(), 1.f, c.dhn, HS);
 }
 
 } // namespace
@@ -255,8 +262,8 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
     const float *Gt = reinterpret_cast<const float *>(states + pd->ws.off_g);
     const dim_t T = r.T, N = r.N, L = r.L, D = r.D, G = r.G, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
     const dim_t GD = G * DHC, TN = T * N, xs = pd->x_stride, NB = r.n_bias_gates();
+    const dim_t SIC = r.SIC, HS = r.HS();
     const bool concat = desc.direction == dnnl_bidirectional_concat;
-    const bool sum = desc.direction == dnnl_bidirectional_sum;
     const float beta_w = pd->diff_weights_overwrite() ? 0.f : 1.f;
 
     auto md = [&](int arg) -> const memory_desc_t & { return *pd->arg_md(arg); };
@@ -312,13 +319,15 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
     c.DHC = DHC;
     c.DIC = DIC;
     c.GD = GD;
+    c.SIC = SIC;
+    c.HS = HS;
     c.xs = xs;
     float *bias_row = stepbuf, *peep_row = stepbuf + (G + 1) * DHC;
     c.bias = bias_row;
     c.peep = peep_row;
     c.dh = stepbuf + (G + 4) * DHC;
     c.dhn = c.dh + N * DIC;
-    c.dc = c.dhn + N * DIC;
+    c.dc = c.dhn + N * HS;
     c.dhv = c.dc + N * DHC;
     c.tmp = c.dhv + N * DHC;
     c.dG = dGbuf;
@@ -334,38 +343,37 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
     const memory_desc_t &bmd = md(DNNL_ARG_BIAS), &pmd = md(DNNL_ARG_WEIGHTS_PEEPHOLE);
     const memory_desc_t &dbmd = md(DNNL_ARG_DIFF_BIAS), &dpmd = md(DNNL_ARG_DIFF_WEIGHTS_PEEPHOLE);
 
+    auto is_r2l = [&](dim_t d) { return desc.direction == dnnl_unidirectional_right2left || d == 1; };
     for (dim_t l = L - 1; l >= 0; --l) {
-        // The layer's input: src_layer, or the output of layer l - 1
-        // rebuilt from its hidden states.
-        const dim_t C_in = SLC;
+        // Layer 0 reads src_layer (both directions).
         if (l == 0) {
             const memory_desc_t &m = md(DNNL_ARG_SRC_LAYER);
             parallel_nd(T, N, [&](dim_t t, dim_t n) {
-                float *x = xbuf + (t * N + n) * xs;
+                float *x = xbuf + (t * N + n) * SLC;
                 for (dim_t k = 0; k < SLC; ++k) x[k] = load_f32(m.data_type, src, rnn_off(m, t, n, k));
-            });
-        } else {
-            parallel_nd(T, N, [&](dim_t t, dim_t n) {
-                float *x = xbuf + (t * N + n) * xs;
-                for (dim_t d = 0; d < D; ++d) {
-                    const bool r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
-                    const dim_t s = r2l ? T - t : t + 1;
-                    const float *h = H + (((l - 1) * D + d) * (T + 1) + s) * N * DIC + n * DIC;
-                    const dim_t c0 = concat ? d * DIC : 0;
-                    for (dim_t o = 0; o < DIC; ++o) x[c0 + o] = sum && d == 1 ? x[o] + h[o] : h[o];
-                }
             });
         }
 
         for (dim_t d = 0; d < D; ++d) {
             const dim_t ld = l * D + d;
-            c.r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
-            c.H = H + ld * (T + 1) * N * DIC;
+            c.r2l = is_r2l(d);
+            // Above layer 0, direction d read the states of layer l - 1 of
+            // direction d (SLC == DIC columns), rebuilt here in time order.
+            if (l > 0)
+                parallel_nd(T, N, [&](dim_t t, dim_t n) {
+                    const dim_t s = c.r2l ? T - t : t + 1;
+                    const float *h = H + (((l - 1) * D + d) * (T + 1) + s) * N * HS + n * HS;
+                    std::memcpy(xbuf + (t * N + n) * SLC, h, sizeof(float) * SLC);
+                });
+            c.H = H + ld * (T + 1) * N * HS;
             c.C = C + ld * (T + 1) * N * DHC;
             c.Gt = Gt + ld * TN * GD;
-            c.wi = wi + ld * DIC * GD;
+            c.wi = wi + ld * SIC * GD;
             c.wp = wp ? wp + ld * DHC * DIC : nullptr;
-            c.dout = dout + (concat ? d * DIC : 0);
+            // The top layer's output gradient is dst_layer's (concat: this
+            // direction's columns; sum: all of it); below, each direction
+            // has its own block, the input gradient of the layer above.
+            c.dout = dout + (l < L - 1 || concat ? d * DIC : 0);
             // The per-step plans' weights, packed once for all T steps.
             for (int i = 0; i < pd_t::n_step_plans; ++i) {
                 float *p = pd->plan[i].packs_b() ? g.get<float>(pd_t::key_packed + i) : nullptr;
@@ -383,7 +391,7 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
             {
                 const memory_desc_t &m = md(DNNL_ARG_DIFF_DST_ITER), &mc = md(DNNL_ARG_DIFF_DST_ITER_C);
                 parallel_nd(N, [&](dim_t n) {
-                    for (dim_t o = 0; o < DIC; ++o) c.dhn[n * DIC + o] = ddi ? ddi[rnn_off(m, l, d, n, o)] : 0.f;
+                    for (dim_t o = 0; o < DIC; ++o) c.dhn[n * HS + o] = ddi ? ddi[rnn_off(m, l, d, n, o)] : 0.f;
                     for (dim_t o = 0; o < DHC; ++o)
                         c.dc[n * DHC + o] = ddic ? ddic[rnn_off(mc, l, d, n, o)] : 0.f;
                 });
@@ -391,13 +399,13 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
 
             for (dim_t s = T; s >= 1; --s) {
                 const dim_t t = c.r2l ? T - s : s - 1;
-                const float *hp = c.H + (s - 1) * N * DIC;
+                const float *hp = c.H + (s - 1) * N * HS;
                 parallel_nd(N, [&](dim_t n) {
                     const float *dy = c.dout + (t * N + n) * xs;
                     float *dh = c.dh + n * DIC;
-                    const float *dn = c.dhn + n * DIC;
+                    const float *dn = c.dhn + n * HS;
                     for (dim_t o = 0; o < DIC; ++o) dh[o] = dn[o] + dy[o];
-                    std::memcpy(c.HP + (t * N + n) * DIC, hp + n * DIC, sizeof(float) * DIC);
+                    std::memcpy(c.HP + (t * N + n) * SIC, hp + n * HS, sizeof(float) * SIC);
                     if (c.HV) {
                         // o * tanh(c): the projection's input at this step.
                         const float *gx = c.Gt + (t * N + n) * GD + 3 * DHC;
@@ -418,30 +426,30 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
                 const memory_desc_t &m = md(DNNL_ARG_DIFF_SRC_ITER), &mc = md(DNNL_ARG_DIFF_SRC_ITER_C);
                 parallel_nd(N, [&](dim_t n) {
                     if (dsi)
-                        for (dim_t o = 0; o < DIC; ++o) dsi[rnn_off(m, l, d, n, o)] = c.dhn[n * DIC + o];
+                        for (dim_t o = 0; o < SIC; ++o) dsi[rnn_off(m, l, d, n, o)] = c.dhn[n * HS + o];
                     if (dsic)
                         for (dim_t o = 0; o < DHC; ++o) dsic[rnn_off(mc, l, d, n, o)] = c.dc[n * DHC + o];
                 });
             }
 
             // Weight gradients over all steps at once.
-            float *dwl_ld = dwl + ld * SLC * GD, *dwi_ld = dwi + ld * DIC * GD;
+            float *dwl_ld = dwl + ld * SLC * GD, *dwi_ld = dwi + ld * SIC * GD;
             auto run = [&](int id, dim_t M, dim_t Nn, const float *A, dim_t lda, const float *B, dim_t ldb,
                                float beta, float *Cm, dim_t ldc) {
                 return pd->plan[id].execute(M, Nn, TN, 1.f, A, lda, B, ldb, beta, Cm, ldc, g, pd_t::plan_key(id));
             };
-            if (pd->dwl_t) KESTREL_CHECK(run(pd_t::p_dwl, GD, SLC, c.dG, GD, xbuf, xs, beta_w, dwl_ld, SLC));
-            else KESTREL_CHECK(run(pd_t::p_dwl, SLC, GD, xbuf, xs, c.dG, GD, beta_w, dwl_ld, GD));
+            if (pd->dwl_t) KESTREL_CHECK(run(pd_t::p_dwl, GD, SLC, c.dG, GD, xbuf, SLC, beta_w, dwl_ld, SLC));
+            else KESTREL_CHECK(run(pd_t::p_dwl, SLC, GD, xbuf, SLC, c.dG, GD, beta_w, dwl_ld, GD));
             const float *dGi = pd->is_lbr() ? c.dGi : c.dG;
             const dim_t ncols = pd->is_gru() ? 2 * DHC : GD;
-            if (pd->dwi_t) KESTREL_CHECK(run(pd_t::p_dwi, ncols, DIC, dGi, GD, c.HP, DIC, beta_w, dwi_ld, DIC));
-            else KESTREL_CHECK(run(pd_t::p_dwi, DIC, ncols, c.HP, DIC, dGi, GD, beta_w, dwi_ld, GD));
+            if (pd->dwi_t) KESTREL_CHECK(run(pd_t::p_dwi, ncols, SIC, dGi, GD, c.HP, SIC, beta_w, dwi_ld, SIC));
+            else KESTREL_CHECK(run(pd_t::p_dwi, SIC, ncols, c.HP, SIC, dGi, GD, beta_w, dwi_ld, GD));
             if (pd->is_gru()) {
                 if (pd->dwi_t)
-                    KESTREL_CHECK(run(pd_t::p_dwi_c, DHC, DIC, c.dG + 2 * DHC, GD, c.RH, DIC, beta_w,
-                            dwi_ld + 2 * DHC * DIC, DIC));
+                    KESTREL_CHECK(run(pd_t::p_dwi_c, DHC, SIC, c.dG + 2 * DHC, GD, c.RH, SIC, beta_w,
+                            dwi_ld + 2 * DHC * SIC, SIC));
                 else
-                    KESTREL_CHECK(run(pd_t::p_dwi_c, DIC, DHC, c.RH, DIC, c.dG + 2 * DHC, GD, beta_w,
+                    KESTREL_CHECK(run(pd_t::p_dwi_c, SIC, DHC, c.RH, SIC, c.dG + 2 * DHC, GD, beta_w,
                             dwi_ld + 2 * DHC, GD));
             }
             if (dwp) {
@@ -473,9 +481,11 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
                     dst = beta_w != 0.f ? dst + acc : acc;
                 });
 
-            // The layer input's gradient; the second direction adds.
-            KESTREL_CHECK(pd->plan[pd_t::p_dx].execute(TN, C_in, GD, 1.f, c.dG, GD, wl + ld * SLC * GD,
-                    pd->wl_t ? SLC : GD, d > 0 ? 1.f : 0.f, din, xs, g, pd_t::plan_key(pd_t::p_dx)));
+            // The layer input's gradient: for src_layer both directions
+            // add; above layer 0 it is direction d's own block.
+            KESTREL_CHECK(pd->plan[pd_t::p_dx].execute(TN, SLC, GD, 1.f, c.dG, GD, wl + ld * SLC * GD,
+                    pd->wl_t ? SLC : GD, l == 0 && d > 0 ? 1.f : 0.f, din + (l > 0 ? d * SLC : 0), xs, g,
+                    pd_t::plan_key(pd_t::p_dx)));
         }
         std::swap(dout, din);
     }

@@ -25,12 +25,12 @@ struct gemm_rnn_bwd_t : primitive_t {
         status_t init(dnnl_engine *) override;
 
         enum : scratchpad::key_t {
-            key_x = 0, // layer input, T x N x x_stride
-            key_dx = 1, // gradients of the layer output and input, two of T x N x x_stride
+            key_x = 0, // input of one layer and direction, T x N x SLC
+            key_dx = 1, // gradients of a layer's output and input, two of T x N x x_stride
             key_dg = 2, // gate gradients of one layer and direction, T x N x G*DHC
             key_dgi = 3, // LBR: the gradients weights_iter sees, T x N x G*DHC
-            key_hp = 4, // previous hidden state in time order, T x N x DIC
-            key_rh = 5, // GRU: r * h_prev in time order, T x N x DIC
+            key_hp = 4, // previous hidden state in time order, T x N x SIC
+            key_rh = 5, // GRU: r * h_prev in time order, T x N x SIC
             key_proj = 6, // projection: o * tanh(c) and dh in time order
             key_step = 7, // bias / peephole rows and the per-step state gradients
             key_wcvt = 8, // bf16: weights_layer and weights_iter widened to f32

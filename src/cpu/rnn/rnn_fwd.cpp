@@ -48,23 +48,24 @@ status_t gemm_rnn_fwd_t::pd_t::init(dnnl_engine *) {
     } else {
         scratchpad_registry().book(key_states, states_bytes);
     }
-    x_stride = std::max(r.SLC, r.DLC);
-    if (r.L > 1) scratchpad_registry().book(key_x, 2 * (size_t)(r.T * r.N * x_stride) * f);
-    else scratchpad_registry().book(key_x, (size_t)(r.T * r.N * r.SLC) * f);
+    // Layer 0 reads src_layer, layer l > 0 of direction d the states of
+    // layer l - 1 of direction d (DIC == SLC columns), both copied here.
+    x_stride = r.SLC;
+    scratchpad_registry().book(key_x, (size_t)(r.T * r.N * x_stride) * f);
     // Bias (G + 1 rows, the last only for LBR cells) and peepholes (3
     // rows) of one layer and direction, dense, then the per-step buffer.
     const dim_t params = (r.G + 1 + 3) * r.DHC;
-    step_elems = is_lbr() ? r.N * r.G * r.DHC : is_gru() ? r.N * r.DIC : with_projection() ? r.N * r.DHC : 0;
+    step_elems = is_lbr() ? r.N * r.G * r.DHC : is_gru() ? r.N * r.SIC : with_projection() ? r.N * r.DHC : 0;
     scratchpad_registry().book(key_step, (size_t)(params + step_elems) * f);
     scratchpad_registry().book(key_wcvt, rnn_weights_f32_bytes(*this));
 
     const dim_t GD = r.G * r.DHC;
     KESTREL_CHECK(plan_layer.init(r.T * r.N, GD, r.SLC, false, wl_t));
     plan_layer.book(scratchpad_registry(), key_plan_layer);
-    KESTREL_CHECK(plan_iter.init(r.N, is_gru() ? 2 * r.DHC : GD, r.DIC, false, wi_t));
+    KESTREL_CHECK(plan_iter.init(r.N, is_gru() ? 2 * r.DHC : GD, r.SIC, false, wi_t));
     plan_iter.book(scratchpad_registry(), key_plan_iter);
     if (is_gru()) {
-        KESTREL_CHECK(plan_iter_o.init(r.N, r.DHC, r.DIC, false, wi_t));
+        KESTREL_CHECK(plan_iter_o.init(r.N, r.DHC, r.SIC, false, wi_t));
         plan_iter_o.book(scratchpad_registry(), key_plan_iter_o);
     }
     if (with_projection()) {
@@ -86,6 +87,7 @@ struct ld_ctx_t {
     const gemm_rnn_fwd_t::pd_t *pd;
     const scratchpad::grantor_t *g;
     dim_t T, N, G, DHC, DIC, GD;
+    dim_t SIC, HS; // width of the previous state in the W_iter product; row stride of H
     int l, d;
     bool r2l;
     float *H, *C, *Gt; // this layer and direction's slices
@@ -103,7 +105,7 @@ struct ld_ctx_t {
 
     // Column (or, transposed, row block) of gate `gate` in weights_iter.
     const float *wi_gate(int gate) const {
-        return wi + (pd->wi_t ? gate * DHC * DIC : gate * DHC);
+        return wi + (pd->wi_t ? gate * DHC * SIC : gate * DHC);
     }
     float attention(dim_t t, dim_t n) const {
         return att ? load_f32(att_md->data_type, att, rnn_off(*att_md, t, n, 0)) : 0.f;
@@ -114,9 +116,11 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
     const auto *pd = c.pd;
     const elt::kernels_t *k = c.kern;
     const dim_t t = c.r2l ? c.T - 1 - s : s;
-    const dim_t N = c.N, DHC = c.DHC, DIC = c.DIC, GD = c.GD;
-    const float *hp = c.H + s * N * DIC;
-    float *hn = c.H + (s + 1) * N * DIC;
+    // The previous state is SIC wide (SIC == DHC for the GRU family), the
+    // new one DIC; rows of both are HS apart.
+    const dim_t N = c.N, DHC = c.DHC, DIC = c.DIC, GD = c.GD, SIC = c.SIC, HS = c.HS;
+    const float *hp = c.H + s * N * HS;
+    float *hn = c.H + (s + 1) * N * HS;
     float *gates = c.Gt + t * N * GD;
     const float *b = c.bias;
     using K = gemm_rnn_fwd_t::pd_t;
@@ -124,7 +128,7 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
 
     if (pd->is_lbr()) {
         // Hidden-state gates apart: the candidate gate needs r * (U_o h + b').
-        KESTREL_CHECK(pd->plan_iter.execute(N, GD, DIC, 1.f, hp, DIC, c.wi, c.wi_ld, 0.f, c.step, GD, *c.g,
+        KESTREL_CHECK(pd->plan_iter.execute(N, GD, SIC, 1.f, hp, HS, c.wi, c.wi_ld, 0.f, c.step, GD, *c.g,
                 K::key_plan_iter, nullptr, c.wi_packed));
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
@@ -132,28 +136,28 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
             for (dim_t o = 0; o < 2 * DHC; ++o) gx[o] += gh[o];
             rnn_cell::gru_part1_row(k, gx, b, DHC);
             for (dim_t o = 0; o < DHC; ++o) gx[2 * DHC + o] += gx[DHC + o] * (gh[2 * DHC + o] + b[3 * DHC + o]);
-            rnn_cell::gru_part2_row(k, gx, b, c.attention(t, n), hp + n * DIC, hn + n * DIC, DHC);
+            rnn_cell::gru_part2_row(k, gx, b, c.attention(t, n), hp + n * HS, hn + n * HS, DHC);
         });
         return status::success;
     }
 
     if (pd->is_gru()) {
-        KESTREL_CHECK(pd->plan_iter.execute(N, 2 * DHC, DIC, 1.f, hp, DIC, c.wi_gate(0), c.wi_ld, 1.f, gates, GD,
+        KESTREL_CHECK(pd->plan_iter.execute(N, 2 * DHC, SIC, 1.f, hp, HS, c.wi_gate(0), c.wi_ld, 1.f, gates, GD,
                 *c.g, K::key_plan_iter, nullptr, c.wi_packed));
         parallel_nd(N, [&](dim_t n) {
             float *gx = gates + n * GD;
             rnn_cell::gru_part1_row(k, gx, b, DHC);
-            for (dim_t o = 0; o < DHC; ++o) c.step[n * DIC + o] = gx[DHC + o] * hp[n * DIC + o];
+            for (dim_t o = 0; o < DHC; ++o) c.step[n * SIC + o] = gx[DHC + o] * hp[n * HS + o];
         });
-        KESTREL_CHECK(pd->plan_iter_o.execute(N, DHC, DIC, 1.f, c.step, DIC, c.wi_gate(2), c.wi_ld, 1.f,
+        KESTREL_CHECK(pd->plan_iter_o.execute(N, DHC, SIC, 1.f, c.step, SIC, c.wi_gate(2), c.wi_ld, 1.f,
                 gates + 2 * DHC, GD, *c.g, K::key_plan_iter_o, nullptr, c.wi_o_packed));
         parallel_nd(N, [&](dim_t n) {
-            rnn_cell::gru_part2_row(k, gates + n * GD, b, c.attention(t, n), hp + n * DIC, hn + n * DIC, DHC);
+            rnn_cell::gru_part2_row(k, gates + n * GD, b, c.attention(t, n), hp + n * HS, hn + n * HS, DHC);
         });
         return status::success;
     }
 
-    KESTREL_CHECK(pd->plan_iter.execute(N, GD, DIC, 1.f, hp, DIC, c.wi, c.wi_ld, 1.f, gates, GD, *c.g,
+    KESTREL_CHECK(pd->plan_iter.execute(N, GD, SIC, 1.f, hp, HS, c.wi, c.wi_ld, 1.f, gates, GD, *c.g,
             K::key_plan_iter, nullptr, c.wi_packed));
     if (cell == dnnl_vanilla_rnn) {
         const dnnl_alg_kind_t act = pd->desc().activation;
@@ -162,7 +166,7 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
             float *gx = gates + n * GD;
             for (dim_t o = 0; o < DHC; ++o) gx[o] += b[o];
             act_row(k, act, alpha, beta, gx, DHC);
-            for (dim_t o = 0; o < DHC; ++o) hn[n * DIC + o] = gx[o];
+            for (dim_t o = 0; o < DHC; ++o) hn[n * HS + o] = gx[o];
         });
         return status::success;
     }
@@ -172,12 +176,12 @@ status_t cell_step(const ld_ctx_t &c, dim_t s) {
     float *cn = c.C + (s + 1) * N * DHC;
     const float *p = c.peep;
     float *hout = c.wp ? c.step : hn;
-    const dim_t hld = c.wp ? DHC : DIC;
+    const dim_t hld = c.wp ? DHC : HS;
     parallel_nd(N, [&](dim_t n) {
         rnn_cell::lstm_row(k, gates + n * GD, b, p, cp + n * DHC, cn + n * DHC, hout + n * hld, DHC);
     });
     if (c.wp)
-        KESTREL_CHECK(pd->plan_proj.execute(N, DIC, DHC, 1.f, c.step, DHC, c.wp, c.wp_ld, 0.f, hn, DIC, *c.g,
+        KESTREL_CHECK(pd->plan_proj.execute(N, DIC, DHC, 1.f, c.step, DHC, c.wp, c.wp_ld, 0.f, hn, HS, *c.g,
                 K::key_plan_proj, nullptr, c.wp_packed));
     return status::success;
 }
@@ -198,7 +202,7 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
     float *C = reinterpret_cast<float *>(states + pd->off_c);
     float *Gt = reinterpret_cast<float *>(states + pd->off_g);
     const dim_t T = r.T, N = r.N, L = r.L, D = r.D, G = r.G, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
-    const dim_t GD = G * DHC, xs = r.L > 1 ? pd->x_stride : SLC;
+    const dim_t SIC = r.SIC, HS = r.HS(), GD = G * DHC, xs = pd->x_stride;
 
     const memory_desc_t &src_md = *pd->arg_md(DNNL_ARG_SRC_LAYER), &dst_md = *pd->arg_md(DNNL_ARG_DST_LAYER);
     const void *src = ctx.input(DNNL_ARG_SRC_LAYER);
@@ -235,7 +239,9 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
     c.DHC = DHC;
     c.DIC = DIC;
     c.GD = GD;
-    c.wi_ld = pd->wi_t ? DIC : GD;
+    c.SIC = SIC;
+    c.HS = HS;
+    c.wi_ld = pd->wi_t ? SIC : GD;
     c.wp_ld = pd->wp_t ? DHC : DIC;
     float *bias_row = params, *peep_row = params + (G + 1) * DHC;
     c.bias = bias_row;
@@ -251,17 +257,24 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
     const memory_desc_t &bmd = *pd->arg_md(DNNL_ARG_BIAS), &pmd = *pd->arg_md(DNNL_ARG_WEIGHTS_PEEPHOLE);
     const memory_desc_t &si_md = *pd->arg_md(DNNL_ARG_SRC_ITER), &sic_md = *pd->arg_md(DNNL_ARG_SRC_ITER_C);
 
+    const bool concat = desc.direction == dnnl_bidirectional_concat;
+    const bool sum = desc.direction == dnnl_bidirectional_sum;
+    auto is_r2l = [&](dim_t d) { return desc.direction == dnnl_unidirectional_right2left || d == 1; };
+    // Hidden state of (l, d) at time t, batch row n.
+    auto h_at = [&](dim_t l, dim_t d, dim_t t, dim_t n) {
+        const dim_t s = is_r2l(d) ? T - t : t + 1;
+        return H + ((l * D + d) * (T + 1) + s) * N * HS + n * HS;
+    };
     for (dim_t l = 0; l < L; ++l) {
-        const float *xin = xbuf + (L > 1 ? (l & 1) * T * N * xs : 0);
         for (dim_t d = 0; d < D; ++d) {
             const dim_t ld = l * D + d;
             c.l = (int)l;
             c.d = (int)d;
-            c.r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
-            c.H = H + ld * (T + 1) * N * DIC;
+            c.r2l = is_r2l(d);
+            c.H = H + ld * (T + 1) * N * HS;
             c.C = C + ld * (T + 1) * N * DHC;
             c.Gt = Gt + ld * T * N * GD;
-            c.wi = wi + ld * DIC * GD;
+            c.wi = wi + ld * SIC * GD;
             c.wp = wp ? wp + ld * DHC * DIC : nullptr;
             if (c.wi_packed) pd->plan_iter.pack_b_all(pd->is_gru() ? c.wi_gate(0) : c.wi, c.wi_ld, c.wi_packed);
             if (c.wi_o_packed) pd->plan_iter_o.pack_b_all(c.wi_gate(2), c.wi_ld, c.wi_o_packed);
@@ -273,60 +286,54 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
                 for (dim_t o = 0; o < DHC; ++o)
                     peep_row[k * DHC + o] = peep ? load_f32(pmd.data_type, peep, rnn_off(pmd, l, d, k, o)) : 0.f;
             parallel_nd(N, [&](dim_t n) {
-                for (dim_t o = 0; o < DIC; ++o)
-                    c.H[n * DIC + o] = si ? load_f32(si_md.data_type, si, rnn_off(si_md, l, d, n, o)) : 0.f;
-                if (round_h) rnn_round_bf16(c.H + n * DIC, DIC);
+                for (dim_t o = 0; o < SIC; ++o)
+                    c.H[n * HS + o] = si ? load_f32(si_md.data_type, si, rnn_off(si_md, l, d, n, o)) : 0.f;
+                if (round_h) rnn_round_bf16(c.H + n * HS, SIC);
                 if (pd->is_lstm())
                     for (dim_t o = 0; o < DHC; ++o)
                         c.C[n * DHC + o] = sic ? load_f32(sic_md.data_type, sic, rnn_off(sic_md, l, d, n, o)) : 0.f;
             });
+            // Above the first layer, the input is this direction's output
+            // of the layer below (already rounded for bf16), in time order.
+            if (l > 0)
+                parallel_nd(T, N, [&](dim_t t, dim_t n) {
+                    const float *h = h_at(l - 1, d, t, n);
+                    float *x = xbuf + (t * N + n) * xs;
+                    for (dim_t o = 0; o < SLC; ++o) x[o] = h[o];
+                });
             const float *wl_ld_p = wl + ld * SLC * GD;
-            KESTREL_CHECK(pd->plan_layer.execute(T * N, GD, SLC, 1.f, xin, xs, wl_ld_p, pd->wl_t ? SLC : GD, 0.f,
+            KESTREL_CHECK(pd->plan_layer.execute(T * N, GD, SLC, 1.f, xbuf, xs, wl_ld_p, pd->wl_t ? SLC : GD, 0.f,
                     c.Gt, GD, g, pd_t::key_plan_layer));
             for (dim_t s = 0; s < T; ++s) {
                 KESTREL_CHECK(cell_step(c, s));
-                if (round_h) rnn_round_bf16(c.H + (s + 1) * N * DIC, N * DIC);
+                if (round_h)
+                    for (dim_t n = 0; n < N; ++n) rnn_round_bf16(c.H + ((s + 1) * N + n) * HS, DIC);
                 if (round_c) rnn_round_bf16(c.C + (s + 1) * N * DHC, N * DHC);
             }
         }
-
-        // The layer's output: the next layer's input, or dst_layer.
-        const bool last = l == L - 1;
-        float *xout = last ? nullptr : xbuf + ((l + 1) & 1) * T * N * xs;
-        const bool concat = desc.direction == dnnl_bidirectional_concat;
-        const bool sum = desc.direction == dnnl_bidirectional_sum;
-        parallel_nd(T, N, [&](dim_t t, dim_t n) {
-            auto h_of = [&](dim_t d) {
-                const bool r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
-                const dim_t s = r2l ? T - t : t + 1;
-                return H + ((l * D + d) * (T + 1) + s) * N * DIC + n * DIC;
-            };
-            // Channel k of the output gets v: rounded once, at the store
-            // (bf16) or as the next layer's input.
-            float *x = last ? nullptr : xout + (t * N + n) * xs;
-            auto put = [&](dim_t k, float v) {
-                if (last) store_f32(dst_md.data_type, dst, rnn_off(dst_md, t, n, k), v);
-                else x[k] = round_h ? bf16_to_f32(f32_to_bf16(v)) : v;
-            };
-            if (sum) {
-                const float *h0 = h_of(0), *h1 = h_of(1);
-                for (dim_t o = 0; o < DIC; ++o) put(o, h0[o] + h1[o]);
-                return;
-            }
-            for (dim_t d = 0; d < D; ++d) {
-                const float *h = h_of(d);
-                const dim_t c0 = concat ? d * DIC : 0;
-                for (dim_t o = 0; o < DIC; ++o) put(c0 + o, h[o]);
-            }
-        });
     }
+
+    // dst_layer: the last layer's directions, concatenated or summed (bf16:
+    // rounded once, at the store).
+    parallel_nd(T, N, [&](dim_t t, dim_t n) {
+        if (sum) {
+            const float *h0 = h_at(L - 1, 0, t, n), *h1 = h_at(L - 1, 1, t, n);
+            for (dim_t o = 0; o < DIC; ++o) store_f32(dst_md.data_type, dst, rnn_off(dst_md, t, n, o), h0[o] + h1[o]);
+            return;
+        }
+        for (dim_t d = 0; d < D; ++d) {
+            const float *h = h_at(L - 1, d, t, n);
+            const dim_t c0 = concat ? d * DIC : 0;
+            for (dim_t o = 0; o < DIC; ++o) store_f32(dst_md.data_type, dst, rnn_off(dst_md, t, n, c0 + o), h[o]);
+        }
+    });
 
     const memory_desc_t &di_md = *pd->arg_md(DNNL_ARG_DST_ITER), &dic_md = *pd->arg_md(DNNL_ARG_DST_ITER_C);
     if (di || dic)
         parallel_nd(L, D, N, [&](dim_t l, dim_t d, dim_t n) {
             const dim_t ld = l * D + d;
             if (di) {
-                const float *h = H + (ld * (T + 1) + T) * N * DIC + n * DIC;
+                const float *h = H + (ld * (T + 1) + T) * N * HS + n * HS;
                 for (dim_t o = 0; o < DIC; ++o) store_f32(di_md.data_type, di, rnn_off(di_md, l, d, n, o), h[o]);
             }
             if (dic) {

@@ -24,7 +24,7 @@ struct gemm_rnn_fwd_t : primitive_t {
 
         enum : scratchpad::key_t {
             key_states = 0, // hidden states, cell states, gates (inference)
-            key_x = 1, // layer input and output, two of T x N x max(SLC, DLC)
+            key_x = 1, // layer input of one layer and direction, T x N x SLC
             key_step = 2, // per-step buffer: LBR hidden gates, GRU r*h, LSTM o*tanh(c)
             key_wcvt = 3, // bf16: weights_layer and weights_iter widened to f32
             // weights_iter (GRU: its first two gates), its third GRU gate

@@ -97,7 +97,7 @@ status_t rnn_fwd_pd_t::int8_types_ok() const {
 }
 
 status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
-    const status_t st = init_common(false, true);
+    const status_t st = init_common(true);
     if (st == status::unimplemented)
         return decline(name(), "int8 inference: LSTM (no peephole) or GRU, u8 data, s8 weights, plain layouts");
     KESTREL_CHECK(st);
@@ -111,21 +111,23 @@ status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
     const size_t f = sizeof(float);
     const dim_t GD = r.G * r.DHC;
     auto &reg = scratchpad_registry();
-    reg.book(key_h, (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DIC));
+    reg.book(key_h, (size_t)(r.L * r.D * (r.T + 1) * r.N * r.HS()));
     if (is_lstm()) reg.book(key_c, 2 * (size_t)(r.N * r.DHC) * f);
     reg.book(key_gates, (size_t)(r.T * r.N * GD) * f);
-    x_stride = std::max(r.SLC, r.DLC);
-    reg.book(key_x, (r.L > 1 ? 2 : 1) * (size_t)(r.T * r.N * x_stride));
-    reg.book(key_hf, 2 * (size_t)(r.N * std::max(r.DHC, r.DIC)) * f);
-    if (with_projection() || is_gru()) reg.book(key_q, (size_t)(r.N * std::max(r.DHC, r.DIC)));
+    // Layer 0 reads src_layer, layer l > 0 of direction d the states of
+    // layer l - 1 of direction d (DIC == SLC columns), both copied here.
+    x_stride = r.SLC;
+    reg.book(key_x, (size_t)(r.T * r.N * x_stride));
+    reg.book(key_hf, 2 * (size_t)(r.N * std::max(r.DHC, r.HS())) * f);
+    if (with_projection() || is_gru()) reg.book(key_q, (size_t)(r.N * std::max(r.DHC, r.SIC)));
     reg.book(key_params, (size_t)((r.G + 4) * r.DHC) * f);
 
     KESTREL_CHECK(plan_layer.init(r.T * r.N, GD, r.SLC, false, wl_t, false, false, true));
     plan_layer.book(reg, key_plan_layer);
-    KESTREL_CHECK(plan_iter.init(r.N, is_gru() ? 2 * r.DHC : GD, r.DIC, false, wi_t, false, false, true));
+    KESTREL_CHECK(plan_iter.init(r.N, is_gru() ? 2 * r.DHC : GD, r.SIC, false, wi_t, false, false, true));
     plan_iter.book(reg, key_plan_iter);
     if (is_gru()) {
-        KESTREL_CHECK(plan_iter_o.init(r.N, r.DHC, r.DIC, false, wi_t, false, false, true));
+        KESTREL_CHECK(plan_iter_o.init(r.N, r.DHC, r.SIC, false, wi_t, false, false, true));
         plan_iter_o.book(reg, key_plan_iter_o);
     }
     if (with_projection()) {
@@ -159,7 +161,10 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
     void *pk_proj = pd->packed_bytes(2) ? packed + pd->packed_bytes(0) + pd->packed_bytes(1) : nullptr;
 
     const dim_t T = r.T, N = r.N, L = r.L, D = r.D, G = r.G, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
-    const dim_t GD = G * DHC, xs = pd->x_stride, HW = DHC > DIC ? DHC : DIC;
+    // The previous state is SIC wide (SIC == DHC for GRU), the new one
+    // DIC; rows of both are HS apart in H.
+    const dim_t SIC = r.SIC, HS = r.HS();
+    const dim_t GD = G * DHC, xs = pd->x_stride, HW = DHC > HS ? DHC : HS;
     const float dscale = attr.rnn_data_scale, dshift = attr.rnn_data_shift, inv_dscale = 1.f / dscale;
     auto quant = [&](float v) { return quant_u8(v, dscale, dshift); };
     auto deq = [&](uint8_t v) { return dequant_u8(v, inv_dscale, dshift); };
@@ -209,74 +214,87 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
 
     float *bias_row = params, *peep_row = params + (G + 1) * DHC;
     std::fill(peep_row, peep_row + 3 * DHC, 0.f);
-    const dim_t wi_ld = pd->wi_t ? DIC : GD, wl_ld = pd->wl_t ? SLC : GD, wp_ld = pd->wp_t ? DHC : DIC;
+    const dim_t wi_ld = pd->wi_t ? SIC : GD, wl_ld = pd->wl_t ? SLC : GD, wp_ld = pd->wp_t ? DHC : DIC;
+    auto is_r2l = [&](dim_t d) { return desc.direction == dnnl_unidirectional_right2left || d == 1; };
+    // u8 hidden state of (l, d) at time t, batch row n.
+    auto h_at = [&](dim_t l, dim_t d, dim_t t, dim_t n) {
+        const dim_t s = is_r2l(d) ? T - t : t + 1;
+        return H + ((l * D + d) * (T + 1) + s) * N * HS + n * HS;
+    };
     for (dim_t l = 0; l < L; ++l) {
-        const uint8_t *xin = xbuf + (L > 1 ? (l & 1) * T * N * xs : 0);
         for (dim_t d = 0; d < D; ++d) {
             const dim_t ld = l * D + d;
-            const bool r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
-            uint8_t *Hld = H + ld * (T + 1) * N * DIC;
+            const bool r2l = is_r2l(d);
+            uint8_t *Hld = H + ld * (T + 1) * N * HS;
             for (dim_t k = 0; k < r.n_bias_gates(); ++k)
                 for (dim_t o = 0; o < DHC; ++o)
                     bias_row[k * DHC + o] = bias ? bias[rnn_off(bmd, l, d, k, o)] : 0.f;
             parallel_nd(N, [&](dim_t n) {
-                for (dim_t o = 0; o < DIC; ++o) {
+                for (dim_t o = 0; o < SIC; ++o) {
                     const dim_t off = si ? rnn_off(si_md, l, d, n, o) : 0;
-                    Hld[n * DIC + o] = !si ? quant(0.f)
+                    Hld[n * HS + o] = !si ? quant(0.f)
                             : si_u8        ? reinterpret_cast<const uint8_t *>(si)[off]
                                            : quant(reinterpret_cast<const float *>(si)[off]);
                 }
                 if (C)
                     for (dim_t o = 0; o < DHC; ++o) C[n * DHC + o] = sic ? sic[rnn_off(sic_md, l, d, n, o)] : 0.f;
             });
-            const int8_t *wl_p = wl + ld * SLC * GD, *wi_p = wi + ld * DIC * GD;
-            const int8_t *wi_o = wi_p + (pd->wi_t ? 2 * DHC * DIC : 2 * DHC);
+            const int8_t *wl_p = wl + ld * SLC * GD, *wi_p = wi + ld * SIC * GD;
+            const int8_t *wi_o = wi_p + (pd->wi_t ? 2 * DHC * SIC : 2 * DHC);
             const int8_t *wp_ld_p = wp ? wp + ld * DHC * DIC : nullptr;
             // The step GEMMs' weights, packed once for all T steps.
             if (pk_iter) pd->plan_iter.pack_b_all(wi_p, wi_ld, pk_iter);
             if (pk_iter_o) pd->plan_iter_o.pack_b_all(wi_o, wi_ld, pk_iter_o);
             if (pk_proj && wp_ld_p) pd->plan_proj.pack_b_all(wp_ld_p, wp_ld, pk_proj);
+            // Above the first layer, the input is this direction's u8
+            // output of the layer below, in time order.
+            if (l > 0)
+                parallel_nd(T, N, [&](dim_t t, dim_t n) {
+                    const uint8_t *h = h_at(l - 1, d, t, n);
+                    uint8_t *x = xbuf + (t * N + n) * xs;
+                    for (dim_t o = 0; o < SLC; ++o) x[o] = h[o];
+                });
             const deq_out_t ep_layer = make_ep(wsc, w_per_col, 0, gates, GD, false);
-            KESTREL_CHECK(pd->plan_layer.execute(xin, xs, wl_p, wl_ld, g, pd_t::key_plan_layer, ep_layer));
+            KESTREL_CHECK(pd->plan_layer.execute(xbuf, xs, wl_p, wl_ld, g, pd_t::key_plan_layer, ep_layer));
 
             for (dim_t s = 0; s < T; ++s) {
                 const dim_t t = r2l ? T - 1 - s : s;
-                const uint8_t *hp = Hld + s * N * DIC;
-                uint8_t *hn = Hld + (s + 1) * N * DIC;
+                const uint8_t *hp = Hld + s * N * HS;
+                uint8_t *hn = Hld + (s + 1) * N * HS;
                 float *gt = gates + t * N * GD;
                 if (pd->is_gru()) {
                     float *h0f = hf + N * HW;
                     const deq_out_t ep1 = make_ep(wsc, w_per_col, 0, gt, GD, true);
-                    KESTREL_CHECK(pd->plan_iter.execute(hp, DIC, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1, pk_iter));
+                    KESTREL_CHECK(pd->plan_iter.execute(hp, HS, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1, pk_iter));
                     parallel_nd(N, [&](dim_t n) {
-                        float *gx = gt + n * GD, *h0 = h0f + n * DIC;
-                        for (dim_t o = 0; o < DIC; ++o) h0[o] = deq(hp[n * DIC + o]);
+                        float *gx = gt + n * GD, *h0 = h0f + n * SIC;
+                        for (dim_t o = 0; o < SIC; ++o) h0[o] = deq(hp[n * HS + o]);
                         rnn_cell::gru_part1_row(kern, gx, bias_row, DHC);
-                        for (dim_t o = 0; o < DHC; ++o) q[n * DIC + o] = quant(gx[DHC + o] * h0[o]);
+                        for (dim_t o = 0; o < DHC; ++o) q[n * SIC + o] = quant(gx[DHC + o] * h0[o]);
                     });
                     const deq_out_t ep2 = make_ep(wsc, w_per_col, 2 * DHC, gt + 2 * DHC, GD, true);
                     KESTREL_CHECK(
-                            pd->plan_iter_o.execute(q, DIC, wi_o, wi_ld, g, pd_t::key_plan_iter_o, ep2, pk_iter_o));
+                            pd->plan_iter_o.execute(q, SIC, wi_o, wi_ld, g, pd_t::key_plan_iter_o, ep2, pk_iter_o));
                     parallel_nd(N, [&](dim_t n) {
                         float *h1 = hf + n * DHC;
-                        rnn_cell::gru_part2_row(kern, gt + n * GD, bias_row, 0.f, h0f + n * DIC, h1, DHC);
-                        for (dim_t o = 0; o < DHC; ++o) hn[n * DIC + o] = quant(h1[o]);
+                        rnn_cell::gru_part2_row(kern, gt + n * GD, bias_row, 0.f, h0f + n * SIC, h1, DHC);
+                        for (dim_t o = 0; o < DHC; ++o) hn[n * HS + o] = quant(h1[o]);
                     });
                     continue;
                 }
                 const deq_out_t ep1 = make_ep(wsc, w_per_col, 0, gt, GD, true);
-                KESTREL_CHECK(pd->plan_iter.execute(hp, DIC, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1, pk_iter));
+                KESTREL_CHECK(pd->plan_iter.execute(hp, HS, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1, pk_iter));
                 const float *cp = C + (s & 1) * N * DHC;
                 float *cn = C + ((s + 1) & 1) * N * DHC;
                 uint8_t *hq = wp ? q : hn; // LSTMP: the projection's input
-                const dim_t hq_ld = wp ? DHC : DIC;
+                const dim_t hq_ld = wp ? DHC : HS;
                 parallel_nd(N, [&](dim_t n) {
                     float *h1 = hf + n * DHC;
                     rnn_cell::lstm_row(kern, gt + n * GD, bias_row, peep_row, cp + n * DHC, cn + n * DHC, h1, DHC);
                     for (dim_t o = 0; o < DHC; ++o) hq[n * hq_ld + o] = quant(h1[o]);
                 });
                 if (wp) {
-                    deq_out_t ep = make_ep(wpsc, wp_per_col, 0, nullptr, DIC, false);
+                    deq_out_t ep = make_ep(wpsc, wp_per_col, 0, nullptr, HS, false);
                     ep.qout = hn;
                     KESTREL_CHECK(pd->plan_proj.execute(q, DHC, wp_ld_p, wp_ld, g, pd_t::key_plan_proj, ep, pk_proj));
                 }
@@ -284,7 +302,7 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
             // Final states of this layer and direction.
             if (di || dic)
                 parallel_nd(N, [&](dim_t n) {
-                    const uint8_t *h = Hld + T * N * DIC + n * DIC;
+                    const uint8_t *h = Hld + T * N * HS + n * HS;
                     if (di)
                         for (dim_t o = 0; o < DIC; ++o) {
                             const dim_t off = rnn_off(di_md, l, d, n, o);
@@ -298,31 +316,24 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
                 });
         }
 
-        // The layer's output: the next layer's input (u8), or dst_layer.
-        const bool last = l == L - 1;
-        uint8_t *xout = xbuf + ((l + 1) & 1) * T * N * xs;
-        const bool concat = desc.direction == dnnl_bidirectional_concat;
-        const bool sum = desc.direction == dnnl_bidirectional_sum;
-        parallel_nd(T, N, [&](dim_t t, dim_t n) {
-            auto h_of = [&](dim_t d) {
-                const bool r2l = desc.direction == dnnl_unidirectional_right2left || d == 1;
-                const dim_t s = r2l ? T - t : t + 1;
-                return H + ((l * D + d) * (T + 1) + s) * N * DIC + n * DIC;
-            };
-            for (dim_t d = 0; d < (sum ? 1 : D); ++d) {
-                const uint8_t *h = h_of(d), *h2 = sum ? h_of(1) : nullptr;
-                const dim_t c0 = concat ? d * DIC : 0;
-                for (dim_t o = 0; o < DIC; ++o) {
-                    // Sum: the two directions' values add, as real numbers.
-                    const float v = sum ? deq(h[o]) + deq(h2[o]) : 0.f;
-                    const uint8_t qv = sum ? quant(v) : h[o];
-                    if (!last) xout[(t * N + n) * xs + c0 + o] = qv;
-                    else if (dst_u8) reinterpret_cast<uint8_t *>(dst)[rnn_off(dst_md, t, n, c0 + o)] = qv;
-                    else reinterpret_cast<float *>(dst)[rnn_off(dst_md, t, n, c0 + o)] = sum ? v : deq(h[o]);
-                }
-            }
-        });
     }
+
+    // dst_layer: the last layer's directions, concatenated or summed.
+    const bool concat = desc.direction == dnnl_bidirectional_concat;
+    const bool sum = desc.direction == dnnl_bidirectional_sum;
+    parallel_nd(T, N, [&](dim_t t, dim_t n) {
+        for (dim_t d = 0; d < (sum ? 1 : D); ++d) {
+            const uint8_t *h = h_at(L - 1, d, t, n), *h2 = sum ? h_at(L - 1, 1, t, n) : nullptr;
+            const dim_t c0 = concat ? d * DIC : 0;
+            for (dim_t o = 0; o < DIC; ++o) {
+                // Sum: the two directions' values add, as real numbers.
+                const float v = sum ? deq(h[o]) + deq(h2[o]) : deq(h[o]);
+                const dim_t off = rnn_off(dst_md, t, n, c0 + o);
+                if (dst_u8) reinterpret_cast<uint8_t *>(dst)[off] = sum ? quant(v) : h[o];
+                else reinterpret_cast<float *>(dst)[off] = v;
+            }
+        }
+    });
     return status::success;
 }
 

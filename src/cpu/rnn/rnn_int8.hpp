@@ -23,10 +23,10 @@ struct gemm_rnn_int8_fwd_t : primitive_t {
         status_t init(dnnl_engine *) override;
 
         enum : scratchpad::key_t {
-            key_h = 0, // u8 hidden states, [L * D][T + 1][N][DIC]
+            key_h = 0, // u8 hidden states, [L * D][T + 1][N][HS] (rnn_dims_t::HS)
             key_c = 1, // f32 cell states of one layer and direction, [2][N][DHC]
             key_gates = 2, // f32 gates of one layer and direction, [T][N][G * DHC]
-            key_x = 3, // u8 layer input (and output), [1 or 2][T][N][x_stride]
+            key_x = 3, // u8 input of one layer and direction, [T][N][SLC]
             key_hf = 4, // f32 rows of one step: new hidden state, GRU's dequantised previous one
             key_q = 5, // u8 GEMM input of one step: LSTMP hidden state, GRU r * h
             key_params = 6, // f32 bias (G + 1 rows) and zero peepholes (3 rows) of one layer and direction

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "core/verbose.hpp"
+
 namespace kestrel {
 
 int rnn_n_gates(dnnl_alg_kind_t cell_kind) {
@@ -36,46 +38,69 @@ bool absent_or(const memory_desc_t &md, std::initializer_list<dim_t> want) {
 
 status_t rnn_check_dims(const rnn_desc_t &d, rnn_dims_t &r) {
     const memory_desc_t &wl = d.weights_layer, &wi = d.weights_iter;
-    if (d.src_layer.ndims != 3 || wl.ndims != 5 || wi.ndims != 5 || d.dst_layer.ndims != 3)
-        return status::invalid_arguments;
+    const auto bad = status::invalid_arguments;
+    KESTREL_VCHECK(d.src_layer.ndims == 3 && wl.ndims == 5 && wi.ndims == 5 && d.dst_layer.ndims == 3, bad,
+            dnnl_rnn, "src_layer and dst_layer need 3 dims, weights_layer and weights_iter 5");
     r.L = wl.dims[0];
     r.D = wl.dims[1];
-    r.SLC = wl.dims[2];
     r.G = wl.dims[3];
     r.DHC = wl.dims[4];
     r.T = d.src_layer.dims[0];
     r.N = d.src_layer.dims[1];
+    r.SLC = d.src_layer.dims[2];
+    r.SIC = wi.dims[2];
+    r.DLC = d.dst_layer.dims[2];
     r.lbr = one_of(d.cell_kind, dnnl_lbr_gru, dnnl_lbr_augru);
     const bool lstm = d.cell_kind == dnnl_vanilla_lstm;
-    if (r.G != rnn_n_gates(d.cell_kind)) return status::invalid_arguments;
+    const bool gru_family = one_of(d.cell_kind, dnnl_vanilla_gru, dnnl_lbr_gru, dnnl_vanilla_augru, dnnl_lbr_augru);
+    KESTREL_VCHECK(r.G == rnn_n_gates(d.cell_kind), bad, dnnl_rnn, "weights have %lld gates, the cell takes %d",
+            (long long)r.G, rnn_n_gates(d.cell_kind));
     const dim_t want_D = d.direction == dnnl_bidirectional_concat || d.direction == dnnl_bidirectional_sum ? 2 : 1;
-    if (r.D != want_D || r.L <= 0 || r.SLC <= 0 || r.DHC <= 0) return status::invalid_arguments;
+    KESTREL_VCHECK(r.D == want_D, bad, dnnl_rnn, "weights have %lld directions, the direction takes %lld",
+            (long long)r.D, (long long)want_D);
+    KESTREL_VCHECK(r.L > 0 && r.SLC > 0 && r.SIC > 0 && r.DHC > 0, bad,
+            dnnl_rnn, "a size is not positive");
     const memory_desc_t &proj = d.weights_projection;
     if (proj.ndims != 0) {
-        if (!lstm || proj.ndims != 4 || proj.dims[3] <= 0) return status::invalid_arguments;
+        KESTREL_VCHECK(lstm && proj.ndims == 4 && proj.dims[3] > 0, bad, dnnl_rnn,
+                "projection needs an LSTM and 4 dims");
         r.DIC = proj.dims[3];
-        if (!dims_are(proj, {r.L, r.D, r.DHC, r.DIC})) return status::invalid_arguments;
+        KESTREL_VCHECK(dims_are(proj, {r.L, r.D, r.DHC, r.DIC}), bad, dnnl_rnn,
+                "weights_projection is not {L, D, DHC, DIC}");
     } else {
         r.DIC = r.DHC;
     }
-    r.DLC = d.direction == dnnl_bidirectional_concat ? 2 * r.DIC : r.DIC;
-    if (!dims_are(d.src_layer, {r.T, r.N, r.SLC})) return status::invalid_arguments;
-    if (!dims_are(wi, {r.L, r.D, r.DIC, r.G, r.DHC})) return status::invalid_arguments;
-    if (!dims_are(d.dst_layer, {r.T, r.N, r.DLC})) return status::invalid_arguments;
-    // Layers above the first read the output of the one below.
-    if (r.L > 1 && r.SLC != r.DLC) return status::invalid_arguments;
-    if (!absent_or(d.src_iter, {r.L, r.D, r.N, r.DIC}) || !absent_or(d.dst_iter, {r.L, r.D, r.N, r.DIC}))
-        return status::invalid_arguments;
-    if (!absent_or(d.bias, {r.L, r.D, r.n_bias_gates(), r.DHC})) return status::invalid_arguments;
+    const dim_t dlc_mult = d.direction == dnnl_bidirectional_concat ? 2 : 1;
+    KESTREL_VCHECK(!gru_family || r.SIC == r.DHC, bad, dnnl_rnn, "GRU cells need SIC (%lld) == DHC (%lld)",
+            (long long)r.SIC, (long long)r.DHC);
+    KESTREL_VCHECK(r.DLC == dlc_mult * r.DIC, bad, dnnl_rnn, "DLC (%lld) is not %lld * DIC (%lld)",
+            (long long)r.DLC, (long long)dlc_mult, (long long)r.DIC);
+    // Layer l > 0 of each direction reads layer l - 1 of that direction.
+    KESTREL_VCHECK(r.L == 1 || dlc_mult * r.SLC == r.DLC, bad, dnnl_rnn,
+            "more than one layer needs SLC (%lld) == DIC (%lld)", (long long)r.SLC, (long long)r.DIC);
+    KESTREL_VCHECK(r.T == 1 || r.SIC == r.DIC, bad, dnnl_rnn, "more than one step needs SIC (%lld) == DIC (%lld)",
+            (long long)r.SIC, (long long)r.DIC);
+    KESTREL_VCHECK(dims_are(d.src_layer, {r.T, r.N, r.SLC}) && dims_are(wl, {r.L, r.D, r.SLC, r.G, r.DHC}), bad,
+            dnnl_rnn, "weights_layer is not {L, D, SLC, G, DHC}");
+    KESTREL_VCHECK(dims_are(wi, {r.L, r.D, r.SIC, r.G, r.DHC}), bad, dnnl_rnn,
+            "weights_iter is not {L, D, SIC, G, DHC}");
+    KESTREL_VCHECK(dims_are(d.dst_layer, {r.T, r.N, r.DLC}), bad, dnnl_rnn, "dst_layer is not {T, N, DLC}");
+    KESTREL_VCHECK(absent_or(d.src_iter, {r.L, r.D, r.N, r.SIC}), bad, dnnl_rnn, "src_iter is not {L, D, N, SIC}");
+    KESTREL_VCHECK(absent_or(d.dst_iter, {r.L, r.D, r.N, r.DIC}), bad, dnnl_rnn, "dst_iter is not {L, D, N, DIC}");
+    KESTREL_VCHECK(absent_or(d.bias, {r.L, r.D, r.n_bias_gates(), r.DHC}), bad, dnnl_rnn,
+            "bias is not {L, D, G (+1 for LBR), DHC}");
     if (lstm) {
-        if (!absent_or(d.src_iter_c, {r.L, r.D, r.N, r.DHC}) || !absent_or(d.dst_iter_c, {r.L, r.D, r.N, r.DHC})
-                || !absent_or(d.weights_peephole, {r.L, r.D, 3, r.DHC}))
-            return status::invalid_arguments;
-    } else if (d.src_iter_c.ndims || d.dst_iter_c.ndims || d.weights_peephole.ndims) {
-        return status::invalid_arguments;
+        KESTREL_VCHECK(absent_or(d.src_iter_c, {r.L, r.D, r.N, r.DHC}) && absent_or(d.dst_iter_c, {r.L, r.D, r.N, r.DHC}),
+                bad, dnnl_rnn, "src_iter_c / dst_iter_c are not {L, D, N, DHC}");
+        KESTREL_VCHECK(absent_or(d.weights_peephole, {r.L, r.D, 3, r.DHC}), bad, dnnl_rnn,
+                "weights_peephole is not {L, D, 3, DHC}");
+    } else {
+        KESTREL_VCHECK(!d.src_iter_c.ndims && !d.dst_iter_c.ndims && !d.weights_peephole.ndims, bad, dnnl_rnn,
+                "cell states and peepholes belong to LSTM");
     }
     const bool augru = one_of(d.cell_kind, dnnl_vanilla_augru, dnnl_lbr_augru);
-    if (augru ? !dims_are(d.attention, {r.T, r.N, 1}) : d.attention.ndims != 0) return status::invalid_arguments;
+    KESTREL_VCHECK(augru ? dims_are(d.attention, {r.T, r.N, 1}) : d.attention.ndims == 0, bad, dnnl_rnn,
+            augru ? "attention is not {T, N, 1}" : "attention belongs to AUGRU");
     return status::success;
 }
 
@@ -186,7 +211,7 @@ bool rnn_weights_order(const memory_desc_t &md, format_tag_t direct, format_tag_
 rnn_ws_layout_t rnn_ws_layout(const rnn_dims_t &r, bool lstm) {
     const size_t f = sizeof(float), a = 64;
     auto align_up = [](size_t v, size_t al) { return (v + al - 1) / al * al; };
-    const size_t h_elems = (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DIC);
+    const size_t h_elems = (size_t)(r.L * r.D * (r.T + 1) * r.N * r.HS());
     const size_t c_elems = lstm ? (size_t)(r.L * r.D * (r.T + 1) * r.N * r.DHC) : 0;
     const size_t g_elems = (size_t)(r.L * r.D * r.T * r.N * r.G * r.DHC);
     rnn_ws_layout_t w;
@@ -271,7 +296,7 @@ arg_usage_t rnn_bwd_pd_t::arg_usage(int arg) const {
 
 status_t rnn_bwd_pd_t::init_bwd_common() {
     if (desc_.prop_kind != dnnl_backward) return status::invalid_arguments;
-    KESTREL_CHECK(init_common(true));
+    KESTREL_CHECK(init_common());
     KESTREL_CHECK(rnn_check_diff_dims(desc_));
     struct want_t {
         memory_desc_t *md;
@@ -297,7 +322,7 @@ status_t rnn_bwd_pd_t::init_bwd_common() {
     return status::success;
 }
 
-status_t rnn_fwd_pd_t::init_common(bool bwd, bool int8) {
+status_t rnn_fwd_pd_t::init_common(bool int8) {
     KESTREL_CHECK(rnn_check_dims(desc_, dims_));
     if (int8) {
         KESTREL_CHECK(int8_types_ok());
@@ -312,9 +337,9 @@ status_t rnn_fwd_pd_t::init_common(bool bwd, bool int8) {
         format_tag_t tag;
     };
     const want_t defaults[] = {{&src_layer_, dnnl_tnc}, {&src_iter_, dnnl_ldnc}, {&src_iter_c_, dnnl_ldnc},
-            {&attention_, dnnl_tnc}, {&weights_layer_, bwd ? dnnl_ldgoi : dnnl_ldigo},
-            {&weights_iter_, bwd ? dnnl_ldgoi : dnnl_ldigo}, {&weights_peephole_, dnnl_ldgo},
-            {&weights_projection_, bwd ? dnnl_ldoi : dnnl_ldio}, {&bias_, dnnl_ldgo},
+            {&attention_, dnnl_tnc}, {&weights_layer_, dnnl_ldigo},
+            {&weights_iter_, dnnl_ldigo}, {&weights_peephole_, dnnl_ldgo},
+            {&weights_projection_, dnnl_ldio}, {&bias_, dnnl_ldgo},
             {&dst_layer_, dnnl_tnc}, {&dst_iter_, dnnl_ldnc}, {&dst_iter_c_, dnnl_ldnc}};
     for (const want_t &w : defaults) {
         if (w.md->ndims == 0) continue;

@@ -3,16 +3,21 @@
 //
 // Shapes (L layers, D directions, T steps, N batch, G gates):
 //   src_layer tnc [T, N, SLC]          dst_layer tnc [T, N, DLC]
-//   src_iter  ldnc [L, D, N, DIC]      dst_iter  ldnc [L, D, N, DIC]
+//   src_iter  ldnc [L, D, N, SIC]      dst_iter  ldnc [L, D, N, DIC]
 //   src_iter_c ldnc [L, D, N, DHC]     dst_iter_c ldnc [L, D, N, DHC]   (LSTM)
 //   weights_layer ldigo [L, D, SLC, G, DHC]
-//   weights_iter  ldigo [L, D, DIC, G, DHC]
+//   weights_iter  ldigo [L, D, SIC, G, DHC]
 //   weights_peephole ldgo [L, D, 3, DHC]        (LSTM, optional)
 //   weights_projection ldio [L, D, DHC, DIC]    (LSTM, optional)
 //   bias ldgo [L, D, G (+1 for LBR cells), DHC]
 //   attention tnc [T, N, 1]                     (AUGRU cells)
 // DLC is 2 * DIC for bidirectional concat, DIC otherwise; DIC is DHC unless
-// the LSTM has a projection.
+// the LSTM has a projection. SIC, the width of the initial hidden state, is
+// DIC whenever T > 1 and DHC for the GRU family; it may differ only for a
+// single step of a vanilla RNN or LSTM (oneDNN's decoder example).
+// Layers: layer l > 0 of direction d reads the output of layer l - 1 of the
+// same direction d (so L > 1 needs SLC == DIC); only the last layer's
+// directions are concatenated or summed into dst_layer.
 #ifndef KESTREL_CPU_RNN_RNN_PD_HPP
 #define KESTREL_CPU_RNN_RNN_PD_HPP
 
@@ -59,17 +64,21 @@ struct rnn_desc_t : op_desc_impl_t<rnn_desc_t> {
 
 // The sizes of one problem, read from the descriptors.
 struct rnn_dims_t {
-    dim_t L = 0, D = 0, T = 0, N = 0, G = 0, SLC = 0, DHC = 0, DIC = 0, DLC = 0;
+    dim_t L = 0, D = 0, T = 0, N = 0, G = 0, SLC = 0, SIC = 0, DHC = 0, DIC = 0, DLC = 0;
     int n_bias_gates() const { return (int)G + (lbr ? 1 : 0); }
+    // Columns of one hidden state row in the states area: step 0 holds the
+    // initial state (SIC wide), later steps DIC.
+    dim_t HS() const { return SIC > DIC ? SIC : DIC; }
     bool lbr = false;
 };
 
 // Gates per cell kind (0 for a kind that is no cell).
 int rnn_n_gates(dnnl_alg_kind_t cell_kind);
 
-// Checks every descriptor's rank and dims against the others (the sizes
-// come from weights_layer, weights_iter and the projection). Returns
-// invalid_arguments on a mismatch.
+// Checks every descriptor's rank and dims against the others as oneDNN
+// does (the sizes come from src_layer, weights_layer, weights_iter, the
+// projection and dst_layer). Returns invalid_arguments on a mismatch, saying
+// which in verbose check mode.
 status_t rnn_check_dims(const rnn_desc_t &d, rnn_dims_t &out);
 
 // Backward: every diff descriptor is present exactly when its data twin is
@@ -79,7 +88,8 @@ status_t rnn_check_diff_dims(const rnn_desc_t &d);
 
 // Where forward training puts the states in its workspace (byte offsets),
 // per layer l and direction d:
-//   H[l][d][s][N][DIC]   hidden state after s steps (s = 0: initial state)
+//   H[l][d][s][N][HS]    hidden state after s steps (s = 0: initial state,
+//                        SIC columns; later DIC; HS = max(SIC, DIC))
 //   C[l][d][s][N][DHC]   LSTM cell state, same indexing
 //   G[l][d][t][N][G*DHC] gates at time t, activated
 // Backward reads the same layout, so both sides compute it here.
@@ -175,11 +185,13 @@ struct rnn_fwd_pd_t : pd_t {
 
 protected:
     // Checks types and layouts every implementation needs and resolves
-    // format `any` to oneDNN's defaults (backward: weights ldgoi and
-    // projection ldoi, as oneDNN wants them there).
+    // format `any` to oneDNN's defaults, except that backward resolves the
+    // weights to the forward's ldigo / ldio too (oneDNN: ldgoi / ldoi), so
+    // the forward's weights memory serves both, as oneDNN's own examples
+    // assume (the backward GEMMs read either order).
     // int8: the data types and qparams are checked by int8_types_ok()
     // instead of requiring f32 without attributes.
-    status_t init_common(bool bwd = false, bool int8 = false);
+    status_t init_common(bool int8 = false);
     // int8 inference as oneDNN's CPU offers it (defined in rnn_int8.cpp):
     // unimplemented for anything else, invalid_arguments for qparams that
     // do not fit the shapes.
@@ -242,7 +254,7 @@ struct rnn_bwd_pd_t : rnn_fwd_pd_t {
     }
 
 protected:
-    // init_common(true) plus the diff descriptors' types and layouts
+    // init_common() plus the diff descriptors' types and layouts
     // (format `any`: diff weights ldigo / ldio, the rest as forward) and
     // the workspace, which must be the forward hint's.
     status_t init_bwd_common();
