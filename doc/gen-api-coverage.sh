@@ -147,7 +147,11 @@ NR == FNR {
     ft[$1 SUBSEP $3]++
     if ($5 == "implemented") { impl++; hi[$1]++; fi[$1 SUBSEP $3]++ }
     else if ($5 == "partial" || $5 == "no-op") { part++; hp[$1]++ }
-    else if ($5 == "stub" || $5 == "unimplemented") { stub++; hs[$1]++ }
+    else if ($5 == "stub" || $5 == "unimplemented") {
+        stub++
+        hs[$1]++
+        if ($6 !~ /DNNL_EXPERIMENTAL_PROFILING/) open_stub++
+    }
     else { miss++; hm[$1]++ }
     if ($1 > nh) nh = $1
     next
@@ -163,6 +167,9 @@ FNR == 1 {
         impl + 0, total + 0, part + 0, stub + 0
     if (miss + 0 > 0) printf "; %d are not defined at all", miss
     print "."
+    print ""
+    printf "Outside the experimental profiling API (`DNNL_EXPERIMENTAL_PROFILING`), %d" \
+        " functions always return `dnnl_unimplemented`.\n", open_stub + 0
     print ""
     print "| Header | Implemented | Partial or no-op | Unimplemented | Total |"
     print "| --- | ---: | ---: | ---: | ---: |"
