@@ -198,9 +198,11 @@ status_t check_aliasing(const pd_t *pd, const exec_ctx_t &ctx) {
             if (!overlaps(mi, so)) continue;
             const bool same = mi == mo || (mi->data == mo->data && md_equal(mi->md, mo->md));
             if (!(same && in_place_allowed(pd->kind(), in, out))) return status::invalid_arguments;
-            // A broadcast input (binary src0 of dims 1 where dst's are not)
-            // would read elements the output has already overwritten.
-            if (!same_logical_dims(*pd->arg_md(in), *pd->arg_md(out))) return status::invalid_arguments;
+            // A broadcast binary src0 (dims of 1 where dst's are not) would
+            // read elements the output has already overwritten. (An RNN's
+            // initial and final states may differ in width: SIC vs DIC.)
+            if (pd->kind() == dnnl_binary && !same_logical_dims(*pd->arg_md(in), *pd->arg_md(out)))
+                return status::invalid_arguments;
         }
     }
     // Two outputs never share bytes.
