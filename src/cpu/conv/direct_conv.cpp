@@ -239,7 +239,7 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
         scratchpad_registry().book_per_thread(key_base + key_src_f32, (size_t)(c.nicb * conf_s.s_icb) * sizeof(float));
     }
 
-    if (wei_copy) scratchpad_registry().book(key_wei_blk, mdw_t(wei_blk_md).size());
+    if (wei_copy) scratchpad_registry().book(key_base + key_wei_blk, mdw_t(wei_blk_md).size());
 
     const dim_t wei_per_icb = (dim_t)c.noc * blk * blk * g.KD * g.KH * g.KW * (dim_t)sizeof(float);
     c.icb_chunk = std::max<dim_t>(1, std::min<dim_t>(c.nicb, pass_weights_budget / wei_per_icb));
@@ -282,7 +282,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         });
         wei = w32;
     } else if (p->wei_copy) {
-        float *wb = sg.get<float>(key_wei_blk);
+        float *wb = sg.get<float>(p->key_base + key_wei_blk);
         if (!wb) return status::out_of_memory;
         const memory_desc_t &umd = *p->weights_md();
         copy_weights_blocked(g, c.blk, umd, wei + umd.offset0, p->wei_blk_md, wb);
