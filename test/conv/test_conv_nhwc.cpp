@@ -1,7 +1,9 @@
-// f32 convolution forward on channels-last data (nwc, nhwc, ndhwc) through
-// the direct kernels (direct:avx512:nhwc, or direct:avx2:nhwc with the ISA
-// capped at AVX2; below that the GEMM path serves and only the numbers are
-// checked). Every shape is checked against a naive loop in double written
+// f32 convolution forward on plain data through the direct kernels:
+// channels-last (nwc, nhwc, ndhwc: direct:avx512:nhwc, or direct:avx2:nhwc
+// with the ISA capped at AVX2) and channels-first (ncw, nchw, ncdhw:
+// direct:avx512:nchw / direct:avx2:nchw, except a unit-stride unpadded 1x1,
+// which the GEMM path reads in place). Below AVX2 the GEMM path serves and
+// only the numbers are checked. Every shape is checked against a naive loop in double written
 // here, offsets computed here too (the blocked weights a `any` request
 // gets are read through the strides and blocks the descriptor reports).
 // Shapes reach the kernels' branches: channel tails of 16 and 8 in and out,
@@ -33,8 +35,10 @@ struct prb_t {
     long OC() const { return G * OCg; }
 };
 
-// Offsets of channels-last data: ((n, d, h, w), c).
-long nxc_off(long C, const long *sp, long n, long c, long d, long h, long w) {
+// Offsets of channels-last data, ((n, d, h, w), c), or of channels-first
+// data, ((n, c), (d, h, w)).
+long data_off(bool ncx, long C, const long *sp, long n, long c, long d, long h, long w) {
+    if (ncx) return (((n * C + c) * sp[0] + d) * sp[1] + h) * sp[2] + w;
     return (((n * sp[0] + d) * sp[1] + h) * sp[2] + w) * C + c;
 }
 
@@ -71,14 +75,18 @@ struct layout_t {
     }
 };
 
-std::string want_impl() {
+std::string want_impl(bool ncx, const prb_t &p) {
+    bool unit_1x1 = true;
+    for (int i = 0; i < 3; ++i) unit_1x1 = unit_1x1 && p.K[i] == 1 && p.S[i] == 1 && p.PL[i] == 0 && p.PR[i] == 0;
+    if (ncx && unit_1x1) return ""; // GEMM in place
     const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-    if ((isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core) return "direct:avx512:nhwc";
-    if ((isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2) return "direct:avx2:nhwc";
-    return ""; // any but these two
+    const std::string layout = ncx ? "nchw" : "nhwc";
+    if ((isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core) return "direct:avx512:" + layout;
+    if ((isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2) return "direct:avx2:" + layout;
+    return ""; // any but these
 }
 
-void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p, int threads) {
+void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p, bool ncx, int threads) {
     const int nsp = p.nd - 2, sp0 = 3 - nsp; // spatial dims used: [sp0, 3)
     const long isp[3] = {p.I[0], p.I[1], p.I[2]}, osp[3] = {p.O(0), p.O(1), p.O(2)};
     dnnl_dims_t sd, dd, wd, st, dil, pl, pr;
@@ -91,7 +99,8 @@ void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p
         sd[2 + i - sp0] = p.I[i], dd[2 + i - sp0] = osp[i], wd[wn++] = p.K[i];
         st[i - sp0] = p.S[i], dil[i - sp0] = p.D[i], pl[i - sp0] = p.PL[i], pr[i - sp0] = p.PR[i];
     }
-    const dnnl_format_tag_t dtag = p.nd == 3 ? dnnl_nwc : p.nd == 4 ? dnnl_nhwc : dnnl_ndhwc;
+    const dnnl_format_tag_t dtag = ncx ? (p.nd == 3 ? dnnl_ncw : p.nd == 4 ? dnnl_nchw : dnnl_ncdhw)
+                                       : (p.nd == 3 ? dnnl_nwc : p.nd == 4 ? dnnl_nhwc : dnnl_ndhwc);
     dnnl_memory_desc_t smd, dmd, wmd_user, bmd;
     KT_OK(dnnl_memory_desc_create_with_tag(&smd, p.nd, sd, dnnl_f32, dtag));
     KT_OK(dnnl_memory_desc_create_with_tag(&dmd, p.nd, dd, dnnl_f32, dtag));
@@ -196,13 +205,13 @@ void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p
                                                     || iw >= isp[2])
                                                 continue;
                                             wpos(pos, g, oc, ic, kd, kh, kw);
-                                            const double pr = (double)x[nxc_off(p.IC(), isp, n, g * p.ICg + ic,
+                                            const double pr = (double)x[data_off(ncx, p.IC(), isp, n, g * p.ICg + ic,
                                                                       id, ih, iw)]
                                                     * w[wl.off(pos)];
                                             acc += pr;
                                             mag += std::fabs(pr);
                                         }
-                            const long o = nxc_off(p.OC(), osp, n, c, od, oh, ow);
+                            const long o = data_off(ncx, p.OC(), osp, n, c, od, oh, ow);
                             double tol = (nk + 2) * u * mag;
                             if (p.post == p_sum_relu) {
                                 const double prev = sum_scale * (double)y0[o];
@@ -216,15 +225,15 @@ void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p
                         }
     bool guard_ok = true;
     for (long i = dsize; i < dsize + guard; ++i) guard_ok = guard_ok && y[i] == y0[i];
-    const std::string impl = kt::impl_name(pd), want = want_impl();
+    const std::string impl = kt::impl_name(pd), want = want_impl(ncx, p);
     const bool impl_ok = want.empty() ? impl.compare(0, 7, "direct:") != 0 : impl == want;
 
     static const char *wname[] = {"oix", "xio", "any"}, *pname[] = {"", " + relu", " + sum + relu"};
     char what[320];
     std::snprintf(what, sizeof(what),
-            "conv %dD g%ld %ld->%ld in %ldx%ldx%ld k %ldx%ldx%ld s %ldx%ldx%ld dil %ld%ld%ld pad %ld%ld%ld/%ld%ld%ld"
+            "conv %dD %s g%ld %ld->%ld in %ldx%ldx%ld k %ldx%ldx%ld s %ldx%ldx%ld dil %ld%ld%ld pad %ld%ld%ld/%ld%ld%ld"
             " %s weights%s%s, %d thr (%s): %ld of %ld off, worst %.3g",
-            p.nd - 2, p.G, p.IC(), p.OC(), p.I[0], p.I[1], p.I[2], p.K[0], p.K[1], p.K[2], p.S[0], p.S[1], p.S[2],
+            p.nd - 2, ncx ? "ncx" : "nxc", p.G, p.IC(), p.OC(), p.I[0], p.I[1], p.I[2], p.K[0], p.K[1], p.K[2], p.S[0], p.S[1], p.S[2],
             p.D[0], p.D[1], p.D[2], p.PL[0], p.PL[1], p.PL[2], p.PR[0], p.PR[1], p.PR[2], wname[p.wei],
             p.bias ? " bias" : "", pname[p.post], threads, impl.c_str(), bad, dsize, worst);
     t.check(bad == 0, what);
@@ -286,7 +295,8 @@ int main() {
     };
     for (int threads : {1, 2})
         kt::with_threads(threads, [&] {
-            for (const auto &p : probs) check(t, eng, strm, p, threads);
+            for (bool ncx : {false, true})
+                for (const auto &p : probs) check(t, eng, strm, p, ncx, threads);
         });
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);

@@ -94,16 +94,22 @@ private:
 // scratchpad at each execution.
 struct direct_conv_fwd_t : conv_fwd_prim_t {
     struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, direct_conv_fwd_t> {
-        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint, int blk = 16, bool nxc = false)
-            : pd_impl_t(d, a, hint), blk(blk), nxc(nxc) {}
+        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint, int blk = 16, bool nxc = false,
+                bool ncx = false)
+            : pd_impl_t(d, a, hint), blk(blk), nxc(nxc), ncx(ncx) {}
         const char *name() const override {
             if (nxc) return blk == 16 ? "direct:avx512:nhwc" : "direct:avx2:nhwc";
+            if (ncx) return blk == 16 ? "direct:avx512:nchw" : "direct:avx2:nchw";
             return blk == 16 ? "direct:avx512:nCx16c" : "direct:avx2:nCx8c";
         }
         status_t init(dnnl_engine *) override;
 
         int blk; // channels per block: 16 (AVX-512) or 8 (AVX2)
         bool nxc; // channels-last data
+        // Channels-first plain data (ncw/nchw/ncdhw): each work item's src
+        // window is gathered into blocks in the scratchpad (as for bf16)
+        // and results are stored channel by channel.
+        bool ncx;
         // Plain user weights: the blocked copy the kernels read (else the
         // weights md itself).
         bool wei_copy = false;
@@ -111,7 +117,8 @@ struct direct_conv_fwd_t : conv_fwd_prim_t {
         direct_conv_conf_t conf;
         // bf16 src/weights: the kernels read f32 copies (weights whole, src
         // a per-thread window per work item, laid out as conf_s says; for
-        // f32 conf_s is conf) and a bf16 dst is rounded at the store.
+        // other f32 data conf_s is conf, for ncx the window's) and a bf16
+        // dst is rounded at the store.
         bool bf16 = false;
         dim_t wei_f32_elems = 0;
         direct_conv_conf_t conf_s;
@@ -129,6 +136,14 @@ struct direct_conv_fwd_t : conv_fwd_prim_t {
     };
     struct pd_nxc_8c_t : pd_t {
         pd_nxc_8c_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, 8, true) {}
+    };
+    struct pd_ncx_t : pd_t {
+        pd_ncx_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint)
+            : pd_t(d, a, hint, 16, false, true) {}
+    };
+    struct pd_ncx_8c_t : pd_t {
+        pd_ncx_8c_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint)
+            : pd_t(d, a, hint, 8, false, true) {}
     };
     explicit direct_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
     status_t init() override;

@@ -10,6 +10,9 @@
 // the segment uses them; partial sums of a segment wait in a per-thread
 // scratchpad row between passes. The last pass runs the epilogue on each
 // tile and stores it (straight from registers when there is no epilogue).
+// Channels-first plain data (nchw) gathers each item's src window into
+// blocks in a per-thread scratchpad row (the bf16 route's window) and
+// stores results channel by channel.
 // Channels-last data runs the same way with its own strides; a tile whose
 // last oc block has a tail goes through the tile buffer and stores only the
 // valid channels, as whole-block stores would spill into the next point's.
@@ -37,8 +40,9 @@ constexpr dim_t pass_weights_budget = 24 * 1024;
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
 
-format_tag_t data_tag(int ndims, int blk, bool nxc) {
+format_tag_t data_tag(int ndims, int blk, bool nxc, bool ncx) {
     if (nxc) return ndims == 3 ? dnnl_nwc : ndims == 4 ? dnnl_nhwc : dnnl_ndhwc;
+    if (ncx) return ndims == 3 ? dnnl_ncw : ndims == 4 ? dnnl_nchw : dnnl_ncdhw;
     if (blk == 16) return ndims == 3 ? dnnl_nCw16c : ndims == 4 ? dnnl_nChw16c : dnnl_nCdhw16c;
     return ndims == 3 ? dnnl_nCw8c : ndims == 4 ? dnnl_nChw8c : dnnl_nCdhw8c;
 }
@@ -80,14 +84,21 @@ void valid_taps(dim_t o0, dim_t step, dim_t K, dim_t I, dim_t &lo, dim_t &n) {
     if (n == 0) lo = 0;
 }
 
-// Fills the f32 src window of one work item of a bf16 problem (layout of
-// conf_s: ic block, d tap, h tap, column, lane) from s16, the bf16 src at
-// (first ic block, first valid d/h taps, w 0). A row takes the columns
-// [iw_lo, iw_hi) its segment reads, at their own w index; a flattened row
-// takes its segment's ncols points from col0 on.
-void fill_src_window(const direct_conv_conf_t &c, const direct_conv_conf_t &cs, const uint16_t *s16,
-        dim_t s_icb, dim_t s_kd, dim_t s_kh, dim_t s_w, dim_t nkd, dim_t nkh, dim_t col0, dim_t ncols,
-        dim_t SW, dim_t PW, dim_t ext_w, dim_t IW, float *win) {
+inline float to_f32(uint16_t v) { return bf16_to_f32(v); }
+inline float to_f32(float v) { return v; }
+
+// Fills the f32 src window of one work item (layout of conf_s: ic block,
+// d tap, h tap, column, lane) from s16, the src at (first ic block, first
+// valid d/h taps, w 0): bf16 blocked data (lanes contiguous, s_l 1) or
+// f32 channels-first data (a lane is a channel plane, s_l apart; lanes
+// past the channels of the last block are left alone, the kernels read
+// only the valid ones). A row takes the columns [iw_lo, iw_hi) its
+// segment reads, at their own w index; a flattened row takes its
+// segment's ncols points from col0 on.
+template <typename T>
+void fill_src_window(const direct_conv_conf_t &c, const direct_conv_conf_t &cs, const T *s16, dim_t s_icb,
+        dim_t s_l, dim_t last_lanes, dim_t s_kd, dim_t s_kh, dim_t s_w, dim_t nkd, dim_t nkh, dim_t col0,
+        dim_t ncols, dim_t SW, dim_t PW, dim_t ext_w, dim_t IW, float *win) {
     const int blk = c.blk;
     dim_t lo = col0, hi = col0 + ncols;
     if (!c.flat) {
@@ -95,17 +106,28 @@ void fill_src_window(const direct_conv_conf_t &c, const direct_conv_conf_t &cs, 
         hi = std::min<dim_t>(IW, (col0 + ncols - 1) * SW - PW + ext_w + 1);
     }
     const dim_t dst_w0 = c.flat ? col0 : 0; // buffer column of point col0 / w 0
-    for (dim_t icb = 0; icb < c.nicb; ++icb)
+    for (dim_t icb = 0; icb < c.nicb; ++icb) {
+        const dim_t lanes = icb + 1 == c.nicb ? last_lanes : blk;
         for (dim_t kd = 0; kd < nkd; ++kd)
             for (dim_t kh = 0; kh < nkh; ++kh) {
-                const uint16_t *srow = s16 + icb * s_icb + kd * s_kd + kh * s_kh;
+                const T *srow = s16 + icb * s_icb + kd * s_kd + kh * s_kh;
                 float *drow = win + icb * cs.s_icb + kd * cs.tap_d + kh * cs.tap_h - dst_w0 * blk;
-                for (dim_t w = lo; w < hi; ++w) {
-                    const uint16_t *sp = srow + w * s_w;
-                    float *dp = drow + w * blk;
-                    for (int l = 0; l < blk; ++l) dp[l] = bf16_to_f32(sp[l]);
+                if (s_l == 1) {
+                    for (dim_t w = lo; w < hi; ++w) {
+                        const T *sp = srow + w * s_w;
+                        float *dp = drow + w * blk;
+                        for (dim_t l = 0; l < lanes; ++l) dp[l] = to_f32(sp[l]);
+                    }
+                } else {
+                    // Plane by plane: each read runs along w.
+                    for (dim_t l = 0; l < lanes; ++l) {
+                        const T *sp = srow + l * s_l;
+                        float *dp = drow + l;
+                        for (dim_t w = lo; w < hi; ++w) dp[w * blk] = to_f32(sp[w * s_w]);
+                    }
                 }
             }
+    }
 }
 
 // Copies plain weights `u` (any order of dims, offset0 included in the
@@ -163,28 +185,30 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
             && (!g.with_bias || one_of(bias_md_.data_type, dnnl_bf16, dnnl_f32));
     if (!bf16 && (!types_are(dnnl_f32) || (g.with_bias && bias_md_.data_type != dnnl_f32)))
         return decline(me, "data types");
-    if (bf16 && nxc) return decline(me, "bf16 channels-last");
-    // Channels-last serves the layout the user chose; `any` data stays with
+    if (bf16 && (nxc || ncx)) return decline(me, "bf16 plain data");
+    // Plain data serves the layout the user chose; `any` data stays with
     // the blocked kernels or, when they decline, the GEMM route's choice.
-    if (nxc && (mdw_t(src_md_).is_any() || mdw_t(dst_md_).is_any()))
-        return decline(me, "channels-last with format any");
+    if ((nxc || ncx) && (mdw_t(src_md_).is_any() || mdw_t(dst_md_).is_any()))
+        return decline(me, "plain data with format any");
+    // A unit 1x1 on channels-first data is one GEMM per image, read in place.
+    if (ncx && g.is_1x1_unit()) return decline(me, "1x1 on channels-first data");
     if (bf16)
         for (const memory_desc_t *m : {&src_md_, &weights_md_, &dst_md_})
             if (mdw_t(*m).is_any()) return decline(me, "bf16 with format any");
     // Channels-last groups need no block alignment (a group's channels are
     // contiguous, tails read and write only valid channels); one output
     // channel per group (depthwise) would waste all but one lane.
-    if (nxc ? g.G > 1 && g.OCg == 1 : g.G > 1 && (g.ICg % blk || g.OCg % blk))
+    if (nxc || ncx ? g.G > 1 && g.OCg == 1 : g.G > 1 && (g.ICg % blk || g.OCg % blk))
         return decline(me, "group channels");
     if (status_t st = check_attr(); st != status::success)
         return st == status::unimplemented ? decline(me, "attributes") : st;
     const int nd = g.ndims;
-    const format_tag_t dtag = data_tag(nd, blk, nxc), wtag = wei_tag(nd, g.with_groups, blk);
+    const format_tag_t dtag = data_tag(nd, blk, nxc, ncx), wtag = wei_tag(nd, g.with_groups, blk);
     KESTREL_CHECK(set_formats(dtag, wtag));
     if (!mdw_t(src_md_).matches_tag(dtag) || !mdw_t(dst_md_).matches_tag(dtag))
         return decline(me, "layouts");
     wei_copy = !mdw_t(weights_md_).matches_tag(wtag);
-    if (wei_copy && (!nxc || !mdw_t(weights_md_).is_plain())) return decline(me, "weights layout");
+    if (wei_copy && (!(nxc || ncx) || !mdw_t(weights_md_).is_plain())) return decline(me, "weights layout");
     if (wei_copy)
         KESTREL_CHECK(md_init_by_tag(wei_blk_md, weights_md_.ndims, weights_md_.dims, dnnl_f32, wtag));
     const memory_desc_t &wmd = wei_copy ? wei_blk_md : weights_md_;
@@ -201,7 +225,7 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     pick_tile(blk, c.nocb, c.noc, c.urw);
     c.flat = g.is_1x1_unit();
     c.row = c.flat ? g.OD * g.OH * g.OW : g.OW;
-    c.s_icb = nxc ? blk * ss[1] : ss[1];
+    c.s_icb = nxc || ncx ? blk * ss[1] : ss[1];
     c.s_col = c.flat ? s_w : g.SW * s_w;
     c.tap_d = (g.DD + 1) * s_d, c.tap_h = (g.DH + 1) * s_h, c.tap_w = (g.DW + 1) * s_w;
     c.w_ocb = ws[wg + 0];
@@ -222,20 +246,22 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     }
     c.nseg = div_up(c.row, c.seg);
 
-    // The f32 src window of a bf16 problem: per ic block, the KD x KH rows
-    // of one output row at full width (columns the segment reads filled),
-    // or the segment's points of a flattened row.
+    // The f32 src window of a bf16 or channels-first problem: per ic block,
+    // the KD x KH rows of one output row at full width (columns the segment
+    // reads filled), or the segment's points of a flattened row.
     conf_s = c;
-    if (bf16) {
+    if (bf16 || ncx) {
         const dim_t w_blk = c.flat ? c.seg : g.IW;
         conf_s.tap_w = (g.DW + 1) * blk;
         conf_s.tap_h = w_blk * blk;
         conf_s.tap_d = g.KH * conf_s.tap_h;
         conf_s.s_icb = g.KD * conf_s.tap_d;
         conf_s.s_col = (c.flat ? 1 : g.SW) * blk;
-        const mdw_t wd(weights_md_);
-        wei_f32_elems = weights_md_.offset0 + (dim_t)(wd.size() / sizeof(uint16_t));
-        scratchpad_registry().book(key_base + key_wei_f32, (size_t)wei_f32_elems * sizeof(float));
+        if (bf16) {
+            const mdw_t wd(weights_md_);
+            wei_f32_elems = weights_md_.offset0 + (dim_t)(wd.size() / sizeof(uint16_t));
+            scratchpad_registry().book(key_base + key_wei_f32, (size_t)wei_f32_elems * sizeof(float));
+        }
         scratchpad_registry().book_per_thread(key_base + key_src_f32, (size_t)(c.nicb * conf_s.s_icb) * sizeof(float));
     }
 
@@ -266,6 +292,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     if (dst_d.has_zero_dim()) return status::success;
     const conv_exec_args_t ex(ctx, p, epi_);
     const bool bf = p->bf16, dst_bf = dst_d.data_type() == dnnl_bf16;
+    const bool ncx = p->ncx, windowed = bf || ncx;
     const direct_conv_conf_t &cs = p->conf_s; // src strides the kernels see
     const auto &sg = ctx.scratchpad();
     const float *wei = static_cast<const float *>(ex.wei);
@@ -292,7 +319,8 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const int nd = g.ndims, blk = c.blk;
     const auto &ss = src_d.blk().strides, &ds = dst_d.blk().strides;
     const dim_t s_d = nd == 5 ? ss[2] : 0, s_h = nd >= 4 ? ss[nd - 2] : 0, s_w = ss[nd - 1];
-    const dim_t d_k = p->nxc ? blk * ds[1] : ds[1], d_w = ds[nd - 1];
+    // dst strides: next oc block, next channel in a block, next column.
+    const dim_t d_k = p->nxc || ncx ? blk * ds[1] : ds[1], d_c = ncx ? ds[1] : 1, d_w = ds[nd - 1];
     const dim_t nocg = div_up(c.nocb, (dim_t)c.noc);
     const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
     const dim_t work = g.MB * g.G * nocg * rows_sp * c.nseg;
@@ -312,9 +340,10 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     }
     // Stores straight from registers write whole blocks: a channels-last
     // tail would spill into the next group's or point's channels.
-    const bool direct_store = (epi_.trivial() || act != direct_act_none) && g.OCg % blk == 0 && !dst_bf;
-    // Blocked dst keeps its padded channels zero; channels-last has none.
-    const bool store_tail = !p->nxc;
+    const bool direct_store
+            = (epi_.trivial() || act != direct_act_none) && g.OCg % blk == 0 && !dst_bf && !ncx;
+    // Blocked dst keeps its padded channels zero; plain data has none.
+    const bool store_tail = !p->nxc && !ncx;
     const bool chunked = c.icb_chunk < c.nicb;
     const dim_t ext_w = (g.KW - 1) * (g.DW + 1);
 
@@ -356,13 +385,19 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 + (ih0 + kh_lo * (g.DH + 1)) * s_h;
         // Then at column 0 (w index -PW for rows).
         const float *src_row;
-        if (!bf) {
+        if (!windowed) {
             src_row = static_cast<const float *>(ex.src) + src_off - (c.flat ? 0 : g.PW * s_w);
         } else {
             float *win = sg.get<float>(p->key_base + key_src_f32, ithr);
             if (!win) return status::out_of_memory;
-            fill_src_window(c, cs, static_cast<const uint16_t *>(ex.src) + src_off, ss[1], s_d * (g.DD + 1),
-                    s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w, g.IW, win);
+            if (bf)
+                fill_src_window(c, cs, static_cast<const uint16_t *>(ex.src) + src_off, ss[1], 1, blk,
+                        s_d * (g.DD + 1), s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w, g.IW,
+                        win);
+            else
+                fill_src_window(c, cs, static_cast<const float *>(ex.src) + src_off, c.s_icb, ss[1], c.ic_tail,
+                        s_d * (g.DD + 1), s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w, g.IW,
+                        win);
             src_row = win - (c.flat ? col0 : g.PW) * blk;
         }
         const dim_t oc_first = gr * g.OCg + ocg * c.noc * blk;
@@ -415,7 +450,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                             for (dim_t ch = 0; ch < nvalid; ++ch) {
                                 for (int j = 0; j < urw; ++j) {
                                     row[j] = v[j * blk + ch];
-                                    if (epi_.has_sum()) prev[j] = load_dst(dk + j * d_w + ch);
+                                    if (epi_.has_sum()) prev[j] = load_dst(dk + j * d_w + ch * d_c);
                                 }
                                 // Runs along w: a flattened row is cut where a w-row ends.
                                 for (int j = 0; j < urw;) {
@@ -434,6 +469,13 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                         }
                         for (int j = 0; j < urw; ++j) epi_.post(v + j * blk, nvalid, c0, ex.ea);
                     }
+                    if (ncx) {
+                        // Channel by channel: each row of urw columns is contiguous.
+                        float *dp = static_cast<float *>(ex.dst) + dk;
+                        for (dim_t ch = 0; ch < nvalid; ++ch)
+                            for (int j = 0; j < urw; ++j) dp[ch * d_c + j * d_w] = v[j * blk + ch];
+                        continue;
+                    }
                     for (int j = 0; j < urw; ++j) {
                         // Padded channels of the last block stay zero.
                         std::fill(v + j * blk + nvalid, v + (j + 1) * blk, 0.f);
@@ -447,7 +489,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
 
     std::atomic<bool> oom {false};
     int nthr_use = nthr_for(work);
-    if (chunked || bf) nthr_use = std::min(nthr_use, sg.nthr()); // per-slot partial row / src window
+    if (chunked || windowed) nthr_use = std::min(nthr_use, sg.nthr()); // per-slot partial row / src window
     parallel(nthr_use, [&](int ithr, int nthr) {
         alignas(64) float tile_buf[direct_kernels_t::max_noc * direct_kernels_t::max_urw * 16];
         dim_t s, e;
