@@ -19,6 +19,7 @@
 #include <algorithm>
 
 #include "cpu/conv/conv_impls.hpp"
+#include "cpu/gemm/kernels.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
@@ -94,11 +95,13 @@ inline float to_f32(float v) { return v; }
 // past the channels of the last block are left alone, the kernels read
 // only the valid ones). A row takes the columns [iw_lo, iw_hi) its
 // segment reads, at their own w index; a flattened row takes its
-// segment's ncols points from col0 on.
+// segment's ncols points from col0 on. tpack (f32 planes along a unit w
+// stride only; may be nullptr) is the GEMM's transposing pack, which
+// moves 16 x 16 blocks through registers.
 template <typename T>
 void fill_src_window(const direct_conv_conf_t &c, const direct_conv_conf_t &cs, const T *s16, dim_t s_icb,
         dim_t s_l, dim_t last_lanes, dim_t s_kd, dim_t s_kh, dim_t s_w, dim_t nkd, dim_t nkh, dim_t col0,
-        dim_t ncols, dim_t SW, dim_t PW, dim_t ext_w, dim_t IW, float *win) {
+        dim_t ncols, dim_t SW, dim_t PW, dim_t ext_w, dim_t IW, gemm::pack_fn_t tpack, float *win) {
     const int blk = c.blk;
     dim_t lo = col0, hi = col0 + ncols;
     if (!c.flat) {
@@ -118,6 +121,8 @@ void fill_src_window(const direct_conv_conf_t &c, const direct_conv_conf_t &cs, 
                         float *dp = drow + w * blk;
                         for (dim_t l = 0; l < lanes; ++l) dp[l] = to_f32(sp[l]);
                     }
+                } else if (tpack && s_w == 1) {
+                    tpack(reinterpret_cast<const float *>(srow) + lo, s_l, hi - lo, lanes, blk, drow + lo * blk);
                 } else {
                     // Plane by plane: each read runs along w.
                     for (dim_t l = 0; l < lanes; ++l) {
@@ -293,6 +298,10 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const conv_exec_args_t ex(ctx, p, epi_);
     const bool bf = p->bf16, dst_bf = dst_d.data_type() == dnnl_bf16;
     const bool ncx = p->ncx, windowed = bf || ncx;
+    // Channels-first windows of 16 lanes go through the GEMM's AVX-512
+    // transposing pack.
+    const gemm::ukernel_t *uk16 = ncx && c.blk == 16 && isa::has(isa::avx512) ? gemm::f32_gemm_12x32__avx512() : nullptr;
+    const gemm::pack_fn_t tpack = uk16 ? uk16->pack_transposing : nullptr;
     const direct_conv_conf_t &cs = p->conf_s; // src strides the kernels see
     const auto &sg = ctx.scratchpad();
     const float *wei = static_cast<const float *>(ex.wei);
@@ -393,11 +402,11 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             if (bf)
                 fill_src_window(c, cs, static_cast<const uint16_t *>(ex.src) + src_off, ss[1], 1, blk,
                         s_d * (g.DD + 1), s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w, g.IW,
-                        win);
+                        nullptr, win);
             else
                 fill_src_window(c, cs, static_cast<const float *>(ex.src) + src_off, c.s_icb, ss[1], c.ic_tail,
                         s_d * (g.DD + 1), s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w, g.IW,
-                        win);
+                        tpack, win);
             src_row = win - (c.flat ? col0 : g.PW) * blk;
         }
         const dim_t oc_first = gr * g.OCg + ocg * c.noc * blk;
