@@ -6,7 +6,9 @@
 // padding on every side, windows partly or wholly outside src, strides 1,
 // 2 and 3, dilation, 1 and 2 threads. Max pooling trains with a workspace
 // which the backward then reads: the gradient must land on the reference's
-// first maximum. Offsets are computed in this file; nothing of the library
+// first maximum; max inference (no workspace) gets NaN, -0 and +0 among
+// its inputs and must match the reference's strict > bit for bit (a NaN
+// never wins, the first of -0 and +0 stays). Offsets are computed in this file; nothing of the library
 // but the code under test is used.
 #include <cfloat>
 #include <cmath>
@@ -119,7 +121,8 @@ std::string expected_kernel(bool bf, long run) {
 
 int fast_cases = 0;
 
-void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_alg_kind_t alg, int threads) {
+void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_alg_kind_t alg, int threads,
+        bool train) {
     const long D = p.I[0], H = p.I[1], W = p.I[2], OD = p.O(0), OH = p.O(1), OW = p.O(2);
     const int nd = p.ns + 2;
     dnnl_dims_t sdims = {p.N, p.C}, ddims = {p.N, p.C}, st, k, dil, pl, pr;
@@ -134,9 +137,10 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
     KT_OK(dnnl_memory_desc_create_with_tag(&sd, nd, sdims, dt, tag_of(l, p.ns)));
     KT_OK(dnnl_memory_desc_create_with_tag(&dd, nd, ddims, dt, tag_of(l, p.ns)));
     const bool max = alg == dnnl_pooling_max;
+    const bool specials = max && !train; // NaN, -0 and +0 among the inputs
     dnnl_primitive_desc_t pd = nullptr;
     KT_OK(dnnl_pooling_forward_primitive_desc_create(&pd, e.eng,
-            max ? dnnl_forward_training : dnnl_forward_inference, alg, sd, dd, st, k, dil, pl, pr, nullptr));
+            train ? dnnl_forward_training : dnnl_forward_inference, alg, sd, dd, st, k, dil, pl, pr, nullptr));
     const std::string name = kt::impl_name(pd);
     const std::string want = std::string(l == nspc ? "vec:nspc" : "vec:blocked")
             + expected_kernel(bf, l == nspc ? p.C : blk_of(l));
@@ -145,7 +149,8 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
     const char *an = max ? "max" : alg == dnnl_pooling_avg_include_padding ? "avg_incl" : "avg_excl";
     const char *ln = l == nspc ? "nspc" : l == blk16 ? "blk16" : "blk8";
     std::snprintf(what, sizeof(what),
-            "pooling %s %s %s %dD C=%ld %ldx%ldx%ld k%ldx%ldx%ld s%ldx%ldx%ld %d thr (%s)", an, ln,
+            "pooling %s%s %s %s %dD C=%ld %ldx%ldx%ld k%ldx%ldx%ld s%ldx%ldx%ld %d thr (%s)", an,
+            specials ? " (inference, NaN/-0/+0 inputs)" : "", ln,
             bf ? "bf16" : "f32", p.ns, p.C, D, H, W, p.K[0], p.K[1], p.K[2], p.S[0], p.S[1], p.S[2], threads,
             name.c_str());
     t.check(name == want, what);
@@ -161,6 +166,12 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
                 for (long h = 0; h < H; ++h)
                     for (long w = 0; w < W; ++w, ++i) {
                         xv[i] = r.small_int(-6, 6) * 0.25f;
+                        if (specials) {
+                            const int k = r.small_int(0, 7);
+                            if (k == 0) xv[i] = std::nanf("");
+                            if (k == 1) xv[i] = -0.f;
+                            if (k == 2) xv[i] = 0.f;
+                        }
                         x.set(off(l, p.C, D, H, W, n, c, d, h, w), xv[i]);
                     }
     // The reference, logical ncdhw order; argmax as the logical src index.
@@ -194,10 +205,10 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
                             const long div = alg == dnnl_pooling_avg_include_padding ? p.K[0] * p.K[1] * p.K[2] : cnt;
                             ry[o] = div ? sum / (float)div : 0.f;
                         }
-                        // A window wholly outside src gives the lowest
-                        // value of the dst type (-FLT_MAX would round to
-                        // -inf in bf16).
-                        if (bf) ry[o] = max && cnt == 0 ? from_bf16(0xff7f) : from_bf16(to_bf16(ry[o]));
+                        // A window wholly outside src (or of NaNs only)
+                        // gives the lowest value of the dst type (-FLT_MAX
+                        // would round to -inf in bf16).
+                        if (bf) ry[o] = max && am[o] < 0 ? from_bf16(0xff7f) : from_bf16(to_bf16(ry[o]));
                     }
 
     dnnl_memory_t ms, mdst, mws = nullptr;
@@ -205,7 +216,7 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
     KT_OK(dnnl_memory_create(&mdst, dd, e.eng, y.bytes.data()));
     std::vector<char> ws;
     std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mdst}};
-    if (max) {
+    if (train) {
         const_dnnl_memory_desc_t wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_workspace_md, 0);
         ws.assign(dnnl_memory_desc_get_size(wmd), 0);
         KT_OK(dnnl_memory_create(&mws, wmd, e.eng, ws.data()));
@@ -222,8 +233,14 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
         for (long c = 0; c < p.C; ++c)
             for (long od = 0; od < OD; ++od)
                 for (long oh = 0; oh < OH; ++oh)
-                    for (long ow = 0; ow < OW; ++ow, ++o)
-                        if (!(y.get(off(l, p.C, OD, OH, OW, n, c, od, oh, ow)) == ry[o])) ++bad;
+                    for (long ow = 0; ow < OW; ++ow, ++o) {
+                        // Bit for bit (the sign of a zero counts).
+                        const float v = y.get(off(l, p.C, OD, OH, OW, n, c, od, oh, ow));
+                        uint32_t vb, rb;
+                        std::memcpy(&vb, &v, 4);
+                        std::memcpy(&rb, &ry[o], 4);
+                        if (vb != rb) ++bad;
+                    }
     // A blocked dst's padded channels are zero.
     const long CP = (p.C + blk_of(l) - 1) / blk_of(l) * blk_of(l);
     for (long n = 0; n < p.N; ++n)
@@ -234,7 +251,7 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
     std::snprintf(msg, sizeof(msg), "%s: dst equals the reference (%ld off, %ld padding)", what, bad, pad_bad);
     t.check(bad == 0 && pad_bad == 0, msg);
 
-    if (max) {
+    if (train) {
         // Backward with the workspace: each diff_dst value goes to the
         // reference's first maximum (small integer sums are exact).
         dnnl_primitive_desc_t bpd = nullptr;
@@ -309,8 +326,10 @@ int main() {
                     for (layout_t l : {nspc, blk16, blk8})
                         for (bool bf : {false, true})
                             for (dnnl_alg_kind_t alg : {dnnl_pooling_max, dnnl_pooling_avg_include_padding,
-                                         dnnl_pooling_avg_exclude_padding})
-                                check(t, e, p, l, bf, alg, threads);
+                                         dnnl_pooling_avg_exclude_padding}) {
+                                check(t, e, p, l, bf, alg, threads, alg == dnnl_pooling_max);
+                                if (alg == dnnl_pooling_max) check(t, e, p, l, bf, alg, threads, false);
+                            }
                 }
         });
     t.check(expected_kernel(false, 16).empty() == (fast_cases == 0), "the register kernels served when expected");

@@ -8,6 +8,7 @@
 // test is used.
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 
 #include "common/kt_test.hpp"
 #include "dnnl.hpp"
@@ -78,27 +79,36 @@ void reference(const prob_t &p, dnnl_alg_kind_t alg, const std::vector<float> &x
                 }
 }
 
-void check(kt::tally_t &t, env_t &e, const prob_t &p, dnnl_alg_kind_t alg, int threads) {
+// train: max pooling with a workspace and its backward; max inference
+// instead gets NaN, -0 and +0 among its inputs and is compared bit for bit
+// (a NaN never wins the strict >, the first of -0 and +0 stays).
+void check(kt::tally_t &t, env_t &e, const prob_t &p, dnnl_alg_kind_t alg, int threads, bool train) {
     const long OH = p.OH(), OW = p.OW();
     dnnl_memory_desc_t sd = md4(p.N, p.C, p.IH, p.IW), dd = md4(p.N, p.C, OH, OW);
     dnnl_dims_t st = {p.SH, p.SW}, k = {p.KH, p.KW}, dil = {p.DH, p.DW}, pl = {p.pt, p.pl},
                 pr = {p.pb, p.pr};
-    const bool max = alg == dnnl_pooling_max;
+    const bool max = alg == dnnl_pooling_max, specials = max && !train;
     dnnl_primitive_desc_t pd = nullptr;
     KT_OK(dnnl_pooling_forward_primitive_desc_create(&pd, e.eng,
-            max ? dnnl_forward_training : dnnl_forward_inference, alg, sd, dd, st, k, dil, pl, pr, nullptr));
+            train ? dnnl_forward_training : dnnl_forward_inference, alg, sd, dd, st, k, dil, pl, pr, nullptr));
     std::vector<float> x(p.N * p.C * p.IH * p.IW), y(p.N * p.C * OH * OW, 7.f), ry;
     std::vector<long> argmax;
     kt::rng_t r(p.IW * 131 + p.SW * 7 + p.KW);
     // Small integers make ties (the first one must win) and exact sums.
-    for (auto &v : x) v = r.small_int(-6, 6) * 0.25f;
+    for (auto &v : x) {
+        v = r.small_int(-6, 6) * 0.25f;
+        const int s = specials ? (int)r.small_int(0, 7) : 7;
+        if (s == 0) v = std::nanf("");
+        if (s == 1) v = -0.f;
+        if (s == 2) v = 0.f;
+    }
     reference(p, alg, x, ry, argmax);
     dnnl_memory_t ms, mdst, mws = nullptr;
     KT_OK(dnnl_memory_create(&ms, sd, e.eng, x.data()));
     KT_OK(dnnl_memory_create(&mdst, dd, e.eng, y.data()));
     std::vector<char> ws;
     std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mdst}};
-    if (max) {
+    if (train) {
         const_dnnl_memory_desc_t wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_workspace_md, 0);
         ws.assign(dnnl_memory_desc_get_size(wmd), 0);
         KT_OK(dnnl_memory_create(&mws, wmd, e.eng, ws.data()));
@@ -110,17 +120,17 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, dnnl_alg_kind_t alg, int t
     KT_OK(dnnl_stream_wait(e.strm));
     long bad = 0;
     for (size_t i = 0; i < y.size(); ++i)
-        if (!(y[i] == ry[i])) ++bad;
+        if (std::memcmp(&y[i], &ry[i], sizeof(float)) != 0) ++bad;
     const char *an = max ? "max" : alg == dnnl_pooling_avg_include_padding ? "avg_incl" : "avg_excl";
     char what[200];
     std::snprintf(what, sizeof(what),
-            "pooling %s nchw %ldx%ldx%ldx%ld k%ldx%ld s%ldx%ld d%ldx%ld pad %ld,%ld,%ld,%ld %d thr (%s): "
+            "pooling %s%s nchw %ldx%ldx%ldx%ld k%ldx%ld s%ldx%ld d%ldx%ld pad %ld,%ld,%ld,%ld %d thr (%s): "
             "dst equals the reference (%ld off)",
-            an, p.N, p.C, p.IH, p.IW, p.KH, p.KW, p.SH, p.SW, p.DH, p.DW, p.pt, p.pl, p.pb, p.pr, threads,
+            an, specials ? " (inference, NaN/-0/+0 inputs)" : "", p.N, p.C, p.IH, p.IW, p.KH, p.KW, p.SH, p.SW, p.DH, p.DW, p.pt, p.pl, p.pb, p.pr, threads,
             kt::impl_name(pd).c_str(), bad);
     t.check(bad == 0, what);
 
-    if (max) {
+    if (train) {
         // Backward with the workspace: each diff_dst value goes to the
         // reference's first maximum of its window (sums of small
         // integers in any order are exact).
@@ -196,7 +206,10 @@ int main() {
             for (const auto &p : probs)
                 for (dnnl_alg_kind_t alg :
                         {dnnl_pooling_max, dnnl_pooling_avg_include_padding, dnnl_pooling_avg_exclude_padding})
-                    check(t, e, p, alg, threads);
+                {
+                    check(t, e, p, alg, threads, alg == dnnl_pooling_max);
+                    if (alg == dnnl_pooling_max) check(t, e, p, alg, threads, false);
+                }
         });
     check_cpp(t);
     return t.finish();

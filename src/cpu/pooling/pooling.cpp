@@ -63,6 +63,13 @@ struct chan_row_t {
 
 enum class pool_op_t { max, avg };
 
+// Prefetches n columns, step bytes apart, from `ahead` bytes past p. The
+// addresses are formed as integers, as they may lie past the row.
+inline void prefetch_cols(const char *p, dim_t ahead, dim_t n, dim_t step) {
+    for (dim_t m = 0; m < n; ++m)
+        _mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)(ahead + m * step)), _MM_HINT_T0);
+}
+
 #define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 
 template <bool BF>
@@ -105,18 +112,20 @@ KESTREL_AVX512 inline void chan_cols_avx512(
             const char *p = base + (r.id0 + kd * r.DD1) * r.sd + (r.ih0 + kh * r.DH1) * r.sh;
             const int32_t kb = (int32_t)((kd * r.KH + kh) * r.KW);
             // Four blocks of columns ahead (the hardware prefetchers lose
-            // track of the KD * KH interleaved row streams); the address is
-            // formed as an integer, as it may lie past the row.
-            if (NC > 1)
-#pragma GCC unroll 8
-                for (int j = 0; j < NC; ++j) _mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)((4 * NC + j) * col)), _MM_HINT_T0);
+            // track of the KD * KH interleaved row streams), every column
+            // the next block reads, not only the first of each window.
+            if (NC > 1) prefetch_cols(p, 4 * NC * col, NC * r.SW, r.sw);
             for (dim_t kw = kw0; kw < kw1; ++kw) {
                 const char *q = p + kw * tap;
                 const __m512i kv = _mm512_set1_epi32(kb + (int32_t)kw);
 #pragma GCC unroll 8
                 for (int j = 0; j < NC; ++j) {
                     const __m512 v = chan_ld<BF>(q + j * col, m);
-                    if (MAX) {
+                    if (MAX && !WS) {
+                        // vmaxps returns its second operand when either is
+                        // NaN: acc, never NaN, as the strict > keeps it.
+                        acc[j] = _mm512_max_ps(v, acc[j]);
+                    } else if (MAX) {
                         const __mmask16 gt = _mm512_cmp_ps_mask(v, acc[j], _CMP_GT_OQ);
                         acc[j] = _mm512_mask_mov_ps(acc[j], gt, v);
                         if (WS) idx[j] = _mm512_mask_mov_epi32(idx[j], gt, kv);
@@ -225,9 +234,7 @@ KESTREL_AVX2 inline void chan_cols_avx2(
         for (dim_t kh = r.kh0; kh < r.kh1; ++kh) {
             const char *p = base + (r.id0 + kd * r.DD1) * r.sd + (r.ih0 + kh * r.DH1) * r.sh;
             const int32_t kb = (int32_t)((kd * r.KH + kh) * r.KW);
-            if (NC > 1) // as in chan_cols_avx512
-#pragma GCC unroll 8
-                for (int j = 0; j < NC; ++j) _mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)((4 * NC + j) * col)), _MM_HINT_T0);
+            if (NC > 1) prefetch_cols(p, 4 * NC * col, NC * r.SW, r.sw); // as in chan_cols_avx512
             for (dim_t kw = kw0; kw < kw1; ++kw) {
                 const char *q = p + kw * tap;
                 const __m256i kv = _mm256_set1_epi32(kb + (int32_t)kw);

@@ -81,7 +81,11 @@ KESTREL_AVX512 void ncsp_row_avx512(float *acc, int32_t *idx, const float *const
         for (int r = 0; r < nrows; ++r) {
             for (dim_t kw = 0; kw < KW; ++kw) {
                 const __m512 v = ncsp_taps<SW>(x[r], s0 + kw * DW1, IW, full, fill);
-                if (MAX) {
+                if (MAX && !IDX) {
+                    // vmaxps returns its second operand when either is NaN:
+                    // a, never NaN, as the strict > keeps it.
+                    a = _mm512_max_ps(v, a);
+                } else if (MAX) {
                     const __mmask16 gt = _mm512_mask_cmp_ps_mask(om, v, a, _CMP_GT_OQ);
                     a = _mm512_mask_mov_ps(a, gt, v);
                     if (IDX) id = _mm512_mask_mov_epi32(id, gt, _mm512_set1_epi32(kb[r] + (int32_t)kw));
@@ -136,7 +140,7 @@ struct ncsp_pooling_fwd_t : primitive_t {
             }
             // The register path: f32 source, stride 1 or 2, AVX-512.
             if (src_md_.data_type == dnnl_f32 && (c.SW == 1 || c.SW == 2) && isa::has(isa::avx512)) {
-                row_ = pick_ncsp_row(c.SW, c.is_max, c.is_max);
+                row_ = pick_ncsp_row(c.SW, c.is_max, c.is_max && c.with_ws);
                 if (!c.is_max && c.exclude_padding) {
                     // Taps inside the row per output point (times the valid rows).
                     kw_count_.assign((size_t)c.OW, 0);
