@@ -215,8 +215,15 @@ KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t b
     for (dim_t p = 0; p < kb; p += 16) {
         const __mmask16 m = first_lanes(kb - p);
         __m512 bv[J];
+        // The next group's J columns (contiguous along k, bcs apart) are
+        // fetched one line per column per step: a long op(B) (the rows of
+        // A in a GEMV) then streams at memory speed rather than paying a
+        // miss at the start of every column.
 #pragma GCC unroll 8
-        for (int j = 0; j < J; ++j) bv[j] = _mm512_maskz_loadu_ps(m, b + j * bcs + p);
+        for (int j = 0; j < J; ++j) {
+            _mm_prefetch(reinterpret_cast<const char *>(b + (j + J) * bcs + p), _MM_HINT_T0);
+            bv[j] = _mm512_maskz_loadu_ps(m, b + j * bcs + p);
+        }
 #pragma GCC unroll 8
         for (int i = 0; i < M; ++i) {
             const __m512 av = _mm512_maskz_loadu_ps(m, a + i * ars + p);
@@ -234,16 +241,19 @@ KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t b
         }
 }
 
-// k is cut into blocks so that a strided a can be copied into a small
-// contiguous buffer; C accumulates across blocks (beta = 1 after the first).
+// A strided a (acs != 1) is copied into a small contiguous buffer, k cut
+// into blocks of KB; C accumulates across blocks (beta = 1 after the
+// first). A contiguous a is read in place over the whole k, so each column
+// of b is one sequential stream.
 template <int M>
 KESTREL_AVX512 void skinny_dot(const skinny_args_t &s) {
     constexpr int J = M <= 2 ? 8 : M <= 4 ? 4 : 2;
     constexpr dim_t KB = 512;
     alignas(64) float abuf[M * KB];
+    const dim_t kblk = s.acs == 1 ? (s.k > KB ? s.k : KB) : KB;
     dim_t p0 = 0;
     do {
-        const dim_t kb = s.k - p0 < KB ? s.k - p0 : KB;
+        const dim_t kb = s.k - p0 < kblk ? s.k - p0 : kblk;
         const float beta = p0 == 0 ? s.beta : 1.f;
         const float *a = s.a + p0 * s.acs;
         dim_t ars = s.ars;
