@@ -65,15 +65,16 @@ inline dnnl_status_t execute(const_dnnl_primitive_desc_t pd, const std::vector<a
     return st;
 }
 
-// Runs the first implementation, then the reference (walking next_impl);
+// Runs the first implementation, then (passes 2) the reference (walking next_impl);
 // each result must match `want` within `tol` (see na::apply). Returns the
 // first implementation's name through `first`.
 inline bool check_impls(dnnl_primitive_desc_t pd, std::vector<arg_t> args, int dst_idx, size_t dst_n,
-        const std::vector<float> &want, const std::vector<double> &tol, std::string &first, const char *what) {
+        const std::vector<float> &want, const std::vector<double> &tol, std::string &first, const char *what,
+        int passes = 2) {
     first = kt::impl_name(pd);
     const std::vector<float> init(args[dst_idx].data, args[dst_idx].data + dst_n);
     bool ok = true;
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int pass = 0; pass < passes; ++pass) {
         if (pass == 1)
             while (kt::impl_name(pd).rfind("ref", 0) != 0)
                 if (dnnl_primitive_desc_next_impl(pd) != dnnl_success) return false;

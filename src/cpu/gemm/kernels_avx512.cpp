@@ -193,8 +193,67 @@ KESTREL_AVX512 void axpy_chunk(const skinny_args_t &s, dim_t j0, __mmask16 mlast
                     acc[i][v]);
 }
 
+// One row of C over a B too large for the last-level cache (rows from
+// DRAM): R rows of B at a time are each read whole across a chunk of CH
+// columns, whose sums sit in an L1 buffer. Long sequential runs keep the
+// DRAM prefetchers streaming, where axpy_chunk's 256-column pieces of rows
+// ldb apart do not. Each sum still takes its products one p after the
+// other from zero, as axpy_chunk's do: the bits are the same.
+constexpr double dram_b_bytes = 32.0 * (1 << 20); // one Zen 4/5 CCD's L3
+
+KESTREL_AVX512 void axpy_rows_m1(const skinny_args_t &s) {
+    constexpr dim_t CH = 2048;
+    constexpr int R = 4;
+    alignas(64) float acc[CH];
+    for (dim_t j0 = 0; j0 < s.n; j0 += CH) {
+        const dim_t ch = s.n - j0 < CH ? s.n - j0 : CH;
+        const dim_t nv = (ch + 15) / 16, full = ch / 16;
+        const __mmask16 ml = first_lanes(ch - full * 16);
+        for (dim_t v = 0; v < nv; ++v) _mm512_store_ps(acc + 16 * v, _mm512_setzero_ps());
+        const float *b = s.b + j0;
+        dim_t p = 0;
+        for (; p + R <= s.k; p += R) {
+            __m512 ar[R];
+            const float *br[R];
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r) {
+                ar[r] = _mm512_set1_ps(s.a[(p + r) * s.acs]);
+                br[r] = b + (p + r) * s.brs;
+            }
+            for (dim_t v = 0; v < full; ++v) {
+                __m512 x = _mm512_load_ps(acc + 16 * v);
+#pragma GCC unroll 4
+                for (int r = 0; r < R; ++r) x = _mm512_fmadd_ps(ar[r], _mm512_loadu_ps(br[r] + 16 * v), x);
+                _mm512_store_ps(acc + 16 * v, x);
+            }
+            if (full < nv) {
+                __m512 x = _mm512_load_ps(acc + 16 * full);
+#pragma GCC unroll 4
+                for (int r = 0; r < R; ++r)
+                    x = _mm512_fmadd_ps(ar[r], _mm512_maskz_loadu_ps(ml, br[r] + 16 * full), x);
+                _mm512_store_ps(acc + 16 * full, x);
+            }
+        }
+        for (; p < s.k; ++p) {
+            const __m512 ap = _mm512_set1_ps(s.a[p * s.acs]);
+            const float *bp = b + p * s.brs;
+            for (dim_t v = 0; v < nv; ++v) {
+                const __m512 bv = _mm512_maskz_loadu_ps(v < full ? (__mmask16)0xffff : ml, bp + 16 * v);
+                _mm512_store_ps(acc + 16 * v, _mm512_fmadd_ps(ap, bv, _mm512_load_ps(acc + 16 * v)));
+            }
+        }
+        for (dim_t v = 0; v < nv; ++v)
+            store_c(s, s.c + (j0 + 16 * v) * s.ccs, v < full ? (__mmask16)0xffff : ml,
+                    _mm512_load_ps(acc + 16 * v));
+    }
+}
+
 template <int M>
 KESTREL_AVX512 void skinny_axpy(const skinny_args_t &s) {
+    if (M == 1 && (double)s.k * s.brs * sizeof(float) > dram_b_bytes) {
+        axpy_rows_m1(s);
+        return;
+    }
     constexpr int NV = M == 1 ? 16 : (24 / M > 8 ? 8 : 24 / M);
     dim_t j0 = 0;
     for (; j0 + 16 * NV <= s.n; j0 += 16 * NV) axpy_chunk<M, NV>(s, j0, 0xffff);
@@ -215,8 +274,15 @@ KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t b
     for (dim_t p = 0; p < kb; p += 16) {
         const __mmask16 m = first_lanes(kb - p);
         __m512 bv[J];
+        // The next group's J columns (contiguous along k, bcs apart) are
+        // fetched one line per column per step: a long op(B) (the rows of
+        // A in a GEMV) then streams at memory speed rather than paying a
+        // miss at the start of every column.
 #pragma GCC unroll 8
-        for (int j = 0; j < J; ++j) bv[j] = _mm512_maskz_loadu_ps(m, b + j * bcs + p);
+        for (int j = 0; j < J; ++j) {
+            _mm_prefetch(reinterpret_cast<const char *>(b + (j + J) * bcs + p), _MM_HINT_T0);
+            bv[j] = _mm512_maskz_loadu_ps(m, b + j * bcs + p);
+        }
 #pragma GCC unroll 8
         for (int i = 0; i < M; ++i) {
             const __m512 av = _mm512_maskz_loadu_ps(m, a + i * ars + p);
@@ -234,16 +300,19 @@ KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t b
         }
 }
 
-// k is cut into blocks so that a strided a can be copied into a small
-// contiguous buffer; C accumulates across blocks (beta = 1 after the first).
+// A strided a (acs != 1) is copied into a small contiguous buffer, k cut
+// into blocks of KB; C accumulates across blocks (beta = 1 after the
+// first). A contiguous a is read in place over the whole k, so each column
+// of b is one sequential stream.
 template <int M>
 KESTREL_AVX512 void skinny_dot(const skinny_args_t &s) {
     constexpr int J = M <= 2 ? 8 : M <= 4 ? 4 : 2;
     constexpr dim_t KB = 512;
     alignas(64) float abuf[M * KB];
+    const dim_t kblk = s.acs == 1 ? (s.k > KB ? s.k : KB) : KB;
     dim_t p0 = 0;
     do {
-        const dim_t kb = s.k - p0 < KB ? s.k - p0 : KB;
+        const dim_t kb = s.k - p0 < kblk ? s.k - p0 : kblk;
         const float beta = p0 == 0 ? s.beta : 1.f;
         const float *a = s.a + p0 * s.acs;
         dim_t ars = s.ars;

@@ -262,7 +262,13 @@ status_t gemm_matmul_t::pd_t::init(dnnl_engine *) {
     }
     dim_t batch = 1;
     for (int d = 0; d < nd - 2; ++d) batch *= dst_md_.dims[d];
-    batch_parallel = !rt && batch > 1 && (double)M * N * K < 4e6;
+    // Whole products per thread (no packing duplicated across threads, no
+    // split of a small C) when the batch alone keeps every thread busy:
+    // small products, or a batch that divides evenly or is long enough
+    // for the remainder not to matter.
+    const int mt = max_threads();
+    batch_parallel = !rt && batch > 1
+            && ((double)M * N * K < 4e6 || batch % mt == 0 || batch >= 4 * (dim_t)mt);
     const int nthr = batch_parallel ? 1 : 0;
     if (cvt) {
         KESTREL_CHECK(cplan.init(M, N, K, sdt, sv.trans, wdt, wv.trans, ddt, false, nthr));
@@ -352,7 +358,11 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
     };
     if (pd->batch_parallel) {
         std::atomic<bool> bad {false};
-        const int nthr = ctx.scratchpad().nthr() > 1 ? ctx.scratchpad().nthr() : 1;
+        // Thread slots are bounded by the granted slabs only when the plan
+        // packs (direct tiles and skinny kernels book none).
+        int nthr = max_threads();
+        if (pd->scratchpad_registry().slab_size() > 0 && ctx.scratchpad().nthr() < nthr)
+            nthr = ctx.scratchpad().nthr() > 1 ? ctx.scratchpad().nthr() : 1;
         parallel(nthr, [&](int ithr, int n) {
             dim_t b0, b1;
             balance211(batch, n, ithr, b0, b1);
