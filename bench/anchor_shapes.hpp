@@ -232,6 +232,7 @@ struct ip_fwd_shape_t {
 
 const ip_fwd_shape_t ip_fwd_shapes[] = {
         {64, 2048, 1000},
+        {256, 1024, 1024}, // f32 row of ip_mb256_1024-1024_u8s8s8
 };
 
 // Inner product backward data ('d') / weights ('w'), 2D src, no bias.

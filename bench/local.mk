@@ -28,7 +28,7 @@ bench: $(BENCH_PROGS)
 # Kestrel beside oneDNN 2.x and OpenBLAS (bench/compare.sh); the anchor is
 # compiled with its own headers only: per-target flags replace AM_CPPFLAGS,
 # so Kestrel's include/ is not on its command line.
-EXTRA_DIST += bench/compare.sh bench/anchor_onednn.cpp bench/anchor_shapes.hpp bench/anchor_int8_shapes.hpp \
+EXTRA_DIST += bench/README.md bench/compare.sh bench/anchor_onednn.cpp bench/anchor_shapes.hpp bench/anchor_int8_shapes.hpp \
 	bench/anchor_timing.hpp bench/rnn_shapes.hpp
 BENCH_ROUNDS = 5
 if HAVE_ANCHOR
