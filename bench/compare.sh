@@ -125,13 +125,13 @@ lib='
 grep '^BENCH ' "$raw" | awk -v pk="$pk" "$lib"'
     END {
         if (!any("f32")) exit
-        printf "%-42s %10s %10s %10s %8s %6s %6s %6s\n", "f32 (median GFLOP/s)", "Kestrel", "oneDNN2.6", "OpenBLAS",
+        printf "%-46s %10s %10s %10s %8s %6s %6s %6s\n", "f32 (median GFLOP/s)", "Kestrel", "oneDNN2.6", "OpenBLAS",
             "K/1DNN", "K%pk", "1D%pk", "OB%pk"
         for (i = 1; i <= ns; i++) {
             s = order[i]; if (kind(s) != "f32") continue
             k = median("kestrel " s); o = median("onednn " s); b = median("openblas " s)
             if (k > 0 && o > 0) { cnt++; lsum += log(k / o); if (k / o < 0.85) below++ }
-            printf "%-42s %s %s %s %s %s %s %s\n", s, cell(k), cell(o), cell(b), ratio(k, o, 8), pct(k), pct(o), pct(b)
+            printf "%-46s %s %s %s %s %s %s %s\n", s, cell(k), cell(o), cell(b), ratio(k, o, 8), pct(k), pct(o), pct(b)
         }
         geo("f32 Kestrel/oneDNN", cnt, lsum, below)
     }'
@@ -139,12 +139,12 @@ grep '^BENCH ' "$raw" | awk -v pk="$pk" "$lib"'
 grep '^BENCH ' "$raw" | awk -v pk="$pk" "$lib"'
     END {
         if (!any("lowp")) exit
-        printf "\n%-42s %10s %10s %8s %8s\n", "low precision (median GFLOP/s)", "Kestrel", "oneDNN2.6", "K/1DNN", "x f32"
+        printf "\n%-46s %10s %10s %8s %8s\n", "low precision (median GFLOP/s)", "Kestrel", "oneDNN2.6", "K/1DNN", "x f32"
         for (i = 1; i <= ns; i++) {
             s = order[i]; if (kind(s) != "lowp") continue
             k = median("kestrel " s); o = median("onednn " s); f = median("kestrel " f32_of(s))
             if (k > 0 && o > 0) { cnt++; lsum += log(k / o); if (k / o < 0.85) below++ }
-            printf "%-42s %s %s %s %s\n", s, cell(k), cell(o), ratio(k, o, 8), ratio(k, f, 8)
+            printf "%-46s %s %s %s %s\n", s, cell(k), cell(o), ratio(k, o, 8), ratio(k, f, 8)
         }
         geo("low precision Kestrel/oneDNN", cnt, lsum, below)
     }'
@@ -156,13 +156,13 @@ grep '^BENCH ' "$raw" | awk "$lib"'
     END {
         if (!any("mem")) exit
         kc = median("kestrel " copyshape); oc = median("onednn " copyshape)
-        printf "\n%-42s %10s %10s %8s %8s %11s\n", "memory-bound (median GB/s)", "Kestrel", "oneDNN2.6", "K/1DNN", "K/copy",
+        printf "\n%-46s %10s %10s %8s %8s %11s\n", "memory-bound (median GB/s)", "Kestrel", "oneDNN2.6", "K/1DNN", "K/copy",
             "oneDNN/copy"
         for (i = 1; i <= ns; i++) {
             s = order[i]; if (kind(s) != "mem") continue
             k = median("kestrel " s); o = median("onednn " s)
             if (k > 0 && o > 0) { cnt++; lsum += log(k / o); if (k / o < 0.85) below++ }
-            printf "%-42s %s %s %s %s %s\n", s, cell(k), cell(o), ratio(k, o, 8), ratio(k, kc, 8), ratio(o, oc, 11)
+            printf "%-46s %s %s %s %s %s\n", s, cell(k), cell(o), ratio(k, o, 8), ratio(k, kc, 8), ratio(o, oc, 11)
         }
         geo("memory-bound Kestrel/oneDNN", cnt, lsum, below)
     }'
@@ -173,12 +173,12 @@ grep '^BENCH ' "$raw" | awk "$lib"'
     function us(x) { return x < 0 ? sprintf("%10s", "-") : sprintf("%10.2f", x) }
     END {
         if (!any("create")) exit
-        printf "\n%-42s %10s %10s %8s\n", "creation pd+primitive (median us)", "Kestrel", "oneDNN2.6", "1DNN/K"
+        printf "\n%-46s %10s %10s %8s\n", "creation pd+primitive (median us)", "Kestrel", "oneDNN2.6", "1DNN/K"
         for (i = 1; i <= ns; i++) {
             s = order[i]; if (kind(s) != "create") continue
             k = median("kestrel " s); o = median("onednn " s)
             if (k > 0 && o > 0 && s ~ /^create_miss_/) { cnt++; lsum += log(o / k); if (o / k < 10) below++ }
-            printf "%-42s %s %s %s\n", s, us(k), us(o), ratio(o, k, 8)
+            printf "%-46s %s %s %s\n", s, us(k), us(o), ratio(o, k, 8)
         }
         if (cnt) printf "creation on a miss, oneDNN/Kestrel: geometric mean %.1f over %d cases, %d below 10\n", exp(lsum / cnt), cnt, below
     }'
