@@ -548,8 +548,14 @@ void guarded(const char *id, F f) {
     try {
         f();
     } catch (const dnnl::error &e) {
+        static const char *const names[] = {"success", "out_of_memory", "invalid_arguments", "unimplemented",
+                "iterator_ends", "runtime_error", "not_required"};
+        const int st = (int)e.status;
         char why[64];
-        std::snprintf(why, sizeof(why), "onednn_status_%d", (int)e.status);
+        if (st >= 0 && st < (int)(sizeof(names) / sizeof(names[0])))
+            std::snprintf(why, sizeof(why), "%s", names[st]);
+        else
+            std::snprintf(why, sizeof(why), "status_%d", st);
         bench::refusal_line("onednn", id, why);
     }
 #else
