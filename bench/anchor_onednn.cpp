@@ -4,7 +4,7 @@
 // (bench/anchor_timing.hpp). Built only when configure finds the anchors,
 // never against Kestrel's headers; prints "BENCH <lib> <shape> <GFLOP/s>"
 // lines for bench/compare.sh.
-//   anchor_onednn [--gemm] [--conv] [--train] [--mem] [--rnn]   (all when none is given)
+//   anchor_onednn [--gemm] [--conv] [--train] [--mem] [--rnn] [--create]   (all when none is given)
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -65,8 +65,10 @@ void onednn_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_shape_
             : s.layout == bench::layout_t::nhwc        ? tag::nhwc
                                                        : tag::nChw16c;
     const long oh = s.oh();
-    memory::desc sd({s.mb, s.ic, s.ih, s.ih}, dt::f32, data),
-            wd({s.oc, s.ic, s.k, s.k}, dt::f32, tag::any), dd({s.mb, s.oc, oh, oh}, dt::f32, data);
+    const memory::dims wdims = s.g > 1 ? memory::dims {s.g, s.oc / s.g, s.ic / s.g, s.k, s.k}
+                                       : memory::dims {s.oc, s.ic, s.k, s.k};
+    memory::desc sd({s.mb, s.ic, s.ih, s.ih}, dt::f32, data), wd(wdims, dt::f32, tag::any),
+            dd({s.mb, s.oc, oh, oh}, dt::f32, data);
     dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference,
             dnnl::algorithm::convolution_direct, sd, wd, dd, {s.stride, s.stride}, {s.pad, s.pad},
             {s.pad, s.pad});
@@ -132,23 +134,26 @@ void time_training(dnnl::stream &strm, dnnl::primitive &prim, std::unordered_map
     bench::machine_line("onednn", id, flop / sec * 1e-9);
 }
 
-// int8 convolution: u8 nhwc, s8 weights `any`, u8 nhwc, one output scale.
+// int8 convolution: u8 nhwc, s8 weights `any`, u8 nhwc, one output scale;
+// or bf16 nhwc, bf16 weights `any`, bf16 nhwc (zeros), no scale.
 void onednn_int8_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::int8_conv_shape_t &s) {
     using tag = memory::format_tag;
     using dt = memory::data_type;
     const long oh = s.oh();
-    memory::desc sd({s.mb, s.ic, s.ih, s.ih}, dt::u8, tag::nhwc),
-            wd({s.oc, s.ic, s.k, s.k}, dt::s8, tag::any), dd({s.mb, s.oc, oh, oh}, dt::u8, tag::nhwc);
+    const bool bf16 = s.bf16();
+    memory::desc sd({s.mb, s.ic, s.ih, s.ih}, bf16 ? dt::bf16 : dt::u8, tag::nhwc),
+            wd({s.oc, s.ic, s.k, s.k}, bf16 ? dt::bf16 : dt::s8, tag::any),
+            dd({s.mb, s.oc, oh, oh}, bf16 ? dt::bf16 : dt::u8, tag::nhwc);
     dnnl::convolution_forward::desc cd(dnnl::prop_kind::forward_inference,
             dnnl::algorithm::convolution_direct, sd, wd, dd, {s.stride, s.stride}, {s.pad, s.pad},
             {s.pad, s.pad});
     dnnl::primitive_attr attr;
-    attr.set_output_scales(0, {0.01f});
+    if (!bf16) attr.set_output_scales(0, {0.01f});
     dnnl::convolution_forward::primitive_desc pd(cd, attr, eng);
     dnnl::primitive prim = dnnl::convolution_forward(pd);
     memory ms(sd, eng), mw(pd.weights_desc(), eng), md(dd, eng);
-    std::memset(ms.get_data_handle(), 1, sd.get_size());
-    std::memset(mw.get_data_handle(), 1, pd.weights_desc().get_size());
+    std::memset(ms.get_data_handle(), bf16 ? 0 : 1, sd.get_size());
+    std::memset(mw.get_data_handle(), bf16 ? 0 : 1, pd.weights_desc().get_size());
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
     char id[96];
     time_training(strm, prim, args, s.id(id, sizeof(id)), s.flop());
@@ -333,6 +338,76 @@ void onednn_mem(dnnl::engine &eng, dnnl::stream &strm, const bench::mem_shape_t 
     char id[128];
     time_training(strm, prim, args, s.id(id, sizeof(id)), bytes);
 }
+// Low-precision matmul (bench::lp_matmul_shapes): bf16 or f16 throughout,
+// plain 2D layouts, zeros. Weights decompression (grouped scales, fpmath
+// applied to integers) is not in oneDNN 2.x's API: those are refused.
+void onednn_lp_matmul(dnnl::engine &eng, dnnl::stream &strm, const bench::lp_matmul_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    char id[96];
+    s.id(id, sizeof(id));
+    if (std::strcmp(s.dt, "bf16") && std::strcmp(s.dt, "f16"))
+        return bench::refusal_line("onednn", id, "no_weights_decompression_in_the_v2_api");
+    const dt t = !std::strcmp(s.dt, "f16") ? dt::f16 : dt::bf16;
+    memory::desc sd({s.M, s.K}, t, tag::ab), wd({s.K, s.N}, t, tag::ab), dd({s.M, s.N}, t, tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(sd, wd, dd), eng);
+    dnnl::primitive prim = dnnl::matmul(pd);
+    std::unordered_map<int, memory> args = {
+            {DNNL_ARG_SRC, zeroed(eng, sd)}, {DNNL_ARG_WEIGHTS, zeroed(eng, wd)}, {DNNL_ARG_DST, zeroed(eng, dd)}};
+    time_training(strm, prim, args, id, s.flop());
+}
+
+// Creation latency (bench::create_shapes): primitive_desc + primitive,
+// median microseconds; a miss with the primitive cache at capacity 0, a
+// hit with the default capacity and the same problem created before.
+void onednn_create(dnnl::engine &eng, const bench::create_shape_t &c, bool hit) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    using K = bench::create_kind_t;
+    auto create = [&] {
+        switch (c.kind) {
+            case K::conv: {
+                memory::desc sd({1, 64, 56, 56}, dt::f32, tag::nhwc), wd({64, 64, 3, 3}, dt::f32, tag::any),
+                        dd({1, 64, 56, 56}, dt::f32, tag::nhwc);
+                dnnl::convolution_forward::primitive_desc pd(
+                        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                dnnl::algorithm::convolution_direct, sd, wd, dd, {1, 1}, {1, 1}, {1, 1}),
+                        eng);
+                dnnl::convolution_forward p(pd);
+                break;
+            }
+            case K::matmul: {
+                memory::desc sd({128, 3072}, dt::f32, tag::ab), wd({3072, 768}, dt::f32, tag::ab),
+                        dd({128, 768}, dt::f32, tag::ab);
+                dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(sd, wd, dd), eng);
+                dnnl::matmul p(pd);
+                break;
+            }
+            case K::eltwise: {
+                memory::desc sd({16, 64, 56, 56}, dt::f32, tag::nchw);
+                dnnl::eltwise_forward::primitive_desc pd(
+                        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,
+                                dnnl::algorithm::eltwise_relu, sd, 0.f, 0.f),
+                        eng);
+                dnnl::eltwise_forward p(pd);
+                break;
+            }
+            case K::reorder: {
+                memory::desc sd({16, 64, 56, 56}, dt::f32, tag::nchw), dd({16, 64, 56, 56}, dt::f32, tag::nChw16c);
+                dnnl::reorder::primitive_desc pd(eng, sd, eng, dd);
+                dnnl::reorder p(pd);
+                break;
+            }
+        }
+    };
+    const int capacity = dnnl::get_primitive_cache_capacity();
+    if (!hit) dnnl::set_primitive_cache_capacity(0);
+    const double sec = bench::median_seconds(create, 20, 0.1);
+    dnnl::set_primitive_cache_capacity(capacity);
+    char id[96];
+    // The value column holds microseconds here.
+    bench::machine_line("onednn", c.id(id, sizeof(id), hit), sec * 1e6);
+}
 #endif
 
 #ifdef ANCHOR_HAVE_OPENBLAS
@@ -464,53 +539,87 @@ void onednn_gru_train(dnnl::engine &eng, dnnl::stream &strm, const bench::gru_tr
 
 } // namespace
 
+// Runs one problem; a problem oneDNN refuses (or fails) prints a
+// REFUSED line and the others go on.
+template <typename F>
+void guarded(const char *id, F f) {
+    if (!bench::selected(id)) return;
+#ifdef ANCHOR_HAVE_ONEDNN
+    try {
+        f();
+    } catch (const dnnl::error &e) {
+        static const char *const names[] = {"success", "out_of_memory", "invalid_arguments", "unimplemented",
+                "iterator_ends", "runtime_error", "not_required"};
+        const int st = (int)e.status;
+        char why[64];
+        if (st >= 0 && st < (int)(sizeof(names) / sizeof(names[0])))
+            std::snprintf(why, sizeof(why), "%s", names[st]);
+        else
+            std::snprintf(why, sizeof(why), "status_%d", st);
+        bench::refusal_line("onednn", id, why);
+    }
+#else
+    f();
+#endif
+}
+
 int main(int argc, char **argv) {
-    bool gemm = false, conv = false, train = false, mem = false, rnn = false;
+    bool gemm = false, conv = false, train = false, mem = false, rnn = false, create = false;
     for (int i = 1; i < argc; ++i) {
         gemm = gemm || !std::strcmp(argv[i], "--gemm");
         conv = conv || !std::strcmp(argv[i], "--conv");
         train = train || !std::strcmp(argv[i], "--train");
         mem = mem || !std::strcmp(argv[i], "--mem");
         rnn = rnn || !std::strcmp(argv[i], "--rnn");
+        create = create || !std::strcmp(argv[i], "--create");
     }
-    if (!gemm && !conv && !train && !mem && !rnn) gemm = conv = train = mem = rnn = true;
-    char id[96];
+    if (!gemm && !conv && !train && !mem && !rnn && !create) gemm = conv = train = mem = rnn = create = true;
+    char id[128];
 #ifdef ANCHOR_HAVE_ONEDNN
     try {
         dnnl::engine eng(dnnl::engine::kind::cpu, 0);
         dnnl::stream strm(eng);
         if (gemm) {
-            for (const auto &s : bench::sgemm_shapes)
-                if (bench::selected(s.id(id, sizeof(id)))) onednn_sgemm(s);
+            for (const auto &s : bench::sgemm_shapes) guarded(s.id(id, sizeof(id)), [&] { onednn_sgemm(s); });
             for (const auto &s : bench::matmul_shapes)
-                if (bench::selected(s.id(id, sizeof(id)))) onednn_matmul(eng, strm, s);
+                guarded(s.id(id, sizeof(id)), [&] { onednn_matmul(eng, strm, s); });
             for (const auto &s : bench::ip_fwd_shapes)
-                if (bench::selected(s.id(id, sizeof(id)))) onednn_ip_fwd(eng, strm, s);
+                guarded(s.id(id, sizeof(id)), [&] { onednn_ip_fwd(eng, strm, s); });
             for (const auto &s : bench::int8_shapes)
-                if (bench::selected(s.id(id, sizeof(id), "gemm_u8s8s32"))) onednn_gemm_u8s8s32(s);
+                guarded(s.id(id, sizeof(id), "gemm_u8s8s32"), [&] { onednn_gemm_u8s8s32(s); });
             for (const auto &s : bench::int8_shapes)
-                if (bench::selected(s.id(id, sizeof(id), "matmul_u8s8s32"))) onednn_int8_matmul(eng, strm, s);
+                guarded(s.id(id, sizeof(id), "matmul_u8s8s32"), [&] { onednn_int8_matmul(eng, strm, s); });
+            for (const auto &s : bench::lp_matmul_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_lp_matmul(eng, strm, s); });
         }
         if (conv) {
-            for (const auto &s : bench::conv_shapes) onednn_conv(eng, strm, s);
-            for (const auto &s : bench::int8_conv_shapes) onednn_int8_conv(eng, strm, s);
-            for (const auto &s : bench::int8_ip_shapes) onednn_int8_ip(eng, strm, s);
+            for (const auto &s : bench::conv_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_conv(eng, strm, s); });
+            for (const auto &s : bench::int8_conv_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_int8_conv(eng, strm, s); });
+            for (const auto &s : bench::int8_ip_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_int8_ip(eng, strm, s); });
         }
         if (train) {
-            for (const auto &s : bench::conv_bwd_shapes) onednn_conv_bwd(eng, strm, s);
-            for (const auto &s : bench::ip_bwd_shapes) onednn_ip_bwd(eng, strm, s);
+            for (const auto &s : bench::conv_bwd_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_conv_bwd(eng, strm, s); });
+            for (const auto &s : bench::ip_bwd_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_ip_bwd(eng, strm, s); });
         }
         if (mem)
-            for (const auto &s : bench::mem_shapes) {
-                char id[128];
-                if (bench::selected(s.id(id, sizeof(id)))) onednn_mem(eng, strm, s);
-            }
-        if (rnn)
-            for (const auto &s : bench::rnn_shapes) onednn_lstm(eng, strm, s);
-        if (rnn)
-            for (const auto &s : bench::gru_train_shapes) onednn_gru_train(eng, strm, s);
-        if (rnn)
-            for (const auto &s : bench::lstm_int8_shapes) onednn_lstm_int8(eng, strm, s);
+            for (const auto &s : bench::mem_shapes) guarded(s.id(id, sizeof(id)), [&] { onednn_mem(eng, strm, s); });
+        if (rnn) {
+            for (const auto &s : bench::rnn_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_lstm(eng, strm, s); });
+            for (const auto &s : bench::gru_train_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_gru_train(eng, strm, s); });
+            for (const auto &s : bench::lstm_int8_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_lstm_int8(eng, strm, s); });
+        }
+        if (create)
+            for (const auto &c : bench::create_shapes)
+                for (bool hit : {false, true})
+                    guarded(c.id(id, sizeof(id), hit), [&] { onednn_create(eng, c, hit); });
     } catch (const dnnl::error &e) {
         std::fprintf(stderr, "anchor_onednn: oneDNN error %d: %s\n", (int)e.status, e.what());
         return 1;
@@ -528,5 +637,6 @@ int main(int argc, char **argv) {
     (void)id;
     (void)train;
     (void)rnn;
+    (void)create;
     return 0;
 }

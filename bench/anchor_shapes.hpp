@@ -30,6 +30,7 @@ const sgemm_shape_t sgemm_shapes[] = {
         {1, 4096, 4096, 'N', 'N'}, // GEMV, one row
         {4096, 1, 1024, 'N', 'N'}, // GEMV-like, one column
         {4096, 64, 576, 'N', 'N'}, // im2col-like
+        {128, 768, 3072, 'N', 'N'}, // f32 row of gemm_u8s8s32_128x768x3072
 };
 
 struct matmul_shape_t {
@@ -46,6 +47,42 @@ const matmul_shape_t matmul_shapes[] = {
         {1, 128, 768, 3072},
         {64, 64, 64, 64},
         {8, 128, 768, 768},
+        // Issue 11's GEMV-like, square and BERT-like problems; 2048^3 is
+        // the f32 row of issue 12's low-precision matmuls.
+        {1, 1, 4096, 4096},
+        {1, 1024, 1024, 1024},
+        {1, 2048, 2048, 2048},
+};
+
+// Low-precision matmul, 2D, C[M x N] = A[M x K] B[K x N], plain layouts:
+// dt "bf16" / "f16" (every tensor of that type), or weights decompression
+// "bf16ws8" / "bf16ws4" (bf16 src and dst, s8 / s4 weights, f32 scales per
+// N and per group of 128 along K, fpmath bf16 applied to integers; oneDNN
+// 2.x has no such attribute, so the anchor runs none of these). The id
+// reads matmul_<dt>_MxNxK; its f32 counterpart is matmul_1xMxNxK.
+struct lp_matmul_shape_t {
+    const char *dt;
+    long M, N, K;
+    const char *id(char *buf, size_t n) const {
+        std::snprintf(buf, n, "matmul_%s_%ldx%ldx%ld", dt, M, N, K);
+        return buf;
+    }
+    double flop() const { return 2.0 * M * N * K; }
+};
+
+const long wdec_group = 128;
+
+const lp_matmul_shape_t lp_matmul_shapes[] = {
+        {"bf16", 2048, 2048, 2048},
+        {"bf16", 128, 768, 3072},
+        {"f16", 2048, 2048, 2048},
+        {"f16", 128, 768, 3072},
+        {"bf16ws8", 1, 4096, 4096},
+        {"bf16ws8", 128, 768, 3072},
+        {"bf16ws8", 2048, 2048, 2048},
+        {"bf16ws4", 1, 4096, 4096},
+        {"bf16ws4", 128, 768, 3072},
+        {"bf16ws4", 2048, 2048, 2048},
 };
 
 // int8: dnnl_gemm_u8s8s32 (row-major, no transposes, zero offsets) and a
@@ -62,6 +99,7 @@ struct int8_shape_t {
 const int8_shape_t int8_shapes[] = {
         {128, 768, 3072},
         {1024, 1024, 1024},
+        {2048, 2048, 2048},
 };
 
 enum class layout_t { nchw, nhwc, nChw16c };
@@ -69,17 +107,22 @@ inline const char *layout_name(layout_t l) {
     return l == layout_t::nchw ? "nchw" : l == layout_t::nhwc ? "nhwc" : "nChw16c";
 }
 
-// Forward-inference 2D convolution, square images and kernels, no bias.
+// Forward-inference 2D convolution, square images and kernels, no bias;
+// g > 1 is a grouped convolution (depthwise when g == ic == oc), its id
+// carries _g<g> after the image size.
 struct conv_shape_t {
     layout_t layout;
     long mb, ic, oc, ih, k, stride, pad;
+    long g = 1;
     long oh() const { return (ih - k + 2 * pad) / stride + 1; }
     const char *id(char *buf, size_t n) const {
-        std::snprintf(buf, n, "conv%ldx%ld_s%ld_%ld-%ld_%ld_mb%ld_%s", k, k, stride, ic, oc, ih, mb,
+        char grp[24] = "";
+        if (g > 1) std::snprintf(grp, sizeof(grp), "_g%ld", g);
+        std::snprintf(buf, n, "conv%ldx%ld_s%ld_%ld-%ld_%ld%s_mb%ld_%s", k, k, stride, ic, oc, ih, grp, mb,
                 layout_name(layout));
         return buf;
     }
-    double flop() const { return 2.0 * mb * oc * ic * k * k * oh() * oh(); }
+    double flop() const { return 2.0 * mb * oc * (ic / g) * k * k * oh() * oh(); }
 };
 
 const conv_shape_t conv_shapes[] = {
@@ -92,6 +135,62 @@ const conv_shape_t conv_shapes[] = {
         {layout_t::nhwc, 2, 256, 64, 56, 1, 1, 0},
         {layout_t::nhwc, 2, 128, 256, 28, 3, 2, 1},
         {layout_t::nhwc, 2, 3, 64, 224, 7, 2, 3},
+        // ResNet-50 (issue 11): conv1 7x7 s2, res2 1x1 reduce and 3x3,
+        // res3's first 3x3 s2 (56 -> 28), res4 1x1 reduce, res5 3x3; at
+        // minibatch 1 and 16, blocked and channels-last.
+        {layout_t::nChw16c, 1, 3, 64, 224, 7, 2, 3},
+        {layout_t::nChw16c, 1, 256, 64, 56, 1, 1, 0},
+        {layout_t::nChw16c, 1, 64, 64, 56, 3, 1, 1},
+        {layout_t::nChw16c, 1, 128, 128, 56, 3, 2, 1},
+        {layout_t::nChw16c, 1, 1024, 256, 14, 1, 1, 0},
+        {layout_t::nChw16c, 1, 512, 512, 7, 3, 1, 1},
+        {layout_t::nhwc, 1, 3, 64, 224, 7, 2, 3},
+        {layout_t::nhwc, 1, 256, 64, 56, 1, 1, 0},
+        {layout_t::nhwc, 1, 64, 64, 56, 3, 1, 1},
+        {layout_t::nhwc, 1, 128, 128, 56, 3, 2, 1},
+        {layout_t::nhwc, 1, 1024, 256, 14, 1, 1, 0},
+        {layout_t::nhwc, 1, 512, 512, 7, 3, 1, 1},
+        {layout_t::nChw16c, 16, 3, 64, 224, 7, 2, 3},
+        {layout_t::nChw16c, 16, 256, 64, 56, 1, 1, 0},
+        {layout_t::nChw16c, 16, 64, 64, 56, 3, 1, 1},
+        {layout_t::nChw16c, 16, 128, 128, 56, 3, 2, 1},
+        {layout_t::nChw16c, 16, 1024, 256, 14, 1, 1, 0},
+        {layout_t::nChw16c, 16, 512, 512, 7, 3, 1, 1},
+        {layout_t::nhwc, 16, 3, 64, 224, 7, 2, 3},
+        {layout_t::nhwc, 16, 256, 64, 56, 1, 1, 0},
+        {layout_t::nhwc, 16, 64, 64, 56, 3, 1, 1},
+        {layout_t::nhwc, 16, 128, 128, 56, 3, 2, 1},
+        {layout_t::nhwc, 16, 1024, 256, 14, 1, 1, 0},
+        {layout_t::nhwc, 16, 512, 512, 7, 3, 1, 1},
+        // MobileNet v1's first depthwise layer (conv_dw_1: 3x3 s1 pad 1,
+        // 32 channels at 112x112, groups = channels).
+        {layout_t::nChw16c, 1, 32, 32, 112, 3, 1, 1, 32},
+        {layout_t::nhwc, 1, 32, 32, 112, 3, 1, 1, 32},
+        {layout_t::nChw16c, 16, 32, 32, 112, 3, 1, 1, 32},
+        {layout_t::nhwc, 16, 32, 32, 112, 3, 1, 1, 32},
+};
+
+// Creation latency (issue 11): primitive_desc + primitive creation of one
+// primitive of each kind, in microseconds, with the primitive cache off
+// (capacity 0: every creation misses) and on (the same problem again: a
+// hit). The ids read create_<miss|hit>_<what>.
+enum class create_kind_t { conv, matmul, eltwise, reorder };
+struct create_shape_t {
+    create_kind_t kind;
+    const char *what; // conv: 3x3 64->64 56x56 mb1 nhwc, weights any;
+                      // matmul: f32 128x768x3072; eltwise: relu 16x64x56x56
+                      // nchw; reorder: nchw -> nChw16c 16x64x56x56
+    const char *id(char *buf, size_t n, bool hit) const {
+        std::snprintf(buf, n, "create_%s_%s", hit ? "hit" : "miss", what);
+        return buf;
+    }
+};
+
+const create_shape_t create_shapes[] = {
+        {create_kind_t::conv, "conv3x3_64-64_56_mb1_nhwc"},
+        {create_kind_t::matmul, "matmul_128x768x3072"},
+        {create_kind_t::eltwise, "eltwise_relu_16x64x56x56"},
+        {create_kind_t::reorder, "reorder_nchw_nChw16c_16x64x56x56"},
 };
 
 // Training: 2D convolution backward data ('d') or backward weights ('w',
@@ -133,6 +232,7 @@ struct ip_fwd_shape_t {
 
 const ip_fwd_shape_t ip_fwd_shapes[] = {
         {64, 2048, 1000},
+        {256, 1024, 1024}, // f32 row of ip_mb256_1024-1024_u8s8s8
 };
 
 // Inner product backward data ('d') / weights ('w'), 2D src, no bias.

@@ -1,6 +1,7 @@
 // Timing shared by Kestrel's benchmarks and the anchor program, so both
 // sides measure the same way: one warm-up call, then calls until at least
-// `min_reps` ran and `min_seconds` passed; the median call time is kept.
+// `min_reps` ran and `min_seconds` passed (or, for slow problems, three
+// calls took a second); the median call time is kept.
 // Header-only and free of any library header: the anchor includes it
 // beside oneDNN 2.x's headers, Kestrel's benchmarks beside Kestrel's.
 #ifndef KESTREL_BENCH_ANCHOR_TIMING_HPP
@@ -35,7 +36,9 @@ double median_seconds(F f, int min_reps = 5, double min_seconds = 0.15) {
     f();
     std::vector<double> t;
     double total = 0;
-    while ((int)t.size() < min_reps || (total < min_seconds && t.size() < 10000)) {
+    // A slow problem (a second or more per call) stops after three calls.
+    while (((int)t.size() < min_reps || (total < min_seconds && t.size() < 10000))
+            && !(t.size() >= 3 && total >= 1.0)) {
         const double t0 = now_seconds();
         f();
         const double s = now_seconds() - t0;
@@ -78,6 +81,14 @@ inline bool selected(const char *id) {
 
 inline void machine_line(const char *lib, const char *shape, double gflops) {
     std::printf("BENCH %s %s %.3f\n", lib, shape, gflops);
+    std::fflush(stdout);
+}
+
+// A problem one side declines (or fails to run): "REFUSED <lib> <shape>
+// <why>" in --machine output, which bench/compare.sh lists under its tables
+// (the table shows "-" for that side).
+inline void refusal_line(const char *lib, const char *shape, const char *why) {
+    std::printf("REFUSED %s %s %s\n", lib, shape, why);
     std::fflush(stdout);
 }
 

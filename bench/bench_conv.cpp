@@ -85,19 +85,32 @@ int run(dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p) {
 }
 
 int run_machine(dnnl_engine_t eng, dnnl_stream_t strm, const bench::conv_shape_t &p) {
+    char id[96];
+    p.id(id, sizeof(id));
+    if (!bench::selected(id)) return 0;
     const dnnl_format_tag_t data = p.layout == bench::layout_t::nchw ? dnnl_nchw
             : p.layout == bench::layout_t::nhwc                     ? dnnl_nhwc
                                                                     : dnnl_nChw16c;
     const dnnl_dim_t oh = p.oh();
-    dnnl_dims_t sd = {p.mb, p.ic, p.ih, p.ih}, wd = {p.oc, p.ic, p.k, p.k}, dd = {p.mb, p.oc, oh, oh};
+    // Grouped weights are 5D (g, oc/g, ic/g, kh, kw).
+    dnnl_dims_t sd = {p.mb, p.ic, p.ih, p.ih}, dd = {p.mb, p.oc, oh, oh};
+    dnnl_dims_t wd = {p.oc, p.ic, p.k, p.k}, gwd = {p.g, p.oc / p.g, p.ic / p.g, p.k, p.k};
     dnnl_memory_desc_t src, wei, dst;
     CHECK(dnnl_memory_desc_create_with_tag(&src, 4, sd, dnnl_f32, data));
-    CHECK(dnnl_memory_desc_create_with_tag(&wei, 4, wd, dnnl_f32, dnnl_format_tag_any));
+    if (p.g > 1)
+        CHECK(dnnl_memory_desc_create_with_tag(&wei, 5, gwd, dnnl_f32, dnnl_format_tag_any));
+    else
+        CHECK(dnnl_memory_desc_create_with_tag(&wei, 4, wd, dnnl_f32, dnnl_format_tag_any));
     CHECK(dnnl_memory_desc_create_with_tag(&dst, 4, dd, dnnl_f32, data));
     dnnl_dims_t st = {p.stride, p.stride}, pad = {p.pad, p.pad};
     dnnl_primitive_desc_t pd = nullptr;
-    CHECK(dnnl_convolution_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference,
-            dnnl_convolution_direct, src, wei, nullptr, dst, st, nullptr, pad, pad, nullptr));
+    if (dnnl_convolution_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, dnnl_convolution_direct,
+                src, wei, nullptr, dst, st, nullptr, pad, pad, nullptr)
+            != dnnl_success) {
+        bench::refusal_line("kestrel", id, "primitive_desc_not_created");
+        for (auto m : {src, wei, dst}) dnnl_memory_desc_destroy(m);
+        return 0;
+    }
     const_dnnl_memory_desc_t wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     std::vector<float> a(dnnl_memory_desc_get_size(src) / 4, 0.f),
             w(dnnl_memory_desc_get_size(wmd) / 4, 0.f), d(dnnl_memory_desc_get_size(dst) / 4);
@@ -113,8 +126,10 @@ int run_machine(dnnl_engine_t eng, dnnl_stream_t strm, const bench::conv_shape_t
         s = dnnl_primitive_execute(prim, strm, 3, args);
         dnnl_stream_wait(strm);
     });
-    char id[96];
-    if (s == dnnl_success) bench::machine_line("kestrel", p.id(id, sizeof(id)), p.flop() / sec * 1e-9);
+    if (s == dnnl_success)
+        bench::machine_line("kestrel", id, p.flop() / sec * 1e-9);
+    else
+        bench::refusal_line("kestrel", id, "execution_failed");
     dnnl_primitive_destroy(prim);
     dnnl_memory_destroy(ma);
     dnnl_memory_destroy(mw);
@@ -127,31 +142,37 @@ int run_machine(dnnl_engine_t eng, dnnl_stream_t strm, const bench::conv_shape_t
 }
 
 // int8 (bench/anchor_int8_shapes.hpp): u8 src, s8 weights `any`, one
-// common weights scale, u8 (conv) or s8 (ip) dst; the default implementation.
-int run_int8(dnnl_engine_t eng, dnnl_stream_t strm, bool conv, const dnnl_dims_t sd, const dnnl_dims_t wd,
-        const dnnl_dims_t dd, int nd, const dnnl_dim_t *st, const dnnl_dim_t *pad, const char *id, double flop) {
+// common weights scale, u8 (conv) or s8 (ip) dst; or, when bf16, bf16 src,
+// weights `any` and dst without scales. The default implementation.
+int run_int8(dnnl_engine_t eng, dnnl_stream_t strm, bool conv, bool bf16, const dnnl_dims_t sd,
+        const dnnl_dims_t wd, const dnnl_dims_t dd, int nd, const dnnl_dim_t *st, const dnnl_dim_t *pad,
+        const char *id, double flop) {
+    if (!bench::selected(id)) return 0;
+    const dnnl_data_type_t sdt = bf16 ? dnnl_bf16 : dnnl_u8, wdt = bf16 ? dnnl_bf16 : dnnl_s8,
+                           ddt = bf16 ? dnnl_bf16 : conv ? dnnl_u8 : dnnl_s8;
     dnnl_memory_desc_t src, wei, dst;
-    CHECK(dnnl_memory_desc_create_with_tag(&src, nd, sd, dnnl_u8, nd == 4 ? dnnl_nhwc : dnnl_ab));
-    CHECK(dnnl_memory_desc_create_with_tag(&wei, nd, wd, dnnl_s8, dnnl_format_tag_any));
-    CHECK(dnnl_memory_desc_create_with_tag(&dst, 2, dd, conv ? dnnl_u8 : dnnl_s8, dnnl_ab));
-    if (conv) {
-        dnnl_memory_desc_destroy(dst);
-        CHECK(dnnl_memory_desc_create_with_tag(&dst, nd, dd, dnnl_u8, dnnl_nhwc));
-    }
+    CHECK(dnnl_memory_desc_create_with_tag(&src, nd, sd, sdt, nd == 4 ? dnnl_nhwc : dnnl_ab));
+    CHECK(dnnl_memory_desc_create_with_tag(&wei, nd, wd, wdt, dnnl_format_tag_any));
+    CHECK(dnnl_memory_desc_create_with_tag(&dst, nd, dd, ddt, nd == 4 ? dnnl_nhwc : dnnl_ab));
     dnnl_primitive_attr_t attr;
     CHECK(dnnl_primitive_attr_create(&attr));
-    CHECK(dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_WEIGHTS, 0));
+    if (!bf16) CHECK(dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_WEIGHTS, 0));
     dnnl_primitive_desc_t pd = nullptr;
-    if (conv)
-        CHECK(dnnl_convolution_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference,
-                dnnl_convolution_direct, src, wei, nullptr, dst, st, nullptr, pad, pad, attr));
-    else
-        CHECK(dnnl_inner_product_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, src, wei,
-                nullptr, dst, attr));
+    const dnnl_status_t made = conv
+            ? dnnl_convolution_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference,
+                    dnnl_convolution_direct, src, wei, nullptr, dst, st, nullptr, pad, pad, attr)
+            : dnnl_inner_product_forward_primitive_desc_create(
+                    &pd, eng, dnnl_forward_inference, src, wei, nullptr, dst, attr);
     dnnl_primitive_attr_destroy(attr);
+    if (made != dnnl_success) {
+        bench::refusal_line("kestrel", id, "primitive_desc_not_created");
+        for (auto m : {src, wei, dst}) dnnl_memory_desc_destroy(m);
+        return 0;
+    }
     const_dnnl_memory_desc_t wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    std::vector<uint8_t> a(dnnl_memory_desc_get_size(src), 1), w(dnnl_memory_desc_get_size(wmd), 1),
-            d(dnnl_memory_desc_get_size(dst));
+    // int8: every byte 1; bf16: zeros, as the anchor fills them.
+    std::vector<uint8_t> a(dnnl_memory_desc_get_size(src), bf16 ? 0 : 1),
+            w(dnnl_memory_desc_get_size(wmd), bf16 ? 0 : 1), d(dnnl_memory_desc_get_size(dst));
     float scale = 0.01f;
     dnnl_memory_desc_t smd;
     const dnnl_dims_t one = {1};
@@ -167,10 +188,13 @@ int run_int8(dnnl_engine_t eng, dnnl_stream_t strm, bool conv, const dnnl_dims_t
     CHECK(dnnl_primitive_create(&prim, pd));
     dnnl_status_t s = dnnl_success;
     const double sec = bench::median_seconds([&] {
-        s = dnnl_primitive_execute(prim, strm, 4, args);
+        s = dnnl_primitive_execute(prim, strm, bf16 ? 3 : 4, args);
         dnnl_stream_wait(strm);
     });
-    if (s == dnnl_success) bench::machine_line("kestrel", id, flop / sec * 1e-9);
+    if (s == dnnl_success)
+        bench::machine_line("kestrel", id, flop / sec * 1e-9);
+    else
+        bench::refusal_line("kestrel", id, "execution_failed");
     dnnl_primitive_destroy(prim);
     for (auto m : {ma, mw, md, msc}) dnnl_memory_destroy(m);
     dnnl_primitive_desc_destroy(pd);
@@ -184,11 +208,13 @@ int run_int8_all(dnnl_engine_t eng, dnnl_stream_t strm) {
         const dnnl_dims_t sd = {p.mb, p.ic, p.ih, p.ih}, wd = {p.oc, p.ic, p.k, p.k},
                           dd = {p.mb, p.oc, p.oh(), p.oh()};
         const dnnl_dim_t st[2] = {p.stride, p.stride}, pad[2] = {p.pad, p.pad};
-        if (run_int8(eng, strm, true, sd, wd, dd, 4, st, pad, p.id(id, sizeof(id)), p.flop())) return 1;
+        if (run_int8(eng, strm, true, p.bf16(), sd, wd, dd, 4, st, pad, p.id(id, sizeof(id)), p.flop()))
+            return 1;
     }
     for (const auto &p : bench::int8_ip_shapes) {
         const dnnl_dims_t sd = {p.mb, p.ic}, wd = {p.oc, p.ic}, dd = {p.mb, p.oc};
-        if (run_int8(eng, strm, false, sd, wd, dd, 2, nullptr, nullptr, p.id(id, sizeof(id)), p.flop())) return 1;
+        if (run_int8(eng, strm, false, false, sd, wd, dd, 2, nullptr, nullptr, p.id(id, sizeof(id)), p.flop()))
+            return 1;
     }
     return 0;
 }

@@ -68,6 +68,8 @@ void bench_primitive(const char *id, double flop, int fill, MakePd make_pd, Huma
             dnnl_memory_destroy(x);
         dnnl_primitive_destroy(p);
         dnnl_primitive_desc_destroy(pd);
+    } else if (machine) {
+        bench::refusal_line("kestrel", id, "primitive_desc_not_created");
     } else {
         std::printf("%s: not created\n", id);
     }
@@ -162,6 +164,85 @@ void bench_ip_fwd(const bench::ip_fwd_shape_t &sh) {
             });
 }
 
+// Low-precision matmul (bench::lp_matmul_shapes): bf16 or f16 throughout,
+// or bf16 src/dst with s8 / s4 weights decompressed inside the matmul
+// (fpmath bf16 applied to integers, f32 scales per N and per K group).
+void bench_lp_matmul(const bench::lp_matmul_shape_t &sh) {
+    char id[96];
+    sh.id(id, sizeof(id));
+    const bool wdec = !std::strncmp(sh.dt, "bf16w", 5);
+    const dnnl_data_type_t act = !std::strcmp(sh.dt, "f16") ? dnnl_f16 : dnnl_bf16;
+    const dnnl_data_type_t wdt = !wdec ? act : !std::strcmp(sh.dt, "bf16ws4") ? dnnl_s4 : dnnl_s8;
+    const dnnl_dims_t sd = {sh.M, sh.K}, wd = {sh.K, sh.N}, dd = {sh.M, sh.N};
+    dnnl_engine_t eng;
+    dnnl_stream_t strm;
+    dnnl_engine_create(&eng, dnnl_cpu, 0);
+    dnnl_stream_create(&strm, eng, dnnl_stream_default_flags);
+    dnnl_primitive_attr_t attr;
+    dnnl_primitive_attr_create(&attr);
+    const dnnl_dims_t groups = {bench::wdec_group, 1};
+    if (wdec) {
+        dnnl_primitive_attr_set_fpmath_mode_v2(attr, dnnl_fpmath_mode_bf16, 1);
+        dnnl_primitive_attr_set_scales(attr, DNNL_ARG_WEIGHTS, 3, 2, groups, dnnl_f32);
+    }
+    dnnl_primitive_desc_t pd = pd_of(2, sd, act, dnnl_ab, wd, wdt, dnnl_ab, dd, act,
+            [&](dnnl_primitive_desc_t *p, auto s, auto w, auto d) {
+                return dnnl_matmul_primitive_desc_create(p, eng, s, w, nullptr, d, attr);
+            });
+    dnnl_primitive_attr_destroy(attr);
+    if (!pd) {
+        if (machine)
+            bench::refusal_line("kestrel", id, "primitive_desc_not_created");
+        else
+            std::printf("%-28s not created\n", id);
+    } else {
+        const char *impl = "";
+        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+        dnnl_primitive_t p;
+        dnnl_primitive_create(&p, pd);
+        const dnnl_query_t which[3] = {dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md};
+        dnnl_memory_t m[4] = {};
+        for (int i = 0; i < 3; ++i) {
+            const_dnnl_memory_desc_t md = dnnl_primitive_desc_query_md(pd, which[i], 0);
+            dnnl_memory_create(&m[i], md, eng, DNNL_MEMORY_ALLOCATE);
+            void *h = nullptr;
+            dnnl_memory_get_data_handle(m[i], &h);
+            std::memset(h, i == 1 && wdec ? 0x11 : 0, dnnl_memory_desc_get_size(md));
+        }
+        int nargs = 3;
+        std::vector<float> scales;
+        if (wdec) { // (K / group) x N scales, 1/64 each
+            scales.assign((sh.K / bench::wdec_group) * sh.N, 1.f / 64);
+            const dnnl_dims_t scd = {(dnnl_dim_t)scales.size()};
+            dnnl_memory_desc_t smd;
+            dnnl_memory_desc_create_with_tag(&smd, 1, scd, dnnl_f32, dnnl_a);
+            dnnl_memory_create(&m[3], smd, eng, scales.data());
+            dnnl_memory_desc_destroy(smd);
+            nargs = 4;
+        }
+        dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, m[0]}, {DNNL_ARG_WEIGHTS, m[1]}, {DNNL_ARG_DST, m[2]},
+                {DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, m[3]}};
+        dnnl_status_t st = dnnl_success;
+        const double sec = bench::median_seconds([&] {
+            st = dnnl_primitive_execute(p, strm, nargs, args);
+            dnnl_stream_wait(strm);
+        });
+        if (st != dnnl_success)
+            machine ? bench::refusal_line("kestrel", id, "execution_failed")
+                    : (void)std::printf("%s: execution failed (%d)\n", id, (int)st);
+        else if (machine)
+            bench::machine_line("kestrel", id, sh.flop() / sec * 1e-9);
+        else
+            std::printf("%-28s %8.2f GFLOP/s  (%.3f ms, %s)\n", id, sh.flop() / sec * 1e-9, sec * 1e3, impl);
+        for (dnnl_memory_t x : m)
+            if (x) dnnl_memory_destroy(x);
+        dnnl_primitive_destroy(p);
+        dnnl_primitive_desc_destroy(pd);
+    }
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -177,5 +258,7 @@ int main(int argc, char **argv) {
         if (bench::selected(s.id(id, sizeof(id), "gemm_u8s8s32"))) bench_gemm_u8s8s32(s);
     for (const auto &s : bench::int8_shapes)
         if (bench::selected(s.id(id, sizeof(id), "matmul_u8s8s32"))) bench_int8_matmul(s);
+    for (const auto &s : bench::lp_matmul_shapes)
+        if (bench::selected(s.id(id, sizeof(id)))) bench_lp_matmul(s);
     return 0;
 }

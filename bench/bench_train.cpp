@@ -137,10 +137,11 @@ int main(int argc, char **argv) {
     c.machine = bench::machine_mode(argc, argv);
     CHECK(dnnl_engine_create(&c.eng, dnnl_cpu, 0));
     CHECK(dnnl_stream_create(&c.strm, c.eng, dnnl_stream_default_flags));
+    char id[128];
     for (const auto &s : bench::conv_bwd_shapes)
-        if (run_conv(c, s)) return 1;
+        if (bench::selected(s.id(id, sizeof(id))) && run_conv(c, s)) return 1;
     for (const auto &s : bench::ip_bwd_shapes)
-        if (run_ip(c, s)) return 1;
+        if (bench::selected(s.id(id, sizeof(id))) && run_ip(c, s)) return 1;
     dnnl_stream_destroy(c.strm);
     dnnl_engine_destroy(c.eng);
     return 0;
