@@ -65,8 +65,9 @@ inline uint32_t load4(const uint8_t *s, dim_t n, uint32_t flip) {
 // panel's first row), all K, into dst (k4 groups of MR x 4 bytes).
 void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, dim_t mr, int MR,
         uint32_t flip, uint8_t *dst) {
-    std::memset(dst, 0, (size_t)k4 * MR * 4);
-    if (!trans) { // row i of op(A) is contiguous
+    if (!trans) { // row i of op(A) is contiguous; every word of rows < mr is written
+        if (mr < MR)
+            for (dim_t g = 0; g < k4; ++g) std::memset(dst + (g * MR + mr) * 4, 0, (size_t)(MR - mr) * 4);
         dim_t i0 = 0;
 #if defined(__SSE2__)
         // Four rows x 16 bytes (4 groups) at a time: a 4 x 4 transpose of
@@ -105,6 +106,7 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
         }
         return;
     }
+    std::memset(dst, 0, (size_t)k4 * MR * 4);
     const uint8_t f = (uint8_t)flip;
     for (dim_t p = 0; p < K; ++p) { // op(A)(i, p) = A[p * lda + i]
         const uint8_t *s = A + p * lda;
@@ -116,15 +118,9 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
 // One B micro-panel: columns [0, nr) of op(B) starting at `B`, all K.
 void pack_b_panel(
         const int8_t *B, dim_t ldb, bool trans, dim_t K, dim_t k4, dim_t nr, int NR, int8_t *dst) {
-    if (trans) { // column j of op(B) is contiguous
-        std::memset(dst, 0, (size_t)k4 * NR * 4);
-        for (dim_t j = 0; j < nr; ++j) {
-            const uint8_t *s = reinterpret_cast<const uint8_t *>(B + j * ldb);
-            for (dim_t g = 0; g < k4; ++g) {
-                const uint32_t w = load4(s + 4 * g, K - 4 * g, 0);
-                std::memcpy(dst + (g * NR + j) * 4, &w, 4);
-            }
-        }
+    if (trans) { // column j of op(B) is contiguous: the layout of a row-major A panel
+        pack_a_panel(reinterpret_cast<const uint8_t *>(B), ldb, false, K, k4, nr, NR, 0,
+                reinterpret_cast<uint8_t *>(dst));
         return;
     }
     for (dim_t g = 0; g < k4; ++g) {
