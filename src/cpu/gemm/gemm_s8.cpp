@@ -115,38 +115,61 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
     }
 }
 
-// One B micro-panel: columns [0, nr) of op(B) starting at `B`, all K.
-void pack_b_panel(
-        const int8_t *B, dim_t ldb, bool trans, dim_t K, dim_t k4, dim_t nr, int NR, int8_t *dst) {
+// Columns [0, n) of op(B) starting at `B`, all K, as ceil(n / NR)
+// consecutive micro-panels of k4 * NR * 4 bytes (columns past n zero).
+// Row-major B is read a group of 4 rows at a time across all n columns, so
+// the reads stream along rows instead of striding down K once per panel.
+void pack_b_block(
+        const int8_t *B, dim_t ldb, bool trans, dim_t K, dim_t k4, dim_t n, int NR, int8_t *dst) {
+    const dim_t panel = k4 * NR * 4;
     if (trans) { // column j of op(B) is contiguous: the layout of a row-major A panel
-        pack_a_panel(reinterpret_cast<const uint8_t *>(B), ldb, false, K, k4, nr, NR, 0,
-                reinterpret_cast<uint8_t *>(dst));
+        for (dim_t j0 = 0; j0 < n; j0 += NR)
+            pack_a_panel(reinterpret_cast<const uint8_t *>(B + j0 * ldb), ldb, false, K, k4,
+                    n - j0 < NR ? n - j0 : NR, NR, 0, reinterpret_cast<uint8_t *>(dst + j0 / NR * panel));
         return;
     }
-    for (dim_t g = 0; g < k4; ++g) {
-        const int8_t *r[4];
-        for (int q = 0; q < 4; ++q) r[q] = 4 * g + q < K ? B + (4 * g + q) * ldb : nullptr;
-        int8_t *d = dst + g * NR * 4;
-        dim_t j = 0;
+    // Strips of whole panels ~512 columns wide: each row's read is a few
+    // full cache lines, and a strip's panels are few enough write streams.
+    const dim_t strip = NR * (512 / NR > 1 ? 512 / NR : 1);
+    const dim_t kfull = K / 4;
+    for (dim_t s0 = 0; s0 < n; s0 += strip) {
+        const dim_t w = n - s0 < strip ? n - s0 : strip;
+        int8_t *ds = dst + s0 / NR * panel;
+        const int8_t *bs = B + s0;
+        for (dim_t g = 0; g < k4; ++g) {
+            const bool full = g < kfull;
+            const int8_t *r[4];
+            for (int q = 0; q < 4; ++q) r[q] = 4 * g + q < K ? bs + (4 * g + q) * ldb : nullptr;
+            int8_t *dg = ds + g * NR * 4;
+            dim_t j = 0;
 #if defined(__SSE2__)
-        // 4 rows x 16 columns -> 16 columns x 4 bytes by two rounds of unpacks.
-        for (; j + 16 <= nr; j += 16) {
-            __m128i v[4];
-            for (int q = 0; q < 4; ++q)
-                v[q] = r[q] ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[q] + j))
-                            : _mm_setzero_si128();
-            const __m128i t01l = _mm_unpacklo_epi8(v[0], v[1]), t01h = _mm_unpackhi_epi8(v[0], v[1]);
-            const __m128i t23l = _mm_unpacklo_epi8(v[2], v[3]), t23h = _mm_unpackhi_epi8(v[2], v[3]);
-            __m128i *o = reinterpret_cast<__m128i *>(d + j * 4);
-            _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t01l, t23l));
-            _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t01l, t23l));
-            _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t01h, t23h));
-            _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t01h, t23h));
-        }
+            // 4 rows x 16 columns -> 16 columns x 4 bytes by two rounds of
+            // unpacks; NR is a multiple of 16, so no chunk straddles panels.
+            for (dim_t jp = 0; full && jp < w; jp += NR) {
+                int8_t *dp = dg + jp / NR * panel;
+                const dim_t je = w - jp < NR ? jp + (w - jp) / 16 * 16 : jp + NR;
+                for (j = jp; j < je; j += 16) {
+                    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[0] + j));
+                    const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[1] + j));
+                    const __m128i v2 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[2] + j));
+                    const __m128i v3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[3] + j));
+                    const __m128i t01l = _mm_unpacklo_epi8(v0, v1), t01h = _mm_unpackhi_epi8(v0, v1);
+                    const __m128i t23l = _mm_unpacklo_epi8(v2, v3), t23h = _mm_unpackhi_epi8(v2, v3);
+                    __m128i *o = reinterpret_cast<__m128i *>(dp + (j - jp) * 4);
+                    _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t01l, t23l));
+                    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t01l, t23l));
+                    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t01h, t23h));
+                    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t01h, t23h));
+                }
+            }
 #endif
-        for (; j < nr; ++j)
-            for (int q = 0; q < 4; ++q) d[j * 4 + q] = r[q] ? r[q][j] : 0;
-        std::memset(d + nr * 4, 0, (size_t)(NR - nr) * 4);
+            for (; j < w; ++j) {
+                int8_t *d = dg + j / NR * panel + j % NR * 4;
+                for (int q = 0; q < 4; ++q) d[q] = r[q] ? r[q][j] : 0;
+            }
+            const dim_t tail = rnd_up(w, (dim_t)NR) - w;
+            if (tail) std::memset(dg + (w - 1) / NR * panel + (w % NR) * 4, 0, (size_t)tail * 4);
+        }
     }
 }
 
@@ -233,11 +256,13 @@ void s8_plan_t::pack_b_all(const int8_t *B, dim_t ldb, void *packed_b) const {
     parallel(nthr_ < np ? nthr_ : (int)np, [&](int ithr, int nthr) {
         dim_t ps, pe;
         balance211(np, nthr, ithr, ps, pe);
+        if (ps >= pe) return;
+        const dim_t j0 = ps * NR, j1 = pe * NR < N_ ? pe * NR : N_;
+        int8_t *d = panels + j0 * k4 * 4;
+        pack_b_block(transb_ ? B + j0 * ldb : B + j0, ldb, transb_, K_, k4, j1 - j0, (int)NR, d);
         for (dim_t p = ps; p < pe; ++p) {
-            const dim_t j0 = p * NR, nr = N_ - j0 < NR ? N_ - j0 : NR;
-            int8_t *d = panels + j0 * k4 * 4;
-            pack_b_panel(transb_ ? B + j0 * ldb : B + j0, ldb, transb_, K_, k4, nr, (int)NR, d);
-            panel_sums(d, k4, (int)NR, nr, csum + j0);
+            const dim_t jp = p * NR, nr = N_ - jp < NR ? N_ - jp : NR;
+            panel_sums(panels + jp * k4 * 4, k4, (int)NR, nr, csum + jp);
         }
     });
 }
@@ -258,13 +283,10 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
         if (bpre) { // packed beforehand, column sums included
             csum = reinterpret_cast<const int32_t *>(bpre + packed_panels_bytes()) + jc;
         } else {
-            for (dim_t jr = 0; jr < nc; jr += NR) {
-                const dim_t nr = nc - jr < NR ? nc - jr : NR;
-                const int8_t *src = transb_ ? B + (jc + jr) * ldb : B + jc + jr;
-                int8_t *d = pb + jr * k4 * 4;
-                pack_b_panel(src, ldb, transb_, K, k4, nr, NR, d);
-                if (col_sum_ || a_signed_) panel_sums(d, k4, NR, nr, csum_buf + jr);
-            }
+            pack_b_block(transb_ ? B + jc * ldb : B + jc, ldb, transb_, K, k4, nc, NR, pb);
+            if (col_sum_ || a_signed_)
+                for (dim_t jr = 0; jr < nc; jr += NR)
+                    panel_sums(pb + jr * k4 * 4, k4, NR, nc - jr < NR ? nc - jr : NR, csum_buf + jr);
         }
         if (a_signed_) // -128 * colsum(B), wrapping like the s32 accumulators
             for (dim_t j = 0; j < rnd_up(nc, NR); ++j)
