@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -178,6 +179,37 @@ void pack_b_block(
 template <typename T>
 void panel_sums(const T *panel, dim_t k4, int W, dim_t w, int32_t *out) {
     int32_t t[4 * s8_max_nr] = {}; // W <= s8_max_nr
+#if defined(__SSE2__)
+    if (W * 4 % 16 == 0) {
+        // Per 16 bytes (4 lanes x 4 k): widen to 16 bits, then pmaddwd by
+        // ones adds neighbours into s32: two k of one lane per element.
+        constexpr bool sgn = std::is_signed<T>::value;
+        const int nv = W * 4 / 16;
+        __m128i lo[s8_max_nr / 4], hi[s8_max_nr / 4];
+        for (int v = 0; v < nv; ++v) lo[v] = hi[v] = _mm_setzero_si128();
+        const __m128i ones = _mm_set1_epi16(1), z = _mm_setzero_si128();
+        for (dim_t g = 0; g < k4; ++g) {
+            const __m128i *s = reinterpret_cast<const __m128i *>(panel + g * W * 4);
+            for (int v = 0; v < nv; ++v) {
+                const __m128i x = _mm_loadu_si128(s + v);
+                const __m128i xl = sgn ? _mm_srai_epi16(_mm_unpacklo_epi8(x, x), 8) : _mm_unpacklo_epi8(x, z);
+                const __m128i xh = sgn ? _mm_srai_epi16(_mm_unpackhi_epi8(x, x), 8) : _mm_unpackhi_epi8(x, z);
+                lo[v] = _mm_add_epi32(lo[v], _mm_madd_epi16(xl, ones));
+                hi[v] = _mm_add_epi32(hi[v], _mm_madd_epi16(xh, ones));
+            }
+        }
+        // lo[v] holds lanes 4v, 4v+1 (two s32 each), hi[v] lanes 4v+2, 4v+3.
+        for (int v = 0; v < nv; ++v) {
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(t + 16 * v), lo[v]);
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(t + 16 * v + 4), hi[v]);
+        }
+        for (dim_t j = 0; j < w; ++j) {
+            const int32_t *p = t + 16 * (j / 4) + 2 * (j % 4);
+            out[j] = (int32_t)((uint32_t)p[0] + (uint32_t)p[1]);
+        }
+        return;
+    }
+#endif
     for (dim_t g = 0; g < k4; ++g) {
         const T *s = panel + g * W * 4;
         for (int l = 0; l < W * 4; ++l) t[l] += s[l];
