@@ -342,7 +342,8 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
                 const int8_t *bp = bpre ? bpre + (jc + jr) * k4 * 4 : pb + jr * k4 * 4;
                 for (dim_t ir = 0; ir < mc; ir += MR) {
                     const dim_t mr = mc - ir < MR ? mc - ir : MR;
-                    uk_->fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
+                    const s8_ukernel_fn_t fn = mr < MR && uk_->rows ? uk_->rows[mr] : uk_->fn;
+                    fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
                     ep.apply(ic + ir, jc + jr, mr, nr, tile, NR, row_sum_ ? rsum + ir : nullptr,
                             col_sum_ ? csum + jr : nullptr);
                 }
