@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "cpu/gemm/kernels_s8.hpp"
+#include "cpu/gemm/s8_out.hpp"
 #include "cpu/rnn/rnn_cell.hpp"
 #include "cpu/threading.hpp"
 
@@ -45,6 +46,16 @@ inline float dequant_u8(uint8_t q, float inv_scale, float shift) { return ((floa
 
 // Turns a tile of s32 sums into f32 gates (written or added), or, for the
 // projection, into the u8 hidden state.
+// One row of a tile: (acc - comp) * inv into (or onto) f32 output; asks
+// for vector code (it runs once per gate element of every step).
+template <bool accumulate>
+KESTREL_VECTORIZE_CHEAP void deq_row(float *out, const int32_t *a, const double *comp, const float *inv, dim_t n) {
+    for (dim_t j = 0; j < n; ++j) {
+        const float f = (float)((double)a[j] - comp[j]) * inv[j];
+        out[j] = accumulate ? out[j] + f : f;
+    }
+}
+
 struct deq_out_t : gemm::s8_epilogue_t {
     float dscale = 1.f, dshift = 0.f;
     const float *wscales = nullptr; // nullptr: 1
@@ -73,9 +84,9 @@ struct deq_out_t : gemm::s8_epilogue_t {
                 for (dim_t j = 0; j < n; ++j)
                     qout[o + j] = quant_u8((float)((double)a[j] - comp[j]) * inv[j], dscale, dshift);
             else if (accumulate)
-                for (dim_t j = 0; j < n; ++j) out[o + j] += (float)((double)a[j] - comp[j]) * inv[j];
+                deq_row<true>(out + o, a, comp, inv, n);
             else
-                for (dim_t j = 0; j < n; ++j) out[o + j] = (float)((double)a[j] - comp[j]) * inv[j];
+                deq_row<false>(out + o, a, comp, inv, n);
         }
     }
 };
