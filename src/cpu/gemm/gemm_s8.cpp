@@ -76,22 +76,27 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
         const dim_t kv = K / 16 * 16;
         const __m128i fx = _mm_set1_epi32((int)flip);
         // K outermost: each step fills a few consecutive groups of the
-        // panel (a wide panel, a transposed B, is larger than L1).
+        // panel (a wide panel, a transposed B, is larger than L1), and
+        // takes a whole cache line of each row at once (rows a power of 2
+        // apart share a few L1 sets and would not survive until the next
+        // step).
         const dim_t m4 = kv > 0 ? mr / 4 * 4 : 0;
-        for (dim_t p = 0; p < kv; p += 16) {
-            uint8_t *dp = dst + (p / 4) * MR * 4;
+        for (dim_t p0 = 0; p0 < kv; p0 += 64) {
+            const dim_t pe = kv - p0 < 64 ? kv : p0 + 64;
             for (dim_t i4 = 0; i4 < m4; i4 += 4) {
-                __m128i r[4];
-                for (int q = 0; q < 4; ++q)
-                    r[q] = _mm_xor_si128(fx,
-                            _mm_loadu_si128(reinterpret_cast<const __m128i *>(A + (i4 + q) * lda + p)));
-                const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpackhi_epi32(r[0], r[1]);
-                const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
-                uint8_t *d = dp + i4 * 4;
-                _mm_storeu_si128(reinterpret_cast<__m128i *>(d), _mm_unpacklo_epi64(t0, t2));
-                _mm_storeu_si128(reinterpret_cast<__m128i *>(d + MR * 4), _mm_unpackhi_epi64(t0, t2));
-                _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 2 * MR * 4), _mm_unpacklo_epi64(t1, t3));
-                _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 3 * MR * 4), _mm_unpackhi_epi64(t1, t3));
+                for (dim_t p = p0; p < pe; p += 16) {
+                    __m128i r[4];
+                    for (int q = 0; q < 4; ++q)
+                        r[q] = _mm_xor_si128(fx,
+                                _mm_loadu_si128(reinterpret_cast<const __m128i *>(A + (i4 + q) * lda + p)));
+                    const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpackhi_epi32(r[0], r[1]);
+                    const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
+                    uint8_t *d = dst + ((p / 4) * MR + i4) * 4;
+                    _mm_storeu_si128(reinterpret_cast<__m128i *>(d), _mm_unpacklo_epi64(t0, t2));
+                    _mm_storeu_si128(reinterpret_cast<__m128i *>(d + MR * 4), _mm_unpackhi_epi64(t0, t2));
+                    _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 2 * MR * 4), _mm_unpacklo_epi64(t1, t3));
+                    _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 3 * MR * 4), _mm_unpackhi_epi64(t1, t3));
+                }
             }
         }
         for (dim_t i = 0; i < m4; ++i) { // the K tail of these rows
