@@ -17,6 +17,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "cpu/gemm/kernels_s8.hpp"
 #include "cpu/isa.hpp"
@@ -126,6 +129,36 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
     }
 }
 
+#if defined(__x86_64__)
+// Four rows r[0..3] (one full group of k) x columns [0, w / 64 * 64) into
+// the panels at dg (column c at dg + c / NR * panel + c % NR * 4): per 64
+// columns, the two rounds of byte/word unpacks work within 128-bit lanes
+// (lane l: columns 16l..16l+15 as four quarter vectors o0..o3), then a
+// 4 x 4 transpose of lanes gathers each 16 columns' quarters. Returns the
+// columns done.
+__attribute__((target("avx512f,avx512bw"))) dim_t pack4_rows_avx512(
+        const int8_t *const r[4], int8_t *dg, dim_t w, int NR, dim_t panel) {
+    dim_t j = 0;
+    for (; j + 64 <= w; j += 64) {
+        const __m512i v0 = _mm512_loadu_si512(r[0] + j), v1 = _mm512_loadu_si512(r[1] + j);
+        const __m512i v2 = _mm512_loadu_si512(r[2] + j), v3 = _mm512_loadu_si512(r[3] + j);
+        const __m512i t01l = _mm512_unpacklo_epi8(v0, v1), t01h = _mm512_unpackhi_epi8(v0, v1);
+        const __m512i t23l = _mm512_unpacklo_epi8(v2, v3), t23h = _mm512_unpackhi_epi8(v2, v3);
+        const __m512i o0 = _mm512_unpacklo_epi16(t01l, t23l), o1 = _mm512_unpackhi_epi16(t01l, t23l);
+        const __m512i o2 = _mm512_unpacklo_epi16(t01h, t23h), o3 = _mm512_unpackhi_epi16(t01h, t23h);
+        const __m512i u0 = _mm512_shuffle_i32x4(o0, o1, 0x44), u1 = _mm512_shuffle_i32x4(o0, o1, 0xee);
+        const __m512i u2 = _mm512_shuffle_i32x4(o2, o3, 0x44), u3 = _mm512_shuffle_i32x4(o2, o3, 0xee);
+        const __m512i out[4] = {_mm512_shuffle_i32x4(u0, u2, 0x88), _mm512_shuffle_i32x4(u0, u2, 0xdd),
+                _mm512_shuffle_i32x4(u1, u3, 0x88), _mm512_shuffle_i32x4(u1, u3, 0xdd)};
+        for (int l = 0; l < 4; ++l) {
+            const dim_t c = j + 16 * l;
+            _mm512_storeu_si512(dg + c / NR * panel + c % NR * 4, out[l]);
+        }
+    }
+    return j;
+}
+#endif
+
 // Columns [0, n) of op(B) starting at `B`, all K, as ceil(n / NR)
 // consecutive micro-panels of k4 * NR * 4 bytes (columns past n zero).
 // Row-major B is read a group of 4 rows at a time across all n columns, so
@@ -142,6 +175,7 @@ void pack_b_block(
     // Strips of whole panels ~512 columns wide: each row's read is a few
     // full cache lines, and a strip's panels are few enough write streams.
     const dim_t strip = NR * (512 / NR > 1 ? 512 / NR : 1);
+    const bool wide = isa::has(isa::avx512);
     const dim_t kfull = K / 4;
     for (dim_t s0 = 0; s0 < n; s0 += strip) {
         const dim_t w = n - s0 < strip ? n - s0 : strip;
@@ -153,25 +187,24 @@ void pack_b_block(
             for (int q = 0; q < 4; ++q) r[q] = 4 * g + q < K ? bs + (4 * g + q) * ldb : nullptr;
             int8_t *dg = ds + g * NR * 4;
             dim_t j = 0;
+#if defined(__x86_64__)
+            if (full && wide) j = pack4_rows_avx512(r, dg, w, NR, panel);
+#endif
 #if defined(__SSE2__)
             // 4 rows x 16 columns -> 16 columns x 4 bytes by two rounds of
             // unpacks; NR is a multiple of 16, so no chunk straddles panels.
-            for (dim_t jp = 0; full && jp < w; jp += NR) {
-                int8_t *dp = dg + jp / NR * panel;
-                const dim_t je = w - jp < NR ? jp + (w - jp) / 16 * 16 : jp + NR;
-                for (j = jp; j < je; j += 16) {
-                    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[0] + j));
-                    const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[1] + j));
-                    const __m128i v2 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[2] + j));
-                    const __m128i v3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[3] + j));
-                    const __m128i t01l = _mm_unpacklo_epi8(v0, v1), t01h = _mm_unpackhi_epi8(v0, v1);
-                    const __m128i t23l = _mm_unpacklo_epi8(v2, v3), t23h = _mm_unpackhi_epi8(v2, v3);
-                    __m128i *o = reinterpret_cast<__m128i *>(dp + (j - jp) * 4);
-                    _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t01l, t23l));
-                    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t01l, t23l));
-                    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t01h, t23h));
-                    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t01h, t23h));
-                }
+            for (; full && j + 16 <= w; j += 16) {
+                const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[0] + j));
+                const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[1] + j));
+                const __m128i v2 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[2] + j));
+                const __m128i v3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[3] + j));
+                const __m128i t01l = _mm_unpacklo_epi8(v0, v1), t01h = _mm_unpackhi_epi8(v0, v1);
+                const __m128i t23l = _mm_unpacklo_epi8(v2, v3), t23h = _mm_unpackhi_epi8(v2, v3);
+                __m128i *o = reinterpret_cast<__m128i *>(dg + j / NR * panel + j % NR * 4);
+                _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t01l, t23l));
+                _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t01l, t23l));
+                _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t01h, t23h));
+                _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t01h, t23h));
             }
 #endif
             for (; j < w; ++j) {
