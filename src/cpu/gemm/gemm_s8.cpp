@@ -217,10 +217,34 @@ void pack_b_block(
     }
 }
 
+#if defined(__x86_64__)
+// Column sums of a packed s8 B panel with W * 4 a multiple of 64 by
+// vpdpbusd against bytes of 1: each s32 lane sums its column's 4 bytes.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void panel_sums_vnni(
+        const int8_t *panel, dim_t k4, int W, dim_t w, int32_t *out) {
+    const int nv = W * 4 / 64;
+    __m512i acc[s8_max_nr / 16];
+    for (int v = 0; v < nv; ++v) acc[v] = _mm512_setzero_si512();
+    const __m512i ones = _mm512_set1_epi8(1);
+    for (dim_t g = 0; g < k4; ++g)
+        for (int v = 0; v < nv; ++v)
+            acc[v] = _mm512_dpbusd_epi32(acc[v], ones, _mm512_loadu_si512(panel + (g * W + 16 * v) * 4));
+    alignas(64) int32_t t[s8_max_nr];
+    for (int v = 0; v < nv; ++v) _mm512_store_si512(t + 16 * v, acc[v]);
+    for (dim_t j = 0; j < w; ++j) out[j] = t[j];
+}
+#endif
+
 // Sums over k of each of the W lanes of a packed panel (k4 groups of W x 4
 // bytes), for lanes [0, w). T is the stored byte type.
 template <typename T>
 void panel_sums(const T *panel, dim_t k4, int W, dim_t w, int32_t *out) {
+#if defined(__x86_64__)
+    if (std::is_signed<T>::value && W * 4 % 64 == 0 && isa::has_avx512_vnni()) {
+        panel_sums_vnni(reinterpret_cast<const int8_t *>(panel), k4, W, w, out);
+        return;
+    }
+#endif
     int32_t t[4 * s8_max_nr] = {}; // W <= s8_max_nr
 #if defined(__SSE2__)
     if (W * 4 % 16 == 0) {
