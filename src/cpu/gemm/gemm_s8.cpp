@@ -65,6 +65,46 @@ inline uint32_t load4(const uint8_t *s, dim_t n, uint32_t flip) {
     return (w ^ flip) & valid;
 }
 
+#if defined(__x86_64__)
+// Rows [0, m16) (a multiple of 16) x bytes [0, kz) (a multiple of 64) of
+// row-major rows into a packed panel of MR rows: per 16 rows x 64 bytes, a
+// 16 x 16 transpose of 32-bit words (dword then qword unpacks within
+// 128-bit lanes give each lane one group of 4 rows; a 4 x 4 transpose of
+// lanes gathers a group's 16 rows), one 64-byte store per group.
+__attribute__((target("avx512f,avx512bw"))) void pack16_rows_avx512(const uint8_t *A, dim_t lda,
+        dim_t m16, dim_t kz, int MR, uint32_t flip, uint8_t *dst) {
+    const __m512i fx = _mm512_set1_epi32((int)flip);
+    for (dim_t p = 0; p < kz; p += 64)
+        for (dim_t i16 = 0; i16 < m16; i16 += 16) {
+            __m512i t[16], u[16];
+            for (int k = 0; k < 8; ++k) {
+                const __m512i a = _mm512_xor_si512(fx, _mm512_loadu_si512(A + (i16 + 2 * k) * lda + p));
+                const __m512i b = _mm512_xor_si512(fx, _mm512_loadu_si512(A + (i16 + 2 * k + 1) * lda + p));
+                t[2 * k] = _mm512_unpacklo_epi32(a, b);
+                t[2 * k + 1] = _mm512_unpackhi_epi32(a, b);
+            }
+            // u[4k + m], lane L: group 4L + m of rows 4k..4k+3.
+            for (int k = 0; k < 4; ++k) {
+                u[4 * k + 0] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
+                u[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
+                u[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
+                u[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
+            }
+            uint8_t *d = dst + ((p / 4) * MR + i16) * 4;
+            for (int m = 0; m < 4; ++m) {
+                const __m512i p0 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0x44);
+                const __m512i p1 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0xee);
+                const __m512i p2 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0x44);
+                const __m512i p3 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0xee);
+                _mm512_storeu_si512(d + (0 + m) * MR * 4, _mm512_shuffle_i32x4(p0, p2, 0x88));
+                _mm512_storeu_si512(d + (4 + m) * MR * 4, _mm512_shuffle_i32x4(p0, p2, 0xdd));
+                _mm512_storeu_si512(d + (8 + m) * MR * 4, _mm512_shuffle_i32x4(p1, p3, 0x88));
+                _mm512_storeu_si512(d + (12 + m) * MR * 4, _mm512_shuffle_i32x4(p1, p3, 0xdd));
+            }
+        }
+}
+#endif
+
 // One A micro-panel: rows [0, mr) of op(A) starting at `A` (already at the
 // panel's first row), all K, into dst (k4 groups of MR x 4 bytes).
 void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, dim_t mr, int MR,
@@ -84,9 +124,17 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
         // apart share a few L1 sets and would not survive until the next
         // step).
         const dim_t m4 = kv > 0 ? mr / 4 * 4 : 0;
+        dim_t m16 = 0, kz = 0; // done by the AVX-512 transpose
+#if defined(__x86_64__)
+        if (mr >= 16 && K >= 64 && isa::has(isa::avx512)) {
+            m16 = mr / 16 * 16;
+            kz = K / 64 * 64;
+            pack16_rows_avx512(A, lda, m16, kz, MR, flip, dst);
+        }
+#endif
         for (dim_t p0 = 0; p0 < kv; p0 += 64) {
             const dim_t pe = kv - p0 < 64 ? kv : p0 + 64;
-            for (dim_t i4 = 0; i4 < m4; i4 += 4) {
+            for (dim_t i4 = p0 < kz ? m16 : 0; i4 < m4; i4 += 4) {
                 for (dim_t p = p0; p < pe; p += 16) {
                     __m128i r[4];
                     for (int q = 0; q < 4; ++q)
