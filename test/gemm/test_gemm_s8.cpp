@@ -4,7 +4,8 @@
 // shapes hitting every M/N/K tail (1, 3, 15, 16, 17, 63, 64, 65, 100, K = 0
 // and K not a multiple of 4), all transposes, padded leading dims, every
 // offsetc mode, zero points ao/bo, alpha/beta, saturation, 1 and 2 threads,
-// the engine on B packed once beforehand (pack_b_all), the C++ wrapper,
+// the engine on B packed once beforehand (pack_b_all), every row count of a
+// short last panel, B wider than a packing strip, the C++ wrapper,
 // argument errors (C untouched), and, when run under
 // ONEDNN_MAX_CPU_ISA (test_gemm_s8_isa.sh), that the cap picks the kernel.
 //
@@ -201,7 +202,7 @@ struct capture_t : gemm::s8_epilogue_t {
 void packed_b(const char *label) {
     int n = 0, bad = 0;
     for (dim_t M : {1, 5, 33})
-        for (dim_t N : {1, 17, 100})
+        for (dim_t N : {1, 17, 100, 1100})
             for (dim_t K : {1, 7, 64, 130})
                 for (int v = 0; v < 4; ++v) {
                     const bool tb = v & 1, as = (v >> 1) & 1;
@@ -328,6 +329,42 @@ void bad_arguments() {
     T.check(ok && Cs[0] == INT32_MAX && Cs[1] == INT32_MIN, "beta 1 saturates");
 }
 
+// Every row count of a short last panel (M = 1..17: the AVX512-VNNI kernel
+// has a variant per row count, the fewest rows with split k chains, so K
+// runs through counts of 4-groups that are not multiples of 2 or 4 and K
+// not a multiple of 4), and row-major B wider than one packing strip (~512
+// columns) with a partial last panel.
+void short_panels_and_wide_b(const char *label) {
+    int n = 0, bad = 0;
+    const dim_t ks[] = {1, 6, 9, 13, 31, 64, 259};
+    for (dim_t M = 1; M <= 17; ++M)
+        for (dim_t K : ks) {
+            case_t c;
+            c.a_signed = (n & 1) != 0;
+            c.ta = (n >> 1) & 1;
+            c.tb = (n >> 2) & 1;
+            c.offsetc = offs[n % 6];
+            c.M = M;
+            c.N = n % 3 == 0 ? 47 : n % 3 == 1 ? 49 : 97;
+            c.K = K;
+            c.alpha = 1.f;
+            c.beta = n % 4 == 0 ? 1.f : 0.f;
+            c.ao = n % 5 == 0 ? 3 : 0;
+            c.bo = n % 7 == 0 ? -2 : 0;
+            bad += !run_case(c, 5000 + n);
+            ++n;
+        }
+    for (bool tb : {false, true})
+        for (dim_t N : {1100, 1537}) {
+            bad += !run_case({false, false, tb, 'F', 9, N, 37, 1.f, 0.f, 0, 0}, 6000 + n);
+            bad += !run_case({true, true, tb, 'C', 2, N, 70, 1.f, 1.f, 0, 1}, 6100 + n);
+            n += 2;
+        }
+    const std::string what = std::string(label) + ": " + std::to_string(n) + " short-panel and wide-B cases, "
+            + std::to_string(bad) + " wrong";
+    T.check(bad == 0 && n > 0, what.c_str());
+}
+
 // Under ONEDNN_MAX_CPU_ISA the engine must pick the kernel the cap allows.
 void isa_cap() {
     const char *cap = std::getenv("ONEDNN_MAX_CPU_ISA");
@@ -387,6 +424,7 @@ int main() {
                 sweep(label.c_str());
                 big_and_saturating(label.c_str());
                 packed_b(label.c_str());
+                short_panels_and_wide_b(label.c_str());
             });
     }
     gemm::s8_set_kernel_level_for_testing(gemm::kernel_level_t::best);

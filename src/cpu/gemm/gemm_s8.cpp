@@ -12,9 +12,13 @@
 
 #include <atomic>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
 
 #include "cpu/gemm/kernels_s8.hpp"
@@ -61,40 +65,99 @@ inline uint32_t load4(const uint8_t *s, dim_t n, uint32_t flip) {
     return (w ^ flip) & valid;
 }
 
+#if defined(__x86_64__)
+// Rows [0, m16) (a multiple of 16) x bytes [0, kz) (a multiple of 64) of
+// row-major rows into a packed panel of MR rows: per 16 rows x 64 bytes, a
+// 16 x 16 transpose of 32-bit words (dword then qword unpacks within
+// 128-bit lanes give each lane one group of 4 rows; a 4 x 4 transpose of
+// lanes gathers a group's 16 rows), one 64-byte store per group.
+__attribute__((target("avx512f,avx512bw"))) void pack16_rows_avx512(const uint8_t *A, dim_t lda,
+        dim_t m16, dim_t kz, int MR, uint32_t flip, uint8_t *dst) {
+    const __m512i fx = _mm512_set1_epi32((int)flip);
+    for (dim_t p = 0; p < kz; p += 64)
+        for (dim_t i16 = 0; i16 < m16; i16 += 16) {
+            __m512i t[16], u[16];
+            for (int k = 0; k < 8; ++k) {
+                const __m512i a = _mm512_xor_si512(fx, _mm512_loadu_si512(A + (i16 + 2 * k) * lda + p));
+                const __m512i b = _mm512_xor_si512(fx, _mm512_loadu_si512(A + (i16 + 2 * k + 1) * lda + p));
+                t[2 * k] = _mm512_unpacklo_epi32(a, b);
+                t[2 * k + 1] = _mm512_unpackhi_epi32(a, b);
+            }
+            // u[4k + m], lane L: group 4L + m of rows 4k..4k+3.
+            for (int k = 0; k < 4; ++k) {
+                u[4 * k + 0] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
+                u[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
+                u[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
+                u[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
+            }
+            uint8_t *d = dst + ((p / 4) * MR + i16) * 4;
+            for (int m = 0; m < 4; ++m) {
+                const __m512i p0 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0x44);
+                const __m512i p1 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0xee);
+                const __m512i p2 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0x44);
+                const __m512i p3 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0xee);
+                _mm512_storeu_si512(d + (0 + m) * MR * 4, _mm512_shuffle_i32x4(p0, p2, 0x88));
+                _mm512_storeu_si512(d + (4 + m) * MR * 4, _mm512_shuffle_i32x4(p0, p2, 0xdd));
+                _mm512_storeu_si512(d + (8 + m) * MR * 4, _mm512_shuffle_i32x4(p1, p3, 0x88));
+                _mm512_storeu_si512(d + (12 + m) * MR * 4, _mm512_shuffle_i32x4(p1, p3, 0xdd));
+            }
+        }
+}
+#endif
+
 // One A micro-panel: rows [0, mr) of op(A) starting at `A` (already at the
 // panel's first row), all K, into dst (k4 groups of MR x 4 bytes).
 void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, dim_t mr, int MR,
         uint32_t flip, uint8_t *dst) {
-    std::memset(dst, 0, (size_t)k4 * MR * 4);
-    if (!trans) { // row i of op(A) is contiguous
+    if (!trans) { // row i of op(A) is contiguous; every word of rows < mr is written
+        if (mr < MR)
+            for (dim_t g = 0; g < k4; ++g) std::memset(dst + (g * MR + mr) * 4, 0, (size_t)(MR - mr) * 4);
         dim_t i0 = 0;
 #if defined(__SSE2__)
         // Four rows x 16 bytes (4 groups) at a time: a 4 x 4 transpose of
         // 32-bit words puts each group's four rows side by side.
         const dim_t kv = K / 16 * 16;
         const __m128i fx = _mm_set1_epi32((int)flip);
-        for (; kv > 0 && i0 + 4 <= mr; i0 += 4) {
-            for (dim_t p = 0; p < kv; p += 16) {
-                __m128i r[4];
-                for (int q = 0; q < 4; ++q)
-                    r[q] = _mm_xor_si128(fx,
-                            _mm_loadu_si128(reinterpret_cast<const __m128i *>(A + (i0 + q) * lda + p)));
-                const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpackhi_epi32(r[0], r[1]);
-                const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
-                uint8_t *d = dst + ((p / 4) * MR + i0) * 4;
-                _mm_storeu_si128(reinterpret_cast<__m128i *>(d), _mm_unpacklo_epi64(t0, t2));
-                _mm_storeu_si128(reinterpret_cast<__m128i *>(d + MR * 4), _mm_unpackhi_epi64(t0, t2));
-                _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 2 * MR * 4), _mm_unpacklo_epi64(t1, t3));
-                _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 3 * MR * 4), _mm_unpackhi_epi64(t1, t3));
-            }
-            for (dim_t i = i0; i < i0 + 4; ++i) { // the K tail of these rows
-                const uint8_t *s = A + i * lda;
-                for (dim_t g = kv / 4; g < k4; ++g) {
-                    const uint32_t w = load4(s + 4 * g, K - 4 * g, flip);
-                    std::memcpy(dst + (g * MR + i) * 4, &w, 4);
+        // K outermost: each step fills a few consecutive groups of the
+        // panel (a wide panel, a transposed B, is larger than L1), and
+        // takes a whole cache line of each row at once (rows a power of 2
+        // apart share a few L1 sets and would not survive until the next
+        // step).
+        const dim_t m4 = kv > 0 ? mr / 4 * 4 : 0;
+        dim_t m16 = 0, kz = 0; // done by the AVX-512 transpose
+#if defined(__x86_64__)
+        if (mr >= 16 && K >= 64 && isa::has(isa::avx512)) {
+            m16 = mr / 16 * 16;
+            kz = K / 64 * 64;
+            pack16_rows_avx512(A, lda, m16, kz, MR, flip, dst);
+        }
+#endif
+        for (dim_t p0 = 0; p0 < kv; p0 += 64) {
+            const dim_t pe = kv - p0 < 64 ? kv : p0 + 64;
+            for (dim_t i4 = p0 < kz ? m16 : 0; i4 < m4; i4 += 4) {
+                for (dim_t p = p0; p < pe; p += 16) {
+                    __m128i r[4];
+                    for (int q = 0; q < 4; ++q)
+                        r[q] = _mm_xor_si128(fx,
+                                _mm_loadu_si128(reinterpret_cast<const __m128i *>(A + (i4 + q) * lda + p)));
+                    const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpackhi_epi32(r[0], r[1]);
+                    const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
+                    uint8_t *d = dst + ((p / 4) * MR + i4) * 4;
+                    _mm_storeu_si128(reinterpret_cast<__m128i *>(d), _mm_unpacklo_epi64(t0, t2));
+                    _mm_storeu_si128(reinterpret_cast<__m128i *>(d + MR * 4), _mm_unpackhi_epi64(t0, t2));
+                    _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 2 * MR * 4), _mm_unpacklo_epi64(t1, t3));
+                    _mm_storeu_si128(reinterpret_cast<__m128i *>(d + 3 * MR * 4), _mm_unpackhi_epi64(t1, t3));
                 }
             }
         }
+        for (dim_t i = 0; i < m4; ++i) { // the K tail of these rows
+            const uint8_t *s = A + i * lda;
+            for (dim_t g = kv / 4; g < k4; ++g) {
+                const uint32_t w = load4(s + 4 * g, K - 4 * g, flip);
+                std::memcpy(dst + (g * MR + i) * 4, &w, 4);
+            }
+        }
+        i0 = m4;
 #endif
         for (dim_t i = i0; i < mr; ++i) {
             const uint8_t *s = A + i * lda;
@@ -105,6 +168,7 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
         }
         return;
     }
+    std::memset(dst, 0, (size_t)k4 * MR * 4);
     const uint8_t f = (uint8_t)flip;
     for (dim_t p = 0; p < K; ++p) { // op(A)(i, p) = A[p * lda + i]
         const uint8_t *s = A + p * lda;
@@ -113,52 +177,154 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
     }
 }
 
-// One B micro-panel: columns [0, nr) of op(B) starting at `B`, all K.
-void pack_b_panel(
-        const int8_t *B, dim_t ldb, bool trans, dim_t K, dim_t k4, dim_t nr, int NR, int8_t *dst) {
-    if (trans) { // column j of op(B) is contiguous
-        std::memset(dst, 0, (size_t)k4 * NR * 4);
-        for (dim_t j = 0; j < nr; ++j) {
-            const uint8_t *s = reinterpret_cast<const uint8_t *>(B + j * ldb);
-            for (dim_t g = 0; g < k4; ++g) {
-                const uint32_t w = load4(s + 4 * g, K - 4 * g, 0);
-                std::memcpy(dst + (g * NR + j) * 4, &w, 4);
-            }
+#if defined(__x86_64__)
+// Four rows r[0..3] (one full group of k) x columns [0, w / 64 * 64) into
+// the panels at dg (column c at dg + c / NR * panel + c % NR * 4): per 64
+// columns, the two rounds of byte/word unpacks work within 128-bit lanes
+// (lane l: columns 16l..16l+15 as four quarter vectors o0..o3), then a
+// 4 x 4 transpose of lanes gathers each 16 columns' quarters. Returns the
+// columns done.
+__attribute__((target("avx512f,avx512bw"))) dim_t pack4_rows_avx512(
+        const int8_t *const r[4], int8_t *dg, dim_t w, int NR, dim_t panel) {
+    dim_t j = 0;
+    for (; j + 64 <= w; j += 64) {
+        const __m512i v0 = _mm512_loadu_si512(r[0] + j), v1 = _mm512_loadu_si512(r[1] + j);
+        const __m512i v2 = _mm512_loadu_si512(r[2] + j), v3 = _mm512_loadu_si512(r[3] + j);
+        const __m512i t01l = _mm512_unpacklo_epi8(v0, v1), t01h = _mm512_unpackhi_epi8(v0, v1);
+        const __m512i t23l = _mm512_unpacklo_epi8(v2, v3), t23h = _mm512_unpackhi_epi8(v2, v3);
+        const __m512i o0 = _mm512_unpacklo_epi16(t01l, t23l), o1 = _mm512_unpackhi_epi16(t01l, t23l);
+        const __m512i o2 = _mm512_unpacklo_epi16(t01h, t23h), o3 = _mm512_unpackhi_epi16(t01h, t23h);
+        const __m512i u0 = _mm512_shuffle_i32x4(o0, o1, 0x44), u1 = _mm512_shuffle_i32x4(o0, o1, 0xee);
+        const __m512i u2 = _mm512_shuffle_i32x4(o2, o3, 0x44), u3 = _mm512_shuffle_i32x4(o2, o3, 0xee);
+        const __m512i out[4] = {_mm512_shuffle_i32x4(u0, u2, 0x88), _mm512_shuffle_i32x4(u0, u2, 0xdd),
+                _mm512_shuffle_i32x4(u1, u3, 0x88), _mm512_shuffle_i32x4(u1, u3, 0xdd)};
+        for (int l = 0; l < 4; ++l) {
+            const dim_t c = j + 16 * l;
+            _mm512_storeu_si512(dg + c / NR * panel + c % NR * 4, out[l]);
         }
+    }
+    return j;
+}
+#endif
+
+// Columns [0, n) of op(B) starting at `B`, all K, as ceil(n / NR)
+// consecutive micro-panels of k4 * NR * 4 bytes (columns past n zero).
+// Row-major B is read a group of 4 rows at a time across all n columns, so
+// the reads stream along rows instead of striding down K once per panel.
+void pack_b_block(
+        const int8_t *B, dim_t ldb, bool trans, dim_t K, dim_t k4, dim_t n, int NR, int8_t *dst) {
+    const dim_t panel = k4 * NR * 4;
+    if (trans) { // column j of op(B) is contiguous: the layout of a row-major A panel
+        for (dim_t j0 = 0; j0 < n; j0 += NR)
+            pack_a_panel(reinterpret_cast<const uint8_t *>(B + j0 * ldb), ldb, false, K, k4,
+                    n - j0 < NR ? n - j0 : NR, NR, 0, reinterpret_cast<uint8_t *>(dst + j0 / NR * panel));
         return;
     }
-    for (dim_t g = 0; g < k4; ++g) {
-        const int8_t *r[4];
-        for (int q = 0; q < 4; ++q) r[q] = 4 * g + q < K ? B + (4 * g + q) * ldb : nullptr;
-        int8_t *d = dst + g * NR * 4;
-        dim_t j = 0;
-#if defined(__SSE2__)
-        // 4 rows x 16 columns -> 16 columns x 4 bytes by two rounds of unpacks.
-        for (; j + 16 <= nr; j += 16) {
-            __m128i v[4];
-            for (int q = 0; q < 4; ++q)
-                v[q] = r[q] ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[q] + j))
-                            : _mm_setzero_si128();
-            const __m128i t01l = _mm_unpacklo_epi8(v[0], v[1]), t01h = _mm_unpackhi_epi8(v[0], v[1]);
-            const __m128i t23l = _mm_unpacklo_epi8(v[2], v[3]), t23h = _mm_unpackhi_epi8(v[2], v[3]);
-            __m128i *o = reinterpret_cast<__m128i *>(d + j * 4);
-            _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t01l, t23l));
-            _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t01l, t23l));
-            _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t01h, t23h));
-            _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t01h, t23h));
-        }
+    // Strips of whole panels ~512 columns wide: each row's read is a few
+    // full cache lines, and a strip's panels are few enough write streams.
+    const dim_t strip = NR * (512 / NR > 1 ? 512 / NR : 1);
+    const bool wide = isa::has(isa::avx512);
+    const dim_t kfull = K / 4;
+    for (dim_t s0 = 0; s0 < n; s0 += strip) {
+        const dim_t w = n - s0 < strip ? n - s0 : strip;
+        int8_t *ds = dst + s0 / NR * panel;
+        const int8_t *bs = B + s0;
+        for (dim_t g = 0; g < k4; ++g) {
+            const bool full = g < kfull;
+            const int8_t *r[4];
+            for (int q = 0; q < 4; ++q) r[q] = 4 * g + q < K ? bs + (4 * g + q) * ldb : nullptr;
+            int8_t *dg = ds + g * NR * 4;
+            dim_t j = 0;
+#if defined(__x86_64__)
+            if (full && wide) j = pack4_rows_avx512(r, dg, w, NR, panel);
 #endif
-        for (; j < nr; ++j)
-            for (int q = 0; q < 4; ++q) d[j * 4 + q] = r[q] ? r[q][j] : 0;
-        std::memset(d + nr * 4, 0, (size_t)(NR - nr) * 4);
+#if defined(__SSE2__)
+            // 4 rows x 16 columns -> 16 columns x 4 bytes by two rounds of
+            // unpacks; NR is a multiple of 16, so no chunk straddles panels.
+            for (; full && j + 16 <= w; j += 16) {
+                const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[0] + j));
+                const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[1] + j));
+                const __m128i v2 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[2] + j));
+                const __m128i v3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[3] + j));
+                const __m128i t01l = _mm_unpacklo_epi8(v0, v1), t01h = _mm_unpackhi_epi8(v0, v1);
+                const __m128i t23l = _mm_unpacklo_epi8(v2, v3), t23h = _mm_unpackhi_epi8(v2, v3);
+                __m128i *o = reinterpret_cast<__m128i *>(dg + j / NR * panel + j % NR * 4);
+                _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t01l, t23l));
+                _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t01l, t23l));
+                _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t01h, t23h));
+                _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t01h, t23h));
+            }
+#endif
+            for (; j < w; ++j) {
+                int8_t *d = dg + j / NR * panel + j % NR * 4;
+                for (int q = 0; q < 4; ++q) d[q] = r[q] ? r[q][j] : 0;
+            }
+            const dim_t tail = rnd_up(w, (dim_t)NR) - w;
+            if (tail) std::memset(dg + (w - 1) / NR * panel + (w % NR) * 4, 0, (size_t)tail * 4);
+        }
     }
 }
+
+#if defined(__x86_64__)
+// Column sums of a packed s8 B panel with W * 4 a multiple of 64 by
+// vpdpbusd against bytes of 1: each s32 lane sums its column's 4 bytes.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void panel_sums_vnni(
+        const int8_t *panel, dim_t k4, int W, dim_t w, int32_t *out) {
+    const int nv = W * 4 / 64;
+    __m512i acc[s8_max_nr / 16];
+    for (int v = 0; v < nv; ++v) acc[v] = _mm512_setzero_si512();
+    const __m512i ones = _mm512_set1_epi8(1);
+    for (dim_t g = 0; g < k4; ++g)
+        for (int v = 0; v < nv; ++v)
+            acc[v] = _mm512_dpbusd_epi32(acc[v], ones, _mm512_loadu_si512(panel + (g * W + 16 * v) * 4));
+    alignas(64) int32_t t[s8_max_nr];
+    for (int v = 0; v < nv; ++v) _mm512_store_si512(t + 16 * v, acc[v]);
+    for (dim_t j = 0; j < w; ++j) out[j] = t[j];
+}
+#endif
 
 // Sums over k of each of the W lanes of a packed panel (k4 groups of W x 4
 // bytes), for lanes [0, w). T is the stored byte type.
 template <typename T>
 void panel_sums(const T *panel, dim_t k4, int W, dim_t w, int32_t *out) {
+#if defined(__x86_64__)
+    if (std::is_signed<T>::value && W * 4 % 64 == 0 && isa::has_avx512_vnni()) {
+        panel_sums_vnni(reinterpret_cast<const int8_t *>(panel), k4, W, w, out);
+        return;
+    }
+#endif
     int32_t t[4 * s8_max_nr] = {}; // W <= s8_max_nr
+#if defined(__SSE2__)
+    if (W * 4 % 16 == 0) {
+        // Per 16 bytes (4 lanes x 4 k): widen to 16 bits, then pmaddwd by
+        // ones adds neighbours into s32: two k of one lane per element.
+        constexpr bool sgn = std::is_signed<T>::value;
+        const int nv = W * 4 / 16;
+        __m128i lo[s8_max_nr / 4], hi[s8_max_nr / 4];
+        for (int v = 0; v < nv; ++v) lo[v] = hi[v] = _mm_setzero_si128();
+        const __m128i ones = _mm_set1_epi16(1), z = _mm_setzero_si128();
+        for (dim_t g = 0; g < k4; ++g) {
+            const __m128i *s = reinterpret_cast<const __m128i *>(panel + g * W * 4);
+            for (int v = 0; v < nv; ++v) {
+                const __m128i x = _mm_loadu_si128(s + v);
+                const __m128i xl = sgn ? _mm_srai_epi16(_mm_unpacklo_epi8(x, x), 8) : _mm_unpacklo_epi8(x, z);
+                const __m128i xh = sgn ? _mm_srai_epi16(_mm_unpackhi_epi8(x, x), 8) : _mm_unpackhi_epi8(x, z);
+                lo[v] = _mm_add_epi32(lo[v], _mm_madd_epi16(xl, ones));
+                hi[v] = _mm_add_epi32(hi[v], _mm_madd_epi16(xh, ones));
+            }
+        }
+        // lo[v] holds lanes 4v, 4v+1 (two s32 each), hi[v] lanes 4v+2, 4v+3.
+        for (int v = 0; v < nv; ++v) {
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(t + 16 * v), lo[v]);
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(t + 16 * v + 4), hi[v]);
+        }
+        for (dim_t j = 0; j < w; ++j) {
+            const int32_t *p = t + 16 * (j / 4) + 2 * (j % 4);
+            out[j] = (int32_t)((uint32_t)p[0] + (uint32_t)p[1]);
+        }
+        return;
+    }
+#endif
     for (dim_t g = 0; g < k4; ++g) {
         const T *s = panel + g * W * 4;
         for (int l = 0; l < W * 4; ++l) t[l] += s[l];
@@ -237,11 +403,13 @@ void s8_plan_t::pack_b_all(const int8_t *B, dim_t ldb, void *packed_b) const {
     parallel(nthr_ < np ? nthr_ : (int)np, [&](int ithr, int nthr) {
         dim_t ps, pe;
         balance211(np, nthr, ithr, ps, pe);
+        if (ps >= pe) return;
+        const dim_t j0 = ps * NR, j1 = pe * NR < N_ ? pe * NR : N_;
+        int8_t *d = panels + j0 * k4 * 4;
+        pack_b_block(transb_ ? B + j0 * ldb : B + j0, ldb, transb_, K_, k4, j1 - j0, (int)NR, d);
         for (dim_t p = ps; p < pe; ++p) {
-            const dim_t j0 = p * NR, nr = N_ - j0 < NR ? N_ - j0 : NR;
-            int8_t *d = panels + j0 * k4 * 4;
-            pack_b_panel(transb_ ? B + j0 * ldb : B + j0, ldb, transb_, K_, k4, nr, (int)NR, d);
-            panel_sums(d, k4, (int)NR, nr, csum + j0);
+            const dim_t jp = p * NR, nr = N_ - jp < NR ? N_ - jp : NR;
+            panel_sums(panels + jp * k4 * 4, k4, (int)NR, nr, csum + jp);
         }
     });
 }
@@ -262,13 +430,10 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
         if (bpre) { // packed beforehand, column sums included
             csum = reinterpret_cast<const int32_t *>(bpre + packed_panels_bytes()) + jc;
         } else {
-            for (dim_t jr = 0; jr < nc; jr += NR) {
-                const dim_t nr = nc - jr < NR ? nc - jr : NR;
-                const int8_t *src = transb_ ? B + (jc + jr) * ldb : B + jc + jr;
-                int8_t *d = pb + jr * k4 * 4;
-                pack_b_panel(src, ldb, transb_, K, k4, nr, NR, d);
-                if (col_sum_ || a_signed_) panel_sums(d, k4, NR, nr, csum_buf + jr);
-            }
+            pack_b_block(transb_ ? B + jc * ldb : B + jc, ldb, transb_, K, k4, nc, NR, pb);
+            if (col_sum_ || a_signed_)
+                for (dim_t jr = 0; jr < nc; jr += NR)
+                    panel_sums(pb + jr * k4 * 4, k4, NR, nc - jr < NR ? nc - jr : NR, csum_buf + jr);
         }
         if (a_signed_) // -128 * colsum(B), wrapping like the s32 accumulators
             for (dim_t j = 0; j < rnd_up(nc, NR); ++j)
@@ -292,7 +457,8 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
                 const int8_t *bp = bpre ? bpre + (jc + jr) * k4 * 4 : pb + jr * k4 * 4;
                 for (dim_t ir = 0; ir < mc; ir += MR) {
                     const dim_t mr = mc - ir < MR ? mc - ir : MR;
-                    uk_->fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
+                    const s8_ukernel_fn_t fn = mr < MR && uk_->rows ? uk_->rows[mr] : uk_->fn;
+                    fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
                     ep.apply(ic + ir, jc + jr, mr, nr, tile, NR, row_sum_ ? rsum + ir : nullptr,
                             col_sum_ ? csum + jr : nullptr);
                 }

@@ -11,7 +11,10 @@
 //   fn(k4, a, b, init, acc) computes, for every i < MR, j < NR:
 //       acc[i * NR + j] = (init ? init[j] : 0)
 //                         + sum_{g < k4, q < 4} a[(g*MR+i)*4+q] * b[(g*NR+j)*4+q]
-//   exactly, modulo 2^32 (s32 accumulation). acc is a 64-byte aligned
+//   exactly, modulo 2^32 (s32 accumulation). A kernel may also offer
+//   variants for short panels: rows[m] (1 <= m <= MR) computes the same for
+//   i < m only (rows past m of acc are left alone; a keeps its MR stride),
+//   so a panel of m < MR real rows costs m rows of work. acc is a 64-byte aligned
 //   MR x NR tile the framework owns; b is 64-byte aligned (and NR * 4 is a
 //   multiple of 64, so every group is); a may be at any 4-byte boundary
 //   (it is read by 4-byte broadcasts). k4 may be 0.
@@ -32,6 +35,7 @@ struct s8_ukernel_t {
     const char *name;
     int mr, nr;
     s8_ukernel_fn_t fn;
+    const s8_ukernel_fn_t *rows; // nullptr, or MR + 1 entries (rows[0] unused)
 };
 
 constexpr int s8_max_mr = 8, s8_max_nr = 48;

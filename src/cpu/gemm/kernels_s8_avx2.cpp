@@ -60,7 +60,7 @@ KESTREL_AVX2 void kernel(
     }
 }
 
-const s8_ukernel_t table = {"u8s8s32_gemm_4x16__avx2", MR, NR, kernel};
+const s8_ukernel_t table = {"u8s8s32_gemm_4x16__avx2", MR, NR, kernel, nullptr};
 
 } // namespace
 

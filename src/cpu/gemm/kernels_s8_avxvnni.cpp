@@ -56,7 +56,7 @@ KESTREL_AVXVNNI void kernel(
     }
 }
 
-const s8_ukernel_t table = {"u8s8s32_gemm_6x16__avxvnni", MR, NR, kernel};
+const s8_ukernel_t table = {"u8s8s32_gemm_6x16__avxvnni", MR, NR, kernel, nullptr};
 
 } // namespace
 

@@ -29,7 +29,7 @@ void kernel(dim_t k4, const uint8_t *a, const int8_t *b, const int32_t *init, in
         for (int j = 0; j < NR; ++j) acc[i * NR + j] = (int32_t)c[i][j];
 }
 
-const s8_ukernel_t table = {"u8s8s32_gemm_4x16__portable", MR, NR, kernel};
+const s8_ukernel_t table = {"u8s8s32_gemm_4x16__portable", MR, NR, kernel, nullptr};
 
 } // namespace
 

@@ -55,6 +55,16 @@ KESTREL_VECTORIZE_CHEAP inline void store_row8(
     for (dim_t j = 0; j < n; ++j) d[j] = round_sat8<T>(t[j], lo, hi);
 }
 
+// n exact s32 sums into s32 dst through f32, as the float output path
+// rounds them; only the saturation at 2^31 is left to do (vectorised: it
+// runs once per element of every plain s32 int8 GEMM).
+KESTREL_VECTORIZE_CHEAP inline void store_s32_via_f32(int32_t *d, const int32_t *a, dim_t n) {
+    for (dim_t j = 0; j < n; ++j) {
+        const float f = (float)a[j];
+        d[j] = f >= 2147483648.f ? INT32_MAX : (int32_t)f;
+    }
+}
+
 // One row of f32 values into dst of type dt, from element `off`.
 inline void store_row(data_type_t dt, void *dst, dim_t off, const float *t, dim_t n) {
     switch (dt) {
@@ -104,14 +114,8 @@ public:
         if (!stage && beta == 0.f && !src_zp && alpha == 1.f && ddt == dnnl_s32) {
             // Plain s32 out: the value goes through f32 as below (integral,
             // so only the saturation at 2^31 is left to do).
-            for (dim_t i = 0; i < m; ++i) {
-                int32_t *d = reinterpret_cast<int32_t *>(dst) + (m0 + i) * ldc + n0;
-                const int32_t *a = acc + i * ld;
-                for (dim_t j = 0; j < n; ++j) {
-                    const float f = (float)a[j];
-                    d[j] = f >= 2147483648.f ? INT32_MAX : (int32_t)f;
-                }
-            }
+            for (dim_t i = 0; i < m; ++i)
+                store_s32_via_f32(reinterpret_cast<int32_t *>(dst) + (m0 + i) * ldc + n0, acc + i * ld, n);
             return;
         }
         float t[s8_max_mr * s8_max_nr];

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "cpu/gemm/kernels_s8.hpp"
+#include "cpu/gemm/s8_out.hpp"
 #include "cpu/rnn/rnn_cell.hpp"
 #include "cpu/threading.hpp"
 
@@ -44,6 +46,16 @@ inline float dequant_u8(uint8_t q, float inv_scale, float shift) { return ((floa
 
 // Turns a tile of s32 sums into f32 gates (written or added), or, for the
 // projection, into the u8 hidden state.
+// One row of a tile: (acc - comp) * inv into (or onto) f32 output; asks
+// for vector code (it runs once per gate element of every step).
+template <bool accumulate>
+KESTREL_VECTORIZE_CHEAP void deq_row(float *out, const int32_t *a, const double *comp, const float *inv, dim_t n) {
+    for (dim_t j = 0; j < n; ++j) {
+        const float f = (float)((double)a[j] - comp[j]) * inv[j];
+        out[j] = accumulate ? out[j] + f : f;
+    }
+}
+
 struct deq_out_t : gemm::s8_epilogue_t {
     float dscale = 1.f, dshift = 0.f;
     const float *wscales = nullptr; // nullptr: 1
@@ -56,17 +68,25 @@ struct deq_out_t : gemm::s8_epilogue_t {
 
     void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, const int32_t *acc, dim_t ld, const int32_t *,
             const int32_t *col_sum) const override {
+        // Per column factors once per tile (n <= the kernel's NR), then
+        // the tile row by row along contiguous rows of the output.
+        float inv[gemm::s8_max_nr];
+        double comp[gemm::s8_max_nr];
         for (dim_t j = 0; j < n; ++j) {
             const float ws = wscales ? wscales[per_col ? sc_off + n0 + j : 0] : 1.f;
-            const float inv = 1.f / (dscale * ws);
-            const double comp = (double)dshift * col_sum[j];
-            for (dim_t i = 0; i < m; ++i) {
-                const float f = (float)((double)acc[i * ld + j] - comp) * inv;
-                const dim_t o = (m0 + i) * ldo + n0 + j;
-                if (qout) qout[o] = quant_u8(f, dscale, dshift);
-                else if (accumulate) out[o] += f;
-                else out[o] = f;
-            }
+            inv[j] = 1.f / (dscale * ws);
+            comp[j] = (double)dshift * col_sum[j];
+        }
+        for (dim_t i = 0; i < m; ++i) {
+            const int32_t *a = acc + i * ld;
+            const dim_t o = (m0 + i) * ldo + n0;
+            if (qout)
+                for (dim_t j = 0; j < n; ++j)
+                    qout[o + j] = quant_u8((float)((double)a[j] - comp[j]) * inv[j], dscale, dshift);
+            else if (accumulate)
+                deq_row<true>(out + o, a, comp, inv, n);
+            else
+                deq_row<false>(out + o, a, comp, inv, n);
         }
     }
 };
