@@ -92,3 +92,13 @@ test_conv_test_conv_nhwc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_conv_nhwc_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/conv/test_conv_nhwc_isa.sh
 TESTS += test/conv/test_conv_nhwc_isa.sh
+
+# f32 depthwise convolution (dw:avx512:nCx16c, dw:avx512:nhwc), and again
+# with the ISA capped below AVX-512 (other implementations, numbers checked)
+check_PROGRAMS += test/conv/test_conv_dw
+TESTS += test/conv/test_conv_dw
+test_conv_test_conv_dw_SOURCES = test/conv/test_conv_dw.cpp
+test_conv_test_conv_dw_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_dw_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/conv/test_conv_dw_isa.sh
+TESTS += test/conv/test_conv_dw_isa.sh

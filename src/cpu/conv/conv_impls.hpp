@@ -154,6 +154,33 @@ private:
     direct_kernels_t ker_;
 };
 
+// Depthwise f32 2D convolution (groups = channels) on nChw16c or nhwc data
+// with AVX-512: see dw_conv.cpp. Weights Goihw16g (`any` resolves to it;
+// plain weights are copied into it in the scratchpad at each execution);
+// bias and one relu / linear / clip post-op, no scales.
+struct dw_conv_fwd_t : conv_fwd_prim_t {
+    struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, dw_conv_fwd_t> {
+        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint, bool nxc = false)
+            : pd_impl_t(d, a, hint), nxc(nxc) {}
+        const char *name() const override { return nxc ? "dw:avx512:nhwc" : "dw:avx512:nCx16c"; }
+        status_t init(dnnl_engine *) override;
+
+        bool nxc;
+        bool wei_copy = false;
+        memory_desc_t wei_blk_md = zero_md();
+        int act = direct_act_none;
+        float act_a = 0.f, act_b = 0.f;
+    };
+    struct pd_nxc_t : pd_t {
+        pd_nxc_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, true) {}
+    };
+    explicit dw_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+
+private:
+    const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
+};
+
 // GEMM-based convolution on plain layouts (ncx or nxc data, [g]oix
 // weights). Per image and group, dst = W * col (ncx) or dst^T = col^T * W^T
 // (nxc), where col is im2col of src built per thread in the scratchpad, in

@@ -1,0 +1,206 @@
+// f32 depthwise convolution forward (groups = channels, one channel per
+// group) through dw:avx512:nCx16c / dw:avx512:nhwc, against a naive loop in
+// double written here. With the ISA capped below AVX-512 other
+// implementations serve and only the numbers are checked.
+// Shapes reach every branch: channel counts with a tail of the 16-lane
+// block (and fewer than 16), columns at both edges (padding 0, 1, 2 and
+// asymmetric, windows wider than the row), stride 2, dilation, interior
+// runs of 8 columns and their remainder, 1x1 and 5x5 kernels; weights in
+// `any` (Goihw16g) and plain goihw; bias; relu, clip, linear in registers.
+// Blocked src gets NaN in its padded channels (they must not leak), a
+// blocked dst's padded channels must come out zero, and nothing may be
+// written past dst. 1 and 2 threads.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/kt_test.hpp"
+
+namespace {
+
+enum post_t { p_none, p_relu, p_clip, p_linear };
+
+struct prb_t {
+    long N, C, IH, IW, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR;
+    bool bias;
+    post_t post;
+    long OH() const { return (IH + PT + PB - ((KH - 1) * (DH + 1) + 1)) / SH + 1; }
+    long OW() const { return (IW + PL + PR - ((KW - 1) * (DW + 1) + 1)) / SW + 1; }
+};
+
+// Offsets of nChw16c (channels padded to 16) and nhwc data.
+long data_off(bool nxc, long C, long H, long W, long n, long c, long h, long w) {
+    if (nxc) return ((n * H + h) * W + w) * C + c;
+    const long CB = (C + 15) / 16;
+    return (((n * CB + c / 16) * H + h) * W + w) * 16 + c % 16;
+}
+long data_size(bool nxc, long N, long C, long H, long W) { return N * (nxc ? C : (C + 15) / 16 * 16) * H * W; }
+
+std::string want_impl(bool nxc) {
+    const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    if ((isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core)
+        return nxc ? "dw:avx512:nhwc" : "dw:avx512:nCx16c";
+    return "";
+}
+
+void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p, bool nxc, bool any_wei,
+        int threads) {
+    const long OH = p.OH(), OW = p.OW();
+    dnnl_dims_t sd = {p.N, p.C, p.IH, p.IW}, dd = {p.N, p.C, OH, OW}, wd = {p.C, 1, 1, p.KH, p.KW};
+    dnnl_dims_t st = {p.SH, p.SW}, dil = {p.DH, p.DW}, pl = {p.PT, p.PL}, pr = {p.PB, p.PR}, bd = {p.C};
+    const dnnl_format_tag_t dtag = nxc ? dnnl_nhwc : dnnl_nChw16c;
+    dnnl_memory_desc_t smd, dmd, wmd_user, bmd;
+    KT_OK(dnnl_memory_desc_create_with_tag(&smd, 4, sd, dnnl_f32, dtag));
+    KT_OK(dnnl_memory_desc_create_with_tag(&dmd, 4, dd, dnnl_f32, dtag));
+    KT_OK(dnnl_memory_desc_create_with_tag(&wmd_user, 5, wd, dnnl_f32, any_wei ? dnnl_format_tag_any : dnnl_goihw));
+    KT_OK(dnnl_memory_desc_create_with_tag(&bmd, 1, bd, dnnl_f32, dnnl_a));
+    dnnl_post_ops_t ops;
+    KT_OK(dnnl_post_ops_create(&ops));
+    const float a = p.post == p_clip ? -0.5f : p.post == p_linear ? 1.5f : 0.25f;
+    const float b = p.post == p_clip ? 0.75f : p.post == p_linear ? -0.25f : 0.f;
+    if (p.post != p_none)
+        KT_OK(dnnl_post_ops_append_eltwise(ops,
+                p.post == p_relu ? dnnl_eltwise_relu : p.post == p_clip ? dnnl_eltwise_clip : dnnl_eltwise_linear, a, b));
+    dnnl_primitive_attr_t attr;
+    KT_OK(dnnl_primitive_attr_create(&attr));
+    KT_OK(dnnl_primitive_attr_set_post_ops(attr, ops));
+    dnnl_primitive_desc_t pd = nullptr;
+    KT_OK(dnnl_convolution_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, dnnl_convolution_direct,
+            smd, wmd_user, p.bias ? bmd : nullptr, dmd, st, dil, pl, pr, attr));
+    const_dnnl_memory_desc_t wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    // Weights by (c, kh, kw) in the reported layout: Goihw16g (what `any`
+    // must give the dw kernels) or plain goihw (what another
+    // implementation may choose under an ISA cap).
+    bool g16 = false, plain = false;
+    for (dnnl_format_tag_t tag : {dnnl_Goihw16g, dnnl_goihw}) {
+        dnnl_memory_desc_t m;
+        KT_OK(dnnl_memory_desc_create_with_tag(&m, 5, wd, dnnl_f32, tag));
+        (tag == dnnl_goihw ? plain : g16) = dnnl_memory_desc_equal(m, wmd);
+        dnnl_memory_desc_destroy(m);
+    }
+    auto woff = [&](long c, long kh, long kw) {
+        return g16 ? ((c / 16 * p.KH + kh) * p.KW + kw) * 16 + c % 16 : (c * p.KH + kh) * p.KW + kw;
+    };
+    const bool wtag_ok = (g16 || plain) && (!any_wei || want_impl(nxc).empty() || g16);
+
+    const long ssize = data_size(nxc, p.N, p.C, p.IH, p.IW), dsize = data_size(nxc, p.N, p.C, OH, OW);
+    const long guard = 64;
+    std::vector<float> x(ssize, std::nanf("")), w(dnnl_memory_desc_get_size(wmd) / 4, 0.f), bv(p.C),
+            y(dsize + guard), y0;
+    kt::rng_t r((uint64_t)(p.C * 131 + p.IW * 7 + p.KW * 1000 + p.SW * 17 + nxc));
+    for (long n = 0; n < p.N; ++n)
+        for (long c = 0; c < p.C; ++c)
+            for (long h = 0; h < p.IH; ++h)
+                for (long ww = 0; ww < p.IW; ++ww) x[data_off(nxc, p.C, p.IH, p.IW, n, c, h, ww)] = r.uniform(-1.f, 1.f);
+    for (long c = 0; c < p.C; ++c)
+        for (long kh = 0; kh < p.KH; ++kh)
+            for (long kw = 0; kw < p.KW; ++kw) w[woff(c, kh, kw)] = r.uniform(-1.f, 1.f);
+    for (auto &v : bv) v = r.uniform(-1.f, 1.f);
+    for (auto &v : y) v = r.uniform(-1.f, 1.f);
+    y0 = y;
+
+    dnnl_memory_t ms, mw, mb, md;
+    KT_OK(dnnl_memory_create(&ms, smd, eng, x.data()));
+    KT_OK(dnnl_memory_create(&mw, wmd, eng, w.data()));
+    KT_OK(dnnl_memory_create(&mb, bmd, eng, bv.data()));
+    KT_OK(dnnl_memory_create(&md, dmd, eng, y.data()));
+    dnnl_primitive_t prim;
+    KT_OK(dnnl_primitive_create(&prim, pd));
+    std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+    if (p.bias) args.push_back({DNNL_ARG_BIAS, mb});
+    KT_OK(dnnl_primitive_execute(prim, strm, (int)args.size(), args.data()));
+    KT_OK(dnnl_stream_wait(strm));
+
+    // bias + at most KH * KW products summed in f32 in some order: within
+    // (KH KW + 2) u of sum |terms|; the eltwise is 1-Lipschitz (linear:
+    // |a| times, plus one rounding of its own).
+    const double u = std::ldexp(1.0, -24), nk = (double)p.KH * p.KW;
+    long bad = 0, pad_bad = 0;
+    double worst = 0;
+    for (long n = 0; n < p.N; ++n)
+        for (long c = 0; c < p.C; ++c)
+            for (long oh = 0; oh < OH; ++oh)
+                for (long ow = 0; ow < OW; ++ow) {
+                    double acc = p.bias ? bv[c] : 0.0, mag = std::fabs(acc);
+                    for (long kh = 0; kh < p.KH; ++kh)
+                        for (long kw = 0; kw < p.KW; ++kw) {
+                            const long ih = oh * p.SH - p.PT + kh * (p.DH + 1);
+                            const long iw = ow * p.SW - p.PL + kw * (p.DW + 1);
+                            if (ih < 0 || ih >= p.IH || iw < 0 || iw >= p.IW) continue;
+                            const double pr_ = (double)x[data_off(nxc, p.C, p.IH, p.IW, n, c, ih, iw)] * w[woff(c, kh, kw)];
+                            acc += pr_;
+                            mag += std::fabs(pr_);
+                        }
+                    double tol = (nk + 2) * u * mag;
+                    if (p.post == p_relu) acc = acc > 0 ? acc : a * acc;
+                    if (p.post == p_clip) acc = acc < a ? a : acc > b ? b : acc;
+                    if (p.post == p_linear) {
+                        acc = a * acc + b;
+                        tol = std::fabs(a) * tol + 2 * u * std::fabs(acc);
+                    }
+                    const double err = std::fabs((double)y[data_off(nxc, p.C, OH, OW, n, c, oh, ow)] - acc);
+                    if (!(err <= tol)) ++bad;
+                    if (err > worst) worst = err;
+                }
+    if (!nxc)
+        for (long n = 0; n < p.N; ++n)
+            for (long c = p.C; c < (p.C + 15) / 16 * 16; ++c)
+                for (long oh = 0; oh < OH; ++oh)
+                    for (long ow = 0; ow < OW; ++ow)
+                        if (y[data_off(nxc, p.C, OH, OW, n, c, oh, ow)] != 0.f) ++pad_bad;
+    bool guard_ok = true;
+    for (long i = dsize; i < dsize + guard; ++i) guard_ok = guard_ok && y[i] == y0[i];
+    const std::string impl = kt::impl_name(pd), want = want_impl(nxc);
+    const bool impl_ok = want.empty() ? impl.compare(0, 3, "dw:") != 0 : impl == want;
+
+    static const char *pname[] = {"", " + relu", " + clip", " + linear"};
+    char what[320];
+    std::snprintf(what, sizeof(what),
+            "dw conv %s C%ld mb%ld %ldx%ld k%ldx%ld s%ld%ld dil%ld%ld pad %ld%ld/%ld%ld %s weights%s%s, %d thr (%s): "
+            "%ld of %ld off (worst %.3g), %ld padded channels not zero",
+            nxc ? "nhwc" : "nChw16c", p.C, p.N, p.IH, p.IW, p.KH, p.KW, p.SH, p.SW, p.DH, p.DW, p.PT, p.PL, p.PB,
+            p.PR, any_wei ? "any" : "goihw", p.bias ? " bias" : "", pname[p.post], threads, impl.c_str(), bad,
+            p.N * p.C * OH * OW, worst, pad_bad);
+    t.check(bad == 0 && pad_bad == 0, what);
+    std::snprintf(what, sizeof(what), "%s: nothing written past dst", impl.c_str());
+    t.check(guard_ok, what);
+    std::snprintf(what, sizeof(what), "impl is %s, want %s; weights Goihw16g (as `any` must give dw) or goihw: %s",
+            impl.c_str(), want.empty() ? "not dw" : want.c_str(), wtag_ok ? "yes" : "no");
+    t.check(impl_ok && wtag_ok, what);
+
+    dnnl_primitive_destroy(prim);
+    for (auto m : {ms, mw, mb, md}) dnnl_memory_destroy(m);
+    dnnl_primitive_desc_destroy(pd);
+    dnnl_primitive_attr_destroy(attr);
+    dnnl_post_ops_destroy(ops);
+    for (auto m : {smd, dmd, wmd_user, bmd}) dnnl_memory_desc_destroy(m);
+}
+
+} // namespace
+
+int main() {
+    kt::tally_t t;
+    dnnl_engine_t eng;
+    dnnl_stream_t strm;
+    KT_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
+    KT_OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    // N C IH IW KH KW SH SW DH DW PT PL PB PR bias post
+    const prb_t probs[] = {
+            {2, 32, 9, 29, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, true, p_relu}, // MobileNet-like, 8-column runs + rest
+            {1, 20, 7, 12, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, false, p_none}, // channel tail, stride 2
+            {1, 5, 6, 9, 3, 3, 1, 1, 0, 0, 0, 0, 0, 0, true, p_clip}, // fewer than 16 channels, no padding
+            {2, 17, 8, 21, 5, 5, 1, 2, 1, 0, 2, 3, 1, 2, true, p_linear}, // 5x5, dilation, asymmetric padding
+            {1, 48, 5, 4, 3, 3, 1, 1, 0, 1, 1, 2, 1, 2, false, p_relu}, // window wider than the row
+            {1, 33, 4, 19, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, true, p_none}, // 1x1
+            {1, 16, 10, 40, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, false, p_clip}, // stride 2, right padding only
+    };
+    for (int threads : {1, 2})
+        kt::with_threads(threads, [&] {
+            for (bool nxc : {false, true})
+                for (bool any_wei : {true, false})
+                    for (const auto &p : probs) check(t, eng, strm, p, nxc, any_wei, threads);
+        });
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+    return t.finish();
+}
