@@ -8,6 +8,7 @@
 #include "core/primitive.hpp"
 #include "cpu/conv/conv_epilogue.hpp"
 #include "cpu/conv/conv_pd.hpp"
+#include "cpu/conv/conv_s8_direct.hpp"
 #include "cpu/conv/direct_conv.hpp"
 #include "cpu/gemm/gemm.hpp"
 #include "cpu/gemm/gemm_s8.hpp"
@@ -207,6 +208,29 @@ struct gemm_s8_conv_fwd_t : conv_fwd_prim_t {
 
 private:
     const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
+};
+
+// Direct int8 convolution on AVX512-VNNI: channels-last data (u8/s8 src),
+// s8 weights in [g]OI[d][h]w4i16o4i (chosen for `any`; plain weights are
+// left to the GEMM route), register tiles of output columns x blocks of 16
+// output channels summed with vpdpbusd, any dst type and every int8
+// attribute through the conv epilogue. See conv_s8_direct.hpp.
+struct s8_direct_conv_fwd_t : conv_fwd_prim_t {
+    struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, s8_direct_conv_fwd_t> {
+        using pd_impl_t::pd_impl_t;
+        const char *name() const override { return "direct:avx512_vnni:nhwc:s8"; }
+        status_t init(dnnl_engine *) override;
+
+        s8_direct_conf_t conf;
+        bool need_comp = false; // weight sums booked (s8 src or src zero point)
+    };
+    explicit s8_direct_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
+    status_t init() override;
+    status_t execute(const exec_ctx_t &ctx) const override;
+
+private:
+    const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
+    s8_direct_kernels_t ker_;
 };
 
 // A 1x1 convolution (2D, unit stride, no padding, no groups) with a fused
