@@ -223,6 +223,10 @@ struct s8_direct_conv_fwd_t : conv_fwd_prim_t {
 
         s8_direct_conf_t conf;
         bool need_comp = false; // weight sums booked (s8 src or src zero point)
+        // The output stage in the kernels' registers (s8_direct_out_t): no
+        // post-ops, f32 or no bias, dst f32/s32/s8/u8; which steps it has.
+        bool fast_out = false, with_scale = false, wei_per_oc = false;
+        bool with_dscale = false, dscale_per_oc = false, with_dzp = false;
     };
     explicit s8_direct_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
     status_t init() override;

@@ -110,6 +110,17 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     }
     c.nseg = div_up(c.row, c.seg);
 
+    // The output stage in registers: no post-ops, f32 (or no) bias, scales
+    // and dst zero point only, a dst type the kernels store.
+    const quant_entry_t *q;
+    fast_out = attr_.post_ops.entries.empty() && one_of(dst_md_.data_type, dnnl_f32, dnnl_s32, dnnl_s8, dnnl_u8)
+            && (!g.with_bias || (bias_md_.data_type == dnnl_f32 && mdw_t(bias_md_).blk().strides[0] == 1));
+    with_scale = attr_.scales.get(DNNL_ARG_SRC) || attr_.scales.get(DNNL_ARG_WEIGHTS);
+    wei_per_oc = (q = attr_.scales.get(DNNL_ARG_WEIGHTS)) && q->mask != 0;
+    with_dscale = (q = attr_.scales.get(DNNL_ARG_DST)) != nullptr;
+    dscale_per_oc = with_dscale && q->mask != 0;
+    with_dzp = attr_.zero_points.get(DNNL_ARG_DST) != nullptr;
+
     need_comp = c.shift || attr_.zero_points.get(DNNL_ARG_SRC) != nullptr;
     if (need_comp)
         scratchpad_registry().book(key_wsum, (size_t)g.G * g.KD * g.KH * c.nocb * 16 * sizeof(int32_t));
@@ -224,7 +235,28 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const dim_t dst_row = dst_d.off_v(pos); // element offset of column 0
 
         s8_direct_args_t t;
-        t.nkd = nkd, t.nkh = nkh, t.pad = pad, t.out = buf;
+        t.nkd = nkd, t.nkh = nkh, t.pad = pad, t.out = buf, t.fo = nullptr;
+        // The output stage in registers: its per-channel vectors, as the
+        // conv epilogue computes them.
+        s8_direct_out_t fo;
+        float f_scale[max_oc], f_bias[max_oc], f_dscale[max_oc];
+        if (p->fast_out) {
+            const float cs = epi_.common_scale(ex.ea);
+            for (dim_t i = 0; i < nn; ++i) {
+                f_scale[i] = p->wei_per_oc ? cs * ex.ea.wei_scale[oc0 + i] : cs;
+                f_bias[i] = g.with_bias ? static_cast<const float *>(ex.ea.bias)[p->weights_md(1)->offset0 + oc0 + i] : 0.f;
+                f_dscale[i] = p->with_dscale ? ex.ea.dst_scale[p->dscale_per_oc ? oc0 + i : 0] : 1.f;
+            }
+            fo.comp = reinterpret_cast<const int32_t *>(comp);
+            fo.scale = p->with_scale ? f_scale : nullptr;
+            fo.bias = g.with_bias ? f_bias : nullptr;
+            fo.dscale = p->with_dscale ? f_dscale : nullptr;
+            fo.dzp = ex.ea.dst_zp, fo.with_dzp = p->with_dzp;
+            fo.kind = ddt == dnnl_f32 ? 0 : ddt == dnnl_s32 ? 1 : ddt == dnnl_s8 ? 2 : 3;
+            fo.d_w = d_w * (dim_t)dst_d.dt_size();
+            fo.nn = nn;
+            t.fo = &fo;
+        }
         for (dim_t j0 = 0; j0 < ncols; j0 += c.urw) {
             const dim_t col = col0 + j0;
             const int urw = (int)std::min<dim_t>(c.urw, ncols - j0);
@@ -235,10 +267,19 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             t.iw0 = iw_lo;
             t.out_k = (dim_t)urw * 16;
             // No valid tap along d or h: the sums are zero.
-            if (nkd > 0 && nkh > 0)
+            const bool no_taps = nkd == 0 || nkh == 0;
+            if (t.fo && !no_taps) {
+                fo.dst = dst_b + (dst_row + col * d_w) * (dim_t)dst_d.dt_size();
                 ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](c, t);
-            else
+                continue;
+            }
+            if (!no_taps) {
+                s8_direct_args_t tb = t;
+                tb.fo = nullptr;
+                ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](c, tb);
+            } else {
                 std::fill(buf, buf + (dim_t)noc * urw * 16, 0);
+            }
 
             // The output stage, one point at a time.
             for (int j = 0; j < urw; ++j) {

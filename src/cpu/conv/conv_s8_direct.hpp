@@ -45,12 +45,29 @@ struct s8_direct_conf_t {
     dim_t KW = 1, SW = 1, DW1 = 1, IW = 1; // for checked tiles
 };
 
+// The output stage done in registers, when it is only this (the same
+// float operations as the conv epilogue, in its order): v = (float)(acc -
+// comp), v *= scale, v += bias, v /= dscale, v += dzp, then dst's rounding
+// and saturation. Arrays hold the item's channels (noc * 16); a nullptr
+// step is skipped.
+struct s8_direct_out_t {
+    const int32_t *comp;
+    const float *scale, *bias, *dscale;
+    float dzp;
+    bool with_dzp;
+    int kind; // dst: 0 f32, 1 s32, 2 s8, 3 u8
+    char *dst; // at the point of column 0, first channel of the item
+    dim_t d_w; // bytes between points
+    dim_t nn; // valid channels
+};
+
 // One call.
 struct s8_direct_args_t {
     const uint8_t *src; // at (n, group's first ic, first valid d/h tap, column 0, tap kw 0)
     const int8_t *wei; // at (g, first oc block, ic 0, first valid kd/kh, kw 0)
     const uint8_t *pad; // 16 bytes of the padding value (checked tiles)
-    int32_t *out; // sums [k * out_k + j * 16 + lane]
+    int32_t *out; // sums [k * out_k + j * 16 + lane] (when fo is nullptr)
+    const s8_direct_out_t *fo; // else the output stage in registers
     dim_t out_k;
     dim_t nkd, nkh; // valid taps along d and h
     dim_t iw0; // src w index of column 0 at tap kw 0 (checked tiles)

@@ -47,6 +47,53 @@ __attribute__((always_inline)) inline void quad(__m512i (&acc)[NOC][URW], const 
     }
 }
 
+// The output stage of s8_direct_out_t on the accumulators, stored to dst.
+template <int NOC, int URW>
+__attribute__((always_inline)) inline void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t &o) {
+    #pragma GCC unroll 8
+    for (int k = 0; k < NOC; ++k) {
+        const dim_t left = o.nn - k * 16;
+        if (left <= 0) break;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+        const __m512i cv = _mm512_maskz_loadu_epi32(m, o.comp + k * 16);
+        const __m512 sv = o.scale ? _mm512_maskz_loadu_ps(m, o.scale + k * 16) : _mm512_setzero_ps();
+        const __m512 bv = o.bias ? _mm512_maskz_loadu_ps(m, o.bias + k * 16) : _mm512_setzero_ps();
+        const __m512 dv = o.dscale ? _mm512_mask_loadu_ps(_mm512_set1_ps(1.f), m, o.dscale + k * 16)
+                                   : _mm512_setzero_ps();
+        const __m512 zv = _mm512_set1_ps(o.dzp);
+        #pragma GCC unroll 32
+        for (int j = 0; j < URW; ++j) {
+            __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[k][j], cv));
+            if (o.scale) v = _mm512_mul_ps(v, sv);
+            if (o.bias) v = _mm512_add_ps(v, bv);
+            if (o.dscale) v = _mm512_div_ps(v, dv);
+            if (o.with_dzp) v = _mm512_add_ps(v, zv);
+            char *d = o.dst + j * o.d_w;
+            if (o.kind == 0) {
+                _mm512_mask_storeu_ps((float *)d + k * 16, m, v);
+                continue;
+            }
+            // NaN to 0, as the scalar stores do.
+            v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v);
+            if (o.kind == 1) {
+                // 2^31 and above: INT32_MAX; below -2^31: INT32_MIN; else
+                // rounded to nearest even (the default mode).
+                const __mmask16 big = _mm512_cmp_ps_mask(v, _mm512_set1_ps(2147483648.f), _CMP_GE_OQ);
+                v = _mm512_max_ps(v, _mm512_set1_ps(-2147483648.f));
+                __m512i r = _mm512_cvtps_epi32(v);
+                r = _mm512_mask_mov_epi32(r, big, _mm512_set1_epi32(0x7fffffff));
+                _mm512_mask_storeu_epi32((int32_t *)d + k * 16, m, r);
+                continue;
+            }
+            const bool s8 = o.kind == 2;
+            v = _mm512_max_ps(v, _mm512_set1_ps(s8 ? -128.f : 0.f));
+            v = _mm512_min_ps(v, _mm512_set1_ps(s8 ? 127.f : 255.f));
+            const __m512i r = _mm512_cvtps_epi32(v);
+            _mm_mask_storeu_epi8(d + k * 16, m, _mm512_cvtepi32_epi8(r));
+        }
+    }
+}
+
 template <int NOC, int URW, bool CHECK, bool SHIFT>
 void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
     __m512i acc[NOC][URW];
@@ -88,6 +135,10 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
                         quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, c.s_col, w, c.w_ocb, nq * 4, rem, flip);
                 }
             }
+    }
+    if (t.fo) {
+        store_out<NOC, URW>(acc, *t.fo);
+        return;
     }
     #pragma GCC unroll 8
     for (int k = 0; k < NOC; ++k)
