@@ -33,7 +33,10 @@ struct prb_t {
     }
 };
 
+// AVX512-VNNI usable: the effective tier has it and the prefer_ymm hint
+// (which keeps every family on its 256-bit kernels) is not set.
 bool have_vnni() {
+    if (dnnl_get_cpu_isa_hints() == dnnl_cpu_isa_prefer_ymm) return false;
     const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
     return isa == dnnl_cpu_isa_avx512_core_vnni || isa == dnnl_cpu_isa_avx512_core_bf16
             || isa == dnnl_cpu_isa_avx512_core_fp16 || isa == dnnl_cpu_isa_avx512_core_amx
