@@ -12,6 +12,7 @@
 // bit-identical to what gemm:s8 gives for the same data with plain ohwi
 // weights. Without AVX512-VNNI (or with the ISA capped below it) `any`
 // goes to gemm:s8, which is then what the case expects.
+#include <algorithm>
 #include <cstring>
 
 #include "common/kt_s8.hpp"
@@ -461,6 +462,27 @@ int main() {
         prb_t p = base2d(1, 1, 17, 16, 6, 6, 3, 1, 1);
         p.plain_wei = true, p.sdt = dnnl_s8, p.ddt = dnnl_s32;
         add(p, "plain ohwi weights: left to gemm:s8");
+    }
+    // Random small problems (fixed seed): every mix of channel tails,
+    // kernel sizes, strides, padding, dilation, groups and src types.
+    static char names[24][96];
+    kt::rng_t r(2026);
+    for (int i = 0; i < 24; ++i) {
+        const int64_t k = rnd(r, 1, 5), s = rnd(r, 1, 3), pad = rnd(r, 0, 2), dl = rnd(r, 0, 1);
+        const int64_t ext = (k - 1) * (dl + 1) + 1;
+        const int64_t ih = rnd(r, std::max<int64_t>(1, ext - 2 * pad), 12);
+        const int64_t iw = rnd(r, std::max<int64_t>(1, ext - 2 * pad), 24);
+        const int64_t g = rnd(r, 0, 3) == 0 ? 2 : 1;
+        prb_t p = base2d(rnd(r, 1, 2), g, rnd(r, 1, 40), rnd(r, 2, 70), ih, iw, k, s, pad);
+        p.pr[2] = rnd(r, 0, 2), p.dl[1] = p.dl[2] = dl;
+        if (iw + pad + p.pr[2] < ext) p.pr[2] = pad; // keep the problem valid
+        p.sdt = rnd(r, 0, 1) ? dnnl_s8 : dnnl_u8;
+        p.ddt = dnnl_s32;
+        if (rnd(r, 0, 1)) p.q.src_zp = true, p.q.src_zp_v = (int32_t)rnd(r, p.sdt == dnnl_s8 ? -20 : 0, 20);
+        std::snprintf(names[i], sizeof names[i], "random %d: g%ld ic%ld oc%ld %ldx%ld k%ld s%ld p%ld d%ld %s", i,
+                (long)p.g, (long)p.icg, (long)p.ocg, (long)ih, (long)iw, (long)k, (long)s, (long)pad, (long)dl,
+                p.sdt == dnnl_s8 ? "s8" : "u8");
+        add(p, names[i]);
     }
     bool any = false;
     for (auto &c : cases) run_case(t, eng, strm, c.first, c.second, any = !any);
