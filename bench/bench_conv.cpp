@@ -89,6 +89,8 @@ int run_machine(dnnl_engine_t eng, dnnl_stream_t strm, const bench::conv_shape_t
             : p.layout == bench::layout_t::nhwc                     ? dnnl_nhwc
                                                                     : dnnl_nChw16c;
     const dnnl_dim_t oh = p.oh();
+    char id[96];
+    if (!bench::selected(p.id(id, sizeof(id)))) return 0;
     dnnl_dims_t sd = {p.mb, p.ic, p.ih, p.ih}, wd = {p.oc, p.ic, p.k, p.k}, dd = {p.mb, p.oc, oh, oh};
     dnnl_memory_desc_t src, wei, dst;
     CHECK(dnnl_memory_desc_create_with_tag(&src, 4, sd, dnnl_f32, data));
@@ -113,8 +115,7 @@ int run_machine(dnnl_engine_t eng, dnnl_stream_t strm, const bench::conv_shape_t
         s = dnnl_primitive_execute(prim, strm, 3, args);
         dnnl_stream_wait(strm);
     });
-    char id[96];
-    if (s == dnnl_success) bench::machine_line("kestrel", p.id(id, sizeof(id)), p.flop() / sec * 1e-9);
+    if (s == dnnl_success) bench::machine_line("kestrel", id, p.flop() / sec * 1e-9);
     dnnl_primitive_destroy(prim);
     dnnl_memory_destroy(ma);
     dnnl_memory_destroy(mw);
@@ -131,6 +132,7 @@ int run_machine(dnnl_engine_t eng, dnnl_stream_t strm, const bench::conv_shape_t
 int run_int8(dnnl_engine_t eng, dnnl_stream_t strm, bool conv, const dnnl_dims_t sd, const dnnl_dims_t wd,
         const dnnl_dims_t dd, int nd, const dnnl_dim_t *st, const dnnl_dim_t *pad, const char *id, double flop) {
     dnnl_memory_desc_t src, wei, dst;
+    if (!bench::selected(id)) return 0;
     CHECK(dnnl_memory_desc_create_with_tag(&src, nd, sd, dnnl_u8, nd == 4 ? dnnl_nhwc : dnnl_ab));
     CHECK(dnnl_memory_desc_create_with_tag(&wei, nd, wd, dnnl_s8, dnnl_format_tag_any));
     CHECK(dnnl_memory_desc_create_with_tag(&dst, 2, dd, conv ? dnnl_u8 : dnnl_s8, dnnl_ab));
