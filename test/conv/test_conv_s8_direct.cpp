@@ -10,8 +10,9 @@
 // dst zero points, relu, sum, binary. Each case runs with 1 and 2
 // threads, then through the reference implementation, and its dst must be
 // bit-identical to what gemm:s8 gives for the same data with plain ohwi
-// weights. Without AVX512-VNNI (or with the ISA capped below it) `any`
-// goes to gemm:s8, which is then what the case expects.
+// weights. With AVX-VNNI only (or the ISA capped at AVX2_VNNI) the ymm
+// variant direct:avx2_vnni:nhwc:s8 serves; below that `any` goes to
+// gemm:s8, which is then what the case expects.
 #include <algorithm>
 #include <cstring>
 
@@ -42,6 +43,18 @@ bool have_vnni() {
     return isa == dnnl_cpu_isa_avx512_core_vnni || isa == dnnl_cpu_isa_avx512_core_bf16
             || isa == dnnl_cpu_isa_avx512_core_fp16 || isa == dnnl_cpu_isa_avx512_core_amx
             || isa == dnnl_cpu_isa_avx512_core_amx_fp16;
+}
+
+// AVX-VNNI (ymm) usable and AVX512-VNNI not: the effective tier is
+// avx2_vnni (or avx2_vnni_2).
+bool have_avx2_vnni() {
+    const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    return !have_vnni() && (isa == dnnl_cpu_isa_avx2_vnni || isa == dnnl_cpu_isa_avx2_vnni_2);
+}
+
+// What serves channels-last int8 with `any` weights here.
+const char *direct_impl() {
+    return have_vnni() ? "direct:avx512_vnni:nhwc:s8" : have_avx2_vnni() ? "direct:avx2_vnni:nhwc:s8" : "gemm:s8";
 }
 
 dnnl_format_tag_t nxc(int nd) { return nd == 3 ? dnnl_acb : nd == 4 ? dnnl_acdb : dnnl_acdeb; }
@@ -286,7 +299,7 @@ bool check_dst(const prb_t &p, const data_t &x, const std::vector<char> &db) {
 
 void run_case(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p, const char *what, bool data_any) {
     const data_t x = make_data(p);
-    const char *want = p.plain_wei || !have_vnni() ? "gemm:s8" : "direct:avx512_vnni:nhwc:s8";
+    const char *want = p.plain_wei ? "gemm:s8" : direct_impl();
     tensors_t ts;
     make_mds(p, ts, p.plain_wei, data_any);
     dnnl_primitive_attr_t attr = p.q.attr(p.nd(), p.g * p.ocg);
@@ -361,8 +374,7 @@ int main() {
     dnnl_stream_t strm;
     KT_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
     KT_OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
-    std::printf("effective ISA 0x%x: direct int8 path %s\n", (unsigned)dnnl_get_effective_cpu_isa(),
-            have_vnni() ? "expected" : "not expected (gemm:s8)");
+    std::printf("effective ISA 0x%x: expecting %s\n", (unsigned)dnnl_get_effective_cpu_isa(), direct_impl());
 
     std::vector<std::pair<prb_t, const char *>> cases;
     auto add = [&](const prb_t &p, const char *w) { cases.push_back({p, w}); };

@@ -53,7 +53,11 @@ void tap_range(dim_t o0, dim_t step, dim_t K, dim_t I, dim_t &lo, dim_t &n) {
 status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     const char *me = name();
     const conv_geom_t &g = geom_;
-    if (!isa::has_avx512_vnni()) return decline(me, "instruction set");
+    if (ymm ? !isa::has_avx2_vnni() : !isa::has_avx512_vnni()) return decline(me, "instruction set");
+    if (ymm) {
+        s8_direct_kernels_t probe;
+        if (!s8_direct_avx2_vnni_kernels(probe)) return decline(me, "compiler without AVX-VNNI");
+    }
     if (g.is_deconv) return decline(me, "deconvolution");
     if (!one_of(desc_.alg_kind, dnnl_convolution_direct, dnnl_convolution_auto))
         return decline(me, "algorithm");
@@ -88,6 +92,7 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
         }
     if (c.noc == 1 && c.nocb > 1) c.noc = 2;
     c.urw = s8_direct_max_urw(c.noc);
+    if (ymm) c.noc = 1, c.urw = s8_direct_avx2_max_urw;
     c.flat = g.is_1x1_unit();
     c.row = c.flat ? g.OD * g.OH * g.OW : g.OW;
     c.s_col = c.flat ? s_w : g.SW * s_w;
@@ -113,7 +118,7 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     // The output stage in registers: no post-ops, f32 (or no) bias, scales
     // and dst zero point only, a dst type the kernels store.
     const quant_entry_t *q;
-    fast_out = attr_.post_ops.entries.empty() && one_of(dst_md_.data_type, dnnl_f32, dnnl_s32, dnnl_s8, dnnl_u8)
+    fast_out = !ymm && attr_.post_ops.entries.empty() && one_of(dst_md_.data_type, dnnl_f32, dnnl_s32, dnnl_s8, dnnl_u8)
             && (!g.with_bias || (bias_md_.data_type == dnnl_f32 && mdw_t(bias_md_).blk().strides[0] == 1));
     with_scale = attr_.scales.get(DNNL_ARG_SRC) || attr_.scales.get(DNNL_ARG_WEIGHTS);
     wei_per_oc = (q = attr_.scales.get(DNNL_ARG_WEIGHTS)) && q->mask != 0;
@@ -129,7 +134,11 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
 
 status_t s8_direct_conv_fwd_t::init() {
     KESTREL_CHECK(conv_fwd_prim_t::init());
-    s8_direct_avx512_vnni_kernels(ker_);
+    if (pd()->ymm) {
+        if (!s8_direct_avx2_vnni_kernels(ker_)) return status::unimplemented;
+    } else {
+        s8_direct_avx512_vnni_kernels(ker_);
+    }
     return status::success;
 }
 

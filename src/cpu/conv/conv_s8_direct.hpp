@@ -83,6 +83,10 @@ struct s8_direct_kernels_t {
 // Largest URW for NOC blocks, and the AVX512-VNNI kernels.
 int s8_direct_max_urw(int noc);
 void s8_direct_avx512_vnni_kernels(s8_direct_kernels_t &k);
+// The AVX-VNNI kernels: NOC 1 only, URW up to s8_direct_avx2_max_urw, the
+// sums always to the tile buffer. false when the compiler cannot build them.
+constexpr int s8_direct_avx2_max_urw = 6;
+bool s8_direct_avx2_vnni_kernels(s8_direct_kernels_t &k);
 
 } // namespace kestrel
 
