@@ -52,9 +52,11 @@ bool have_avx2_vnni() {
     return !have_vnni() && (isa == dnnl_cpu_isa_avx2_vnni || isa == dnnl_cpu_isa_avx2_vnni_2);
 }
 
-// What serves channels-last int8 with `any` weights here.
-const char *direct_impl() {
-    return have_vnni() ? "direct:avx512_vnni:nhwc:s8" : have_avx2_vnni() ? "direct:avx2_vnni:nhwc:s8" : "gemm:s8";
+// What serves channels-last int8 with `any` weights here (the AVX-VNNI
+// variant leaves unit-stride unpadded 1x1 problems to gemm:s8).
+const char *direct_impl(bool unit_1x1) {
+    if (have_vnni()) return "direct:avx512_vnni:nhwc:s8";
+    return have_avx2_vnni() && !unit_1x1 ? "direct:avx2_vnni:nhwc:s8" : "gemm:s8";
 }
 
 dnnl_format_tag_t nxc(int nd) { return nd == 3 ? dnnl_acb : nd == 4 ? dnnl_acdb : dnnl_acdeb; }
@@ -299,7 +301,10 @@ bool check_dst(const prb_t &p, const data_t &x, const std::vector<char> &db) {
 
 void run_case(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p, const char *what, bool data_any) {
     const data_t x = make_data(p);
-    const char *want = p.plain_wei ? "gemm:s8" : direct_impl();
+    bool unit_1x1 = true;
+    for (int i = 0; i < 3; ++i)
+        unit_1x1 = unit_1x1 && x.w.k[i] == 1 && x.w.s[i] == 1 && x.w.pl[i] == 0 && x.w.pr[i] == 0;
+    const char *want = p.plain_wei ? "gemm:s8" : direct_impl(unit_1x1);
     tensors_t ts;
     make_mds(p, ts, p.plain_wei, data_any);
     dnnl_primitive_attr_t attr = p.q.attr(p.nd(), p.g * p.ocg);
@@ -374,7 +379,8 @@ int main() {
     dnnl_stream_t strm;
     KT_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
     KT_OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
-    std::printf("effective ISA 0x%x: expecting %s\n", (unsigned)dnnl_get_effective_cpu_isa(), direct_impl());
+    std::printf("effective ISA 0x%x: expecting %s (1x1: %s)\n", (unsigned)dnnl_get_effective_cpu_isa(),
+            direct_impl(false), direct_impl(true));
 
     std::vector<std::pair<prb_t, const char *>> cases;
     auto add = [&](const prb_t &p, const char *w) { cases.push_back({p, w}); };
