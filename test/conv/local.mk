@@ -102,3 +102,13 @@ test_conv_test_conv_dw_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_conv_dw_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/conv/test_conv_dw_isa.sh
 TESTS += test/conv/test_conv_dw_isa.sh
+# Direct int8 convolution (direct:avx512_vnni:nhwc:s8) against a naive
+# loop and bit-for-bit against gemm:s8; again with the ISA capped below
+# AVX512-VNNI, where gemm:s8 serves.
+check_PROGRAMS += test/conv/test_conv_s8_direct
+TESTS += test/conv/test_conv_s8_direct
+test_conv_test_conv_s8_direct_SOURCES = test/conv/test_conv_s8_direct.cpp
+test_conv_test_conv_s8_direct_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_s8_direct_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/conv/test_conv_s8_direct_isa.sh
+TESTS += test/conv/test_conv_s8_direct_isa.sh

@@ -68,7 +68,12 @@ void make_mds(const prb_t &p, tensors_t &t, dnnl_data_type_t wdt = dnnl_s8) {
     }
     KT_OK(dnnl_memory_desc_create_with_tag(&t.src, nd, sd, p.sdt, data_tag(nd, p.data_tag)));
     KT_OK(dnnl_memory_desc_create_with_tag(&t.dst, nd, dd, p.ddt, data_tag(nd, p.data_tag)));
-    KT_OK(dnnl_memory_desc_create_with_tag(&t.wei, wn, wd, wdt, wei_tag(nd, groups, p.wei_tag)));
+    // `any` weights with channels-last (or `any`) data: ohwi given
+    // explicitly, the layout gemm:s8 resolves `any` to. With AVX512-VNNI
+    // `any` goes to the direct int8 kernel and its blocked weights (tested
+    // in test_conv_s8_direct); this suite stays on gemm:s8.
+    const int wt = p.wei_tag == 0 && p.data_tag != 2 && !p.deconv ? 2 : p.wei_tag;
+    KT_OK(dnnl_memory_desc_create_with_tag(&t.wei, wn, wd, wdt, wei_tag(nd, groups, wt)));
     if (p.bdt != dnnl_data_type_undef) {
         dnnl_dims_t bd = {p.g * p.ocg};
         KT_OK(dnnl_memory_desc_create_with_tag(&t.bias, 1, bd, p.bdt, dnnl_a));
@@ -339,7 +344,9 @@ void cpp_api(kt::tally_t &t) {
     stream s(eng);
     const memory::dims src_d = {2, 8, 6, 6}, wei_d = {8, 8, 3, 3}, dst_d = {2, 8, 6, 6};
     memory::desc src_md(src_d, memory::data_type::u8, memory::format_tag::any);
-    memory::desc wei_md(wei_d, memory::data_type::s8, memory::format_tag::any);
+    // ohwi, as gemm:s8 resolves `any` (which the direct int8 kernel would
+    // take on AVX512-VNNI, with its blocked weights).
+    memory::desc wei_md(wei_d, memory::data_type::s8, memory::format_tag::ohwi);
     memory::desc dst_md(dst_d, memory::data_type::s8, memory::format_tag::any);
     primitive_attr attr;
     attr.set_scales_mask(DNNL_ARG_SRC, 0);

@@ -464,6 +464,22 @@ std::vector<case_t> cases() {
                      KT_OK(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_DST, 0));
                      with_post_ops({37, 29}, dnnl_ab, false)(a);
                  }});
+    // int8 convolution, channels-last with `any` weights (the direct VNNI
+    // kernel where the CPU has it): the output stage in registers, then
+    // through the tile buffer with post-ops.
+    auto conv_s8 = [](dnnl_primitive_desc_t *pd, dnnl_engine_t e, const_dnnl_primitive_attr_t a) {
+        mds_owner_t m;
+        return dnnl_convolution_forward_primitive_desc_create(pd, e, dnnl_forward_inference, dnnl_convolution_direct,
+                m.add({2, 20, 9, 7}, dnnl_nhwc, dnnl_s8), m.add({24, 20, 3, 3}, dnnl_format_tag_any, dnnl_s8),
+                m.add({24}, dnnl_a), m.add({2, 24, 9, 7}, dnnl_nhwc, dnnl_u8), d1, d0, d1, d1, a);
+    };
+    c.push_back({"conv int8 nhwc s8 src, zero points, scales", conv_s8, [](dnnl_primitive_attr_t a) {
+                     KT_OK(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_WEIGHTS, 1));
+                     KT_OK(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_DST, 0));
+                     KT_OK(dnnl_primitive_attr_set_zero_points_mask(a, DNNL_ARG_SRC, 0));
+                     KT_OK(dnnl_primitive_attr_set_zero_points_mask(a, DNNL_ARG_DST, 0));
+                 }});
+    c.push_back({"conv int8 nhwc + post-ops", conv_s8, with_post_ops({1, 24, 1, 1}, dnnl_nchw, true)});
     c.push_back({"matmul u8 x s8 -> f32 zero points", matmul({19, 70}, {70, 23}, {19, 23}, dnnl_ab, dnnl_u8, dnnl_s8),
             [](dnnl_primitive_attr_t a) {
                 KT_OK(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_WEIGHTS, 2));

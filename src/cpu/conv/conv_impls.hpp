@@ -8,6 +8,7 @@
 #include "core/primitive.hpp"
 #include "cpu/conv/conv_epilogue.hpp"
 #include "cpu/conv/conv_pd.hpp"
+#include "cpu/conv/conv_s8_direct.hpp"
 #include "cpu/conv/direct_conv.hpp"
 #include "cpu/gemm/gemm.hpp"
 #include "cpu/gemm/gemm_s8.hpp"
@@ -249,6 +250,42 @@ struct gemm_s8_conv_fwd_t : conv_fwd_prim_t {
 
 private:
     const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
+};
+
+// Direct int8 convolution on AVX512-VNNI (or AVX-VNNI, the `ymm` variant):
+// channels-last data (u8/s8 src),
+// s8 weights in [g]OI[d][h]w4i16o4i (chosen for `any`; plain weights are
+// left to the GEMM route), register tiles of output columns x blocks of 16
+// output channels summed with vpdpbusd, any dst type and every int8
+// attribute through the conv epilogue. See conv_s8_direct.hpp.
+struct s8_direct_conv_fwd_t : conv_fwd_prim_t {
+    struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, s8_direct_conv_fwd_t> {
+        using pd_impl_t::pd_impl_t;
+        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint, bool ymm = false)
+            : pd_impl_t(d, a, hint), ymm(ymm) {}
+        const char *name() const override {
+            return ymm ? "direct:avx2_vnni:nhwc:s8" : "direct:avx512_vnni:nhwc:s8";
+        }
+        status_t init(dnnl_engine *) override;
+
+        bool ymm; // the AVX-VNNI kernels (one oc block per tile, epilogue from the buffer)
+        s8_direct_conf_t conf;
+        bool need_comp = false; // weight sums booked (s8 src or src zero point)
+        // The output stage in the kernels' registers (s8_direct_out_t): no
+        // post-ops, f32 or no bias, dst f32/s32/s8/u8; which steps it has.
+        bool fast_out = false, with_scale = false, wei_per_oc = false;
+        bool with_dscale = false, dscale_per_oc = false, with_dzp = false;
+    };
+    struct pd_avx2_t : pd_t {
+        pd_avx2_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, true) {}
+    };
+    explicit s8_direct_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
+    status_t init() override;
+    status_t execute(const exec_ctx_t &ctx) const override;
+
+private:
+    const pd_t *pd() const { return static_cast<const pd_t *>(pd_.get()); }
+    s8_direct_kernels_t ker_;
 };
 
 // A 1x1 convolution (2D, unit stride, no padding, no groups) with a fused

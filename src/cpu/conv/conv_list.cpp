@@ -12,6 +12,8 @@ const impl_entry_t conv_fwd_impl_list[] = {
         {"direct:avx2:nhwc", make_pd<direct_conv_fwd_t::pd_nxc_8c_t>},
         {"direct:avx512:nchw", make_pd<direct_conv_fwd_t::pd_ncx_t>},
         {"direct:avx2:nchw", make_pd<direct_conv_fwd_t::pd_ncx_8c_t>},
+        {"direct:avx512_vnni:nhwc:s8", make_pd<s8_direct_conv_fwd_t::pd_t>},
+        {"direct:avx2_vnni:nhwc:s8", make_pd<s8_direct_conv_fwd_t::pd_avx2_t>},
         {"gemm:1x1", make_pd<gemm_conv_fwd_t::pd_1x1_t>},
         {"gemm:im2col", make_pd<gemm_conv_fwd_t::pd_t>},
         {"gemm:s8", make_pd<gemm_s8_conv_fwd_t::pd_t>},

@@ -1,0 +1,326 @@
+// Direct int8 convolution on channels-last data: problem setup, work split,
+// the zero point / s8 shift compensation and the epilogue; the register
+// tiles and the weights layout are described in conv_s8_direct.hpp.
+//
+// A work item is a segment of one output row (n, group, group of NOC oc
+// blocks, od, oh); a unit 1x1 walks all output points of an image as one
+// row. Threads take consecutive items (balance211), so items sharing
+// weights run together. Each tile's s32 sums land in a small buffer on the
+// stack and go through the same output stage as the int8 GEMM route at
+// once, point by point (the channels of a point are contiguous in dst):
+// acc - zp' * (weight sums of the taps summed), conv epilogue (scales,
+// bias, post-ops, dst scale and zero point), dst's rounding and
+// saturation.
+//
+// The weight sums are per (group, kd, kh, output channel), over input
+// channels and kw; they are rebuilt from the weights at every execution
+// (O(weights)) when the compensation is needed (s8 src, or a src zero
+// point).
+#include <algorithm>
+#include <atomic>
+
+#include "cpu/conv/conv_impls.hpp"
+#include "cpu/gemm/s8_out.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/threading.hpp"
+#include "cpu/types.hpp"
+
+namespace kestrel {
+
+namespace {
+
+constexpr scratchpad::key_t key_wsum = 0;
+// Largest segment of a flattened 1x1 row, in columns.
+constexpr dim_t flat_seg_cols = 96;
+
+format_tag_t nxc_tag(int nd) { return nd == 3 ? dnnl_nwc : nd == 4 ? dnnl_nhwc : dnnl_ndhwc; }
+
+format_tag_t vnni_wei_tag(int nd, bool groups) {
+    if (groups) return nd == 3 ? dnnl_gOIw4i16o4i : nd == 4 ? dnnl_gOIhw4i16o4i : dnnl_gOIdhw4i16o4i;
+    return nd == 3 ? dnnl_OIw4i16o4i : nd == 4 ? dnnl_OIhw4i16o4i : dnnl_OIdhw4i16o4i;
+}
+
+// Range [lo, lo + n) of taps k with 0 <= o0 + k * step < I, for k < K.
+void tap_range(dim_t o0, dim_t step, dim_t K, dim_t I, dim_t &lo, dim_t &n) {
+    lo = o0 >= 0 ? 0 : div_up(-o0, step);
+    const dim_t hi = I - 1 - o0 < 0 ? 0 : std::min(K, (I - 1 - o0) / step + 1);
+    n = std::max<dim_t>(0, hi - lo);
+    if (n == 0) lo = 0;
+}
+
+} // namespace
+
+status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
+    const char *me = name();
+    const conv_geom_t &g = geom_;
+    if (ymm ? !isa::has_avx2_vnni() : !isa::has_avx512_vnni()) return decline(me, "instruction set");
+    if (ymm) {
+        // Measured slower than gemm:s8 (which reads src as it is there) on
+        // a unit-stride unpadded 1x1 with the tile this variant has.
+        if (g.is_1x1_unit()) return decline(me, "1x1 without padding or stride (gemm:s8 is faster)");
+        s8_direct_kernels_t probe;
+        if (!s8_direct_avx2_vnni_kernels(probe)) return decline(me, "compiler without AVX-VNNI");
+    }
+    if (g.is_deconv) return decline(me, "deconvolution");
+    if (!one_of(desc_.alg_kind, dnnl_convolution_direct, dnnl_convolution_auto))
+        return decline(me, "algorithm");
+    if (!int8_types()) return decline(me, "data types");
+    // One output channel per group would leave 15 of 16 lanes idle.
+    if (g.G > 1 && g.OCg == 1) return decline(me, "depthwise");
+    if (status_t st = check_attr(true); st != status::success)
+        return st == status::unimplemented ? decline(me, "attributes") : st;
+    const int nd = g.ndims;
+    const format_tag_t dtag = nxc_tag(nd), wtag = vnni_wei_tag(nd, g.with_groups);
+    KESTREL_CHECK(set_formats(dtag, wtag));
+    if (!mdw_t(src_md_).matches_tag(dtag) || !mdw_t(dst_md_).matches_tag(dtag))
+        return decline(me, "data layouts");
+    // Plain weights stay with the GEMM route, which reads them as they are.
+    if (!mdw_t(weights_md_).matches_tag(wtag)) return decline(me, "weights layout");
+    if (desc_.alg_kind == dnnl_convolution_auto) desc_.alg_kind = dnnl_convolution_direct;
+
+    s8_direct_conf_t &c = conf;
+    const auto &ss = mdw_t(src_md_).blk().strides, &ws = mdw_t(weights_md_).blk().strides;
+    const int wg = g.with_groups ? 1 : 0;
+    const dim_t s_d = nd == 5 ? ss[2] : 0, s_h = nd >= 4 ? ss[nd - 2] : 0, s_w = ss[nd - 1];
+    c.shift = src_md_.data_type == dnnl_s8;
+    c.nicb = div_up(g.ICg, 16);
+    c.ic_tail = g.ICg - (c.nicb - 1) * 16;
+    c.nocb = div_up(g.OCg, 16);
+    // As many oc blocks per tile as divide them evenly, then the widest row.
+    c.noc = 1;
+    for (int n = (int)std::min<dim_t>(4, c.nocb); n >= 1; --n)
+        if (c.nocb % n == 0) {
+            c.noc = n;
+            break;
+        }
+    if (c.noc == 1 && c.nocb > 1) c.noc = 2;
+    c.urw = s8_direct_max_urw(c.noc);
+    if (ymm) c.noc = 1, c.urw = s8_direct_avx2_max_urw;
+    c.flat = g.is_1x1_unit();
+    c.row = c.flat ? g.OD * g.OH * g.OW : g.OW;
+    c.s_col = c.flat ? s_w : g.SW * s_w;
+    c.tap_d = (g.DD + 1) * s_d, c.tap_h = (g.DH + 1) * s_h, c.tap_w = (g.DW + 1) * s_w;
+    c.w_ocb = ws[wg + 0];
+    c.w_icb = ws[wg + 1];
+    c.w_kd = nd == 5 ? ws[wg + 2] : 0;
+    c.w_kh = nd >= 4 ? ws[wg + nd - 2] : 0;
+    c.w_kw = ws[wg + nd - 1];
+    c.KW = g.KW, c.SW = g.SW, c.DW1 = g.DW + 1, c.IW = g.IW;
+
+    // Segments: flattened rows are cut so a segment's src stays in L2;
+    // rows are cut further when there are too few items for the threads.
+    c.seg = c.flat ? std::min<dim_t>(c.row, rnd_up(flat_seg_cols, c.urw)) : c.row;
+    const dim_t rows = g.MB * g.G * div_up(c.nocb, c.noc) * (c.flat ? 1 : g.OD * g.OH);
+    const dim_t want = 2 * max_threads();
+    if (rows * div_up(c.row, c.seg) < want && c.seg > c.urw) {
+        const dim_t per_row = div_up(want, rows);
+        c.seg = std::max<dim_t>(c.urw, rnd_up(div_up(c.row, per_row), c.urw));
+    }
+    c.nseg = div_up(c.row, c.seg);
+
+    // The output stage in registers: no post-ops, f32 (or no) bias, scales
+    // and dst zero point only, a dst type the kernels store.
+    const quant_entry_t *q;
+    fast_out = !ymm && attr_.post_ops.entries.empty() && one_of(dst_md_.data_type, dnnl_f32, dnnl_s32, dnnl_s8, dnnl_u8)
+            && (!g.with_bias || (bias_md_.data_type == dnnl_f32 && mdw_t(bias_md_).blk().strides[0] == 1));
+    with_scale = attr_.scales.get(DNNL_ARG_SRC) || attr_.scales.get(DNNL_ARG_WEIGHTS);
+    wei_per_oc = (q = attr_.scales.get(DNNL_ARG_WEIGHTS)) && q->mask != 0;
+    with_dscale = (q = attr_.scales.get(DNNL_ARG_DST)) != nullptr;
+    dscale_per_oc = with_dscale && q->mask != 0;
+    with_dzp = attr_.zero_points.get(DNNL_ARG_DST) != nullptr;
+
+    need_comp = c.shift || attr_.zero_points.get(DNNL_ARG_SRC) != nullptr;
+    if (need_comp)
+        scratchpad_registry().book(key_wsum, (size_t)g.G * g.KD * g.KH * c.nocb * 16 * sizeof(int32_t));
+    return status::success;
+}
+
+status_t s8_direct_conv_fwd_t::init() {
+    KESTREL_CHECK(conv_fwd_prim_t::init());
+    if (pd()->ymm) {
+        if (!s8_direct_avx2_vnni_kernels(ker_)) return status::unimplemented;
+    } else {
+        s8_direct_avx512_vnni_kernels(ker_);
+    }
+    return status::success;
+}
+
+status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
+    const pd_t *p = pd();
+    const conv_geom_t &g = p->geom();
+    const s8_direct_conf_t &c = p->conf;
+    const mdw_t src_d(p->src_md()), wei_d(p->weights_md()), dst_d(p->dst_md());
+    if (dst_d.has_zero_dim()) return status::success;
+    const conv_exec_args_t ex(ctx, p, epi_);
+    // The padding byte in the kernels' (u8) view of src; a zero point the
+    // src type cannot hold has none, and goes to the reference loop.
+    const int32_t zp_u = ex.ea.src_zp + (c.shift ? 128 : 0);
+    if (zp_u < 0 || zp_u > 255) {
+        ref_conv_fwd_run(p, epi_, ex);
+        return status::success;
+    }
+    const auto &sg = ctx.scratchpad();
+    const int8_t *wei = static_cast<const int8_t *>(ex.wei);
+    const dim_t taps_dh = g.KD * g.KH, nsum = c.nocb * 16;
+
+    // Weight sums per (group, kd, kh, oc) over ic and kw.
+    int32_t *wsum = nullptr;
+    if (zp_u != 0) {
+        wsum = sg.get<int32_t>(key_wsum);
+        if (!wsum) return status::out_of_memory;
+        parallel_nd(g.G, c.nocb, [&](dim_t gr, dim_t ocb) {
+            dim_t pos[max_ndims];
+            g.wei_pos(pos, gr, ocb * 16, 0, 0, 0, 0);
+            const int8_t *wb = wei + wei_d.off_v(pos);
+            for (dim_t kd = 0; kd < g.KD; ++kd)
+                for (dim_t kh = 0; kh < g.KH; ++kh) {
+                    int32_t s[16] = {};
+                    for (dim_t icb = 0; icb < c.nicb; ++icb) {
+                        const dim_t nic = icb + 1 == c.nicb ? c.ic_tail : 16;
+                        for (dim_t kw = 0; kw < g.KW; ++kw) {
+                            const int8_t *b = wb + icb * c.w_icb + kd * c.w_kd + kh * c.w_kh + kw * c.w_kw;
+                            for (dim_t ic = 0; ic < nic; ++ic)
+                                for (int l = 0; l < 16; ++l) s[l] += b[(ic / 4) * 64 + l * 4 + ic % 4];
+                        }
+                    }
+                    std::copy(s, s + 16, wsum + (gr * taps_dh + kd * g.KH + kh) * nsum + ocb * 16);
+                }
+        });
+    }
+
+    const int nd = g.ndims;
+    const auto &ss = src_d.blk().strides, &ds = dst_d.blk().strides;
+    const dim_t s_d = nd == 5 ? ss[2] : 0, s_h = nd >= 4 ? ss[nd - 2] : 0, s_w = ss[nd - 1];
+    const dim_t d_w = ds[nd - 1];
+    const dim_t nocg = div_up(c.nocb, (dim_t)c.noc);
+    const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
+    const dim_t work = g.MB * g.G * nocg * rows_sp * c.nseg;
+    const data_type_t ddt = dst_d.data_type();
+    const dim_t ext_w = (g.KW - 1) * (g.DW + 1);
+    // Padded columns read these bytes as src: flipped like src they are zp'.
+    alignas(64) uint8_t pad[64];
+    std::fill(pad, pad + 64, (uint8_t)(c.shift ? zp_u ^ 0x80 : zp_u));
+    const uint8_t *src_b = static_cast<const uint8_t *>(ex.src);
+    char *dst_b = static_cast<char *>(ex.dst);
+    constexpr int max_oc = s8_direct_kernels_t::max_noc * 16;
+
+    auto run_item = [&](dim_t item, int32_t *buf) {
+        dim_t r = item;
+        const dim_t sgi = r % c.nseg;
+        r /= c.nseg;
+        const dim_t sp_row = r % rows_sp;
+        r /= rows_sp;
+        const dim_t ocg = r % nocg;
+        r /= nocg;
+        const dim_t gr = r % g.G, n = r / g.G;
+        const dim_t od = c.flat ? 0 : sp_row / g.OH, oh = c.flat ? 0 : sp_row % g.OH;
+        const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);
+        const dim_t col0 = sgi * c.seg, ncols = std::min(c.seg, c.row - col0);
+        const dim_t oc_l0 = ocg * c.noc * 16; // first channel of the item in the group
+        const dim_t nn = std::min<dim_t>(noc * 16, g.OCg - oc_l0); // valid channels
+        const dim_t oc0 = gr * g.OCg + oc_l0;
+
+        dim_t kd_lo = 0, nkd = 1, kh_lo = 0, nkh = 1;
+        const dim_t id0 = od * g.SD - g.PD, ih0 = oh * g.SH - g.PH;
+        tap_range(id0, g.DD + 1, g.KD, g.ID, kd_lo, nkd);
+        tap_range(ih0, g.DH + 1, g.KH, g.IH, kh_lo, nkh);
+
+        // zp' times the weight sums of the taps summed (mod 2^32, as the
+        // sums themselves).
+        uint32_t comp[max_oc] = {};
+        if (wsum)
+            for (dim_t kd = kd_lo; kd < kd_lo + nkd; ++kd)
+                for (dim_t kh = kh_lo; kh < kh_lo + nkh; ++kh) {
+                    const int32_t *ws = wsum + (gr * taps_dh + kd * g.KH + kh) * nsum + oc_l0;
+                    for (dim_t i = 0; i < nn; ++i) comp[i] += (uint32_t)zp_u * (uint32_t)ws[i];
+                }
+
+        dim_t pos[max_ndims];
+        g.data_pos(pos, n, gr * g.ICg, 0, 0, 0);
+        const dim_t src_off = src_d.off_v(pos) + (id0 + kd_lo * (g.DD + 1)) * s_d
+                + (ih0 + kh_lo * (g.DH + 1)) * s_h;
+        // At column 0 (w index -PW for rows); may point before src, never read there.
+        const uint8_t *src_row = src_b + src_off - (c.flat ? 0 : g.PW * s_w);
+        g.wei_pos(pos, gr, oc_l0, 0, 0, 0, 0);
+        const int8_t *wei_g = wei + wei_d.off_v(pos) + kd_lo * c.w_kd + kh_lo * c.w_kh;
+        g.data_pos(pos, n, oc0, od, oh, 0);
+        const dim_t dst_row = dst_d.off_v(pos); // element offset of column 0
+
+        s8_direct_args_t t;
+        t.nkd = nkd, t.nkh = nkh, t.pad = pad, t.out = buf, t.fo = nullptr;
+        // The output stage in registers: its per-channel vectors, as the
+        // conv epilogue computes them.
+        s8_direct_out_t fo;
+        float f_scale[max_oc], f_bias[max_oc], f_dscale[max_oc];
+        if (p->fast_out) {
+            const float cs = epi_.common_scale(ex.ea);
+            for (dim_t i = 0; i < nn; ++i) {
+                f_scale[i] = p->wei_per_oc ? cs * ex.ea.wei_scale[oc0 + i] : cs;
+                f_bias[i] = g.with_bias ? static_cast<const float *>(ex.ea.bias)[p->weights_md(1)->offset0 + oc0 + i] : 0.f;
+                f_dscale[i] = p->with_dscale ? ex.ea.dst_scale[p->dscale_per_oc ? oc0 + i : 0] : 1.f;
+            }
+            fo.comp = reinterpret_cast<const int32_t *>(comp);
+            fo.scale = p->with_scale ? f_scale : nullptr;
+            fo.bias = g.with_bias ? f_bias : nullptr;
+            fo.dscale = p->with_dscale ? f_dscale : nullptr;
+            fo.dzp = ex.ea.dst_zp, fo.with_dzp = p->with_dzp;
+            fo.kind = ddt == dnnl_f32 ? 0 : ddt == dnnl_s32 ? 1 : ddt == dnnl_s8 ? 2 : 3;
+            fo.d_w = d_w * (dim_t)dst_d.dt_size();
+            fo.nn = nn;
+            t.fo = &fo;
+        }
+        for (dim_t j0 = 0; j0 < ncols; j0 += c.urw) {
+            const dim_t col = col0 + j0;
+            const int urw = (int)std::min<dim_t>(c.urw, ncols - j0);
+            const dim_t iw_lo = col * g.SW - g.PW;
+            const bool check = !c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW);
+            t.src = src_row + col * c.s_col;
+            t.wei = wei_g;
+            t.iw0 = iw_lo;
+            t.out_k = (dim_t)urw * 16;
+            // No valid tap along d or h: the sums are zero.
+            const bool no_taps = nkd == 0 || nkh == 0;
+            if (t.fo && !no_taps) {
+                fo.dst = dst_b + (dst_row + col * d_w) * (dim_t)dst_d.dt_size();
+                ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](c, t);
+                continue;
+            }
+            if (!no_taps) {
+                s8_direct_args_t tb = t;
+                tb.fo = nullptr;
+                ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](c, tb);
+            } else {
+                std::fill(buf, buf + (dim_t)noc * urw * 16, 0);
+            }
+
+            // The output stage, one point at a time.
+            for (int j = 0; j < urw; ++j) {
+                float v[max_oc], prev[max_oc];
+                for (dim_t i = 0; i < nn; ++i)
+                    v[i] = (float)(int32_t)((uint32_t)buf[(i / 16) * t.out_k + j * 16 + i % 16] - comp[i]);
+                const dim_t pt = col + j;
+                const dim_t off = dst_row + pt * d_w;
+                if (epi_.has_chain()) {
+                    if (c.flat)
+                        g.data_pos(pos, n, 0, pt / (g.OW * g.OH), pt / g.OW % g.OH, pt % g.OW);
+                    else
+                        g.data_pos(pos, n, 0, od, oh, pt);
+                    if (epi_.has_sum())
+                        for (dim_t i = 0; i < nn; ++i) prev[i] = load_f32(ddt, dst_b, off + i);
+                }
+                if (!epi_.trivial()) epi_.apply(v, nn, oc0, pos, prev, ex.ea, ex.ap);
+                gemm::store_row(ddt, dst_b, off, v, nn);
+            }
+        }
+    };
+
+    parallel(nthr_for(work), [&](int ithr, int nthr) {
+        alignas(64) int32_t buf[max_oc * s8_direct_kernels_t::max_urw];
+        dim_t s, e;
+        balance211(work, nthr, ithr, s, e);
+        for (dim_t it = s; it < e; ++it) run_item(it, buf);
+    });
+    return status::success;
+}
+
+} // namespace kestrel

@@ -1,0 +1,180 @@
+// Direct int8 convolution register tiles, AVX512-VNNI (contract in
+// conv_s8_direct.hpp): up to 4 oc blocks x 16 columns, NOC * URW
+// accumulators + NOC weight vectors + the broadcast + the flip mask within
+// the 32 zmm registers.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "cpu/conv/conv_s8_direct.hpp"
+
+namespace kestrel {
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))), \
+        apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")
+#endif
+
+namespace {
+
+__attribute__((always_inline)) inline __m512i bcast4(const uint8_t *p) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return _mm512_set1_epi32(v);
+}
+
+// One quad of input channels (byte offset q4 in the block) at one tap:
+// the quad's 4 bytes of every column against NOC weight vectors. REM > 0:
+// only the first REM bytes exist.
+template <int NOC, int URW, bool CHECK, bool SHIFT>
+__attribute__((always_inline)) inline void quad(__m512i (&acc)[NOC][URW], const uint8_t *s,
+        const uint8_t *const *cols, dim_t s_col, const int8_t *w, dim_t w_ocb, dim_t q4, int rem,
+        __m512i flip) {
+    __m512i wv[NOC];
+    #pragma GCC unroll 8
+    for (int k = 0; k < NOC; ++k) wv[k] = _mm512_loadu_si512(w + k * w_ocb + q4 * 16);
+    const __mmask16 m = (__mmask16)((1u << rem) - 1);
+    #pragma GCC unroll 32
+    for (int j = 0; j < URW; ++j) {
+        const uint8_t *p = (CHECK ? cols[j] : s + j * s_col) + q4;
+        __m512i b = rem ? _mm512_broadcastd_epi32(_mm_maskz_loadu_epi8(m, p)) : bcast4(p);
+        if (SHIFT) b = _mm512_xor_si512(b, flip);
+        #pragma GCC unroll 8
+        for (int k = 0; k < NOC; ++k) acc[k][j] = _mm512_dpbusd_epi32(acc[k][j], b, wv[k]);
+    }
+}
+
+// The output stage of s8_direct_out_t on the accumulators, stored to dst.
+template <int NOC, int URW>
+__attribute__((always_inline)) inline void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t &o) {
+    #pragma GCC unroll 8
+    for (int k = 0; k < NOC; ++k) {
+        const dim_t left = o.nn - k * 16;
+        if (left <= 0) break;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+        const __m512i cv = _mm512_maskz_loadu_epi32(m, o.comp + k * 16);
+        const __m512 sv = o.scale ? _mm512_maskz_loadu_ps(m, o.scale + k * 16) : _mm512_setzero_ps();
+        const __m512 bv = o.bias ? _mm512_maskz_loadu_ps(m, o.bias + k * 16) : _mm512_setzero_ps();
+        const __m512 dv = o.dscale ? _mm512_mask_loadu_ps(_mm512_set1_ps(1.f), m, o.dscale + k * 16)
+                                   : _mm512_setzero_ps();
+        const __m512 zv = _mm512_set1_ps(o.dzp);
+        #pragma GCC unroll 32
+        for (int j = 0; j < URW; ++j) {
+            __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[k][j], cv));
+            if (o.scale) v = _mm512_mul_ps(v, sv);
+            if (o.bias) v = _mm512_add_ps(v, bv);
+            if (o.dscale) v = _mm512_div_ps(v, dv);
+            if (o.with_dzp) v = _mm512_add_ps(v, zv);
+            char *d = o.dst + j * o.d_w;
+            if (o.kind == 0) {
+                _mm512_mask_storeu_ps((float *)d + k * 16, m, v);
+                continue;
+            }
+            // NaN to 0, as the scalar stores do.
+            v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v);
+            if (o.kind == 1) {
+                // 2^31 and above: INT32_MAX; below -2^31: INT32_MIN; else
+                // rounded to nearest even (the default mode).
+                const __mmask16 big = _mm512_cmp_ps_mask(v, _mm512_set1_ps(2147483648.f), _CMP_GE_OQ);
+                v = _mm512_max_ps(v, _mm512_set1_ps(-2147483648.f));
+                __m512i r = _mm512_cvtps_epi32(v);
+                r = _mm512_mask_mov_epi32(r, big, _mm512_set1_epi32(0x7fffffff));
+                _mm512_mask_storeu_epi32((int32_t *)d + k * 16, m, r);
+                continue;
+            }
+            const bool s8 = o.kind == 2;
+            v = _mm512_max_ps(v, _mm512_set1_ps(s8 ? -128.f : 0.f));
+            v = _mm512_min_ps(v, _mm512_set1_ps(s8 ? 127.f : 255.f));
+            const __m512i r = _mm512_cvtps_epi32(v);
+            _mm_mask_storeu_epi8(d + k * 16, m, _mm512_cvtepi32_epi8(r));
+        }
+    }
+}
+
+template <int NOC, int URW, bool CHECK, bool SHIFT>
+void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
+    __m512i acc[NOC][URW];
+    #pragma GCC unroll 8
+    for (int k = 0; k < NOC; ++k)
+        #pragma GCC unroll 32
+        for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_si512();
+    const __m512i flip = _mm512_set1_epi32((int32_t)0x80808080u);
+    const uint8_t *cols[URW];
+    for (dim_t icb = 0; icb < c.nicb; ++icb) {
+        const bool lastb = icb + 1 == c.nicb;
+        const dim_t nq = lastb ? c.ic_tail / 4 : 4;
+        const int rem = lastb ? (int)(c.ic_tail % 4) : 0;
+        for (dim_t kd = 0; kd < t.nkd; ++kd)
+            for (dim_t kh = 0; kh < t.nkh; ++kh) {
+                const uint8_t *srow = t.src + icb * 16 + kd * c.tap_d + kh * c.tap_h;
+                const int8_t *wrow = t.wei + icb * c.w_icb + kd * c.w_kd + kh * c.w_kh;
+                for (dim_t kw = 0; kw < c.KW; ++kw) {
+                    const uint8_t *s = srow + kw * c.tap_w;
+                    const int8_t *w = wrow + kw * c.w_kw;
+                    if (CHECK) {
+                        // Padded columns read the pad bytes.
+                        const dim_t iw = t.iw0 + kw * c.DW1;
+                        #pragma GCC unroll 32
+                        for (int j = 0; j < URW; ++j) {
+                            const bool in = iw + j * c.SW >= 0 && iw + j * c.SW < c.IW;
+                            cols[j] = in ? s + j * c.s_col : t.pad;
+                        }
+                    }
+                    if (nq == 4) {
+                        #pragma GCC unroll 4
+                        for (dim_t q = 0; q < 4; ++q)
+                            quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+                    } else {
+                        for (dim_t q = 0; q < nq; ++q)
+                            quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+                    }
+                    if (rem)
+                        quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, c.s_col, w, c.w_ocb, nq * 4, rem, flip);
+                }
+            }
+    }
+    if (t.fo) {
+        store_out<NOC, URW>(acc, *t.fo);
+        return;
+    }
+    #pragma GCC unroll 8
+    for (int k = 0; k < NOC; ++k)
+        #pragma GCC unroll 32
+        for (int j = 0; j < URW; ++j) _mm512_storeu_si512(t.out + k * t.out_k + j * 16, acc[k][j]);
+}
+
+template <int NOC, int U>
+void fill_noc(s8_direct_kernels_t &k) {
+    if constexpr (U > 0) {
+        k.fn[NOC][U][0][0] = tile<NOC, U, false, false>;
+        k.fn[NOC][U][1][0] = tile<NOC, U, true, false>;
+        k.fn[NOC][U][0][1] = tile<NOC, U, false, true>;
+        k.fn[NOC][U][1][1] = tile<NOC, U, true, true>;
+        fill_noc<NOC, U - 1>(k);
+    }
+}
+
+} // namespace
+
+void s8_direct_avx512_vnni_kernels(s8_direct_kernels_t &k) {
+    fill_noc<1, 16>(k);
+    fill_noc<2, 12>(k);
+    fill_noc<3, 8>(k);
+    fill_noc<4, 6>(k);
+}
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+int s8_direct_max_urw(int noc) {
+    static const int m[] = {0, 16, 12, 8, 6};
+    return noc >= 1 && noc <= 4 ? m[noc] : 0;
+}
+
+} // namespace kestrel
