@@ -52,16 +52,24 @@ KESTREL_AVX512 inline __m512 dw_act(const dw_row_t &r, __m512 x) {
     return x;
 }
 
+// A block's src vector: all 16 lanes, or the valid ones.
+template <bool FULL>
+KESTREL_AVX512 inline __m512 dw_ld(const dw_row_t &r, const float *p) {
+    return FULL ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(r.m, p);
+}
+
 KESTREL_AVX512 inline void dw_store(const dw_row_t &r, float *d, __m512 v) {
     v = dw_act(r, v);
-    if (r.zero_tail)
+    if (r.m == 0xffff)
+        _mm512_storeu_ps(d, v);
+    else if (r.zero_tail)
         _mm512_storeu_ps(d, _mm512_maskz_mov_ps(r.m, v));
     else
         _mm512_mask_storeu_ps(d, r.m, v);
 }
 
 // N interior columns from ow: every tap inside the row.
-template <int N>
+template <int N, bool FULL>
 KESTREL_AVX512 inline void dw_cols(const dw_row_t &r, dim_t ow) {
     const __m512 b0 = r.bias ? _mm512_maskz_loadu_ps(r.m, r.bias) : _mm512_setzero_ps();
     __m512 acc[N];
@@ -82,7 +90,7 @@ KESTREL_AVX512 inline void dw_cols(const dw_row_t &r, dim_t ow) {
             const __m512 wv = _mm512_loadu_ps(w + kw * dw_blk);
             const float *q = row + kw * tap;
 #pragma GCC unroll 8
-            for (int j = 0; j < N; ++j) acc[j] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(r.m, q + j * col), wv, acc[j]);
+            for (int j = 0; j < N; ++j) acc[j] = _mm512_fmadd_ps(dw_ld<FULL>(r, q + j * col), wv, acc[j]);
         }
     }
 #pragma GCC unroll 8
@@ -92,7 +100,7 @@ KESTREL_AVX512 inline void dw_cols(const dw_row_t &r, dim_t ow) {
 // N interior columns from ow of a unit-stride, undilated 3-wide kernel:
 // the N + 2 src vectors of a row are loaded once and serve all three kw
 // taps (the same products and order as dw_cols).
-template <int N>
+template <int N, bool FULL>
 KESTREL_AVX512 inline void dw_cols_k3(const dw_row_t &r, dim_t ow) {
     const __m512 b0 = r.bias ? _mm512_maskz_loadu_ps(r.m, r.bias) : _mm512_setzero_ps();
     __m512 acc[N];
@@ -106,7 +114,7 @@ KESTREL_AVX512 inline void dw_cols_k3(const dw_row_t &r, dim_t ow) {
             _mm_prefetch((const char *)((uintptr_t)row + (uintptr_t)((4 * N + c) * r.s_w * 4)), _MM_HINT_T0);
         __m512 in[N + 2];
 #pragma GCC unroll 10
-        for (int j = 0; j < N + 2; ++j) in[j] = _mm512_maskz_loadu_ps(r.m, row + j * r.s_w);
+        for (int j = 0; j < N + 2; ++j) in[j] = dw_ld<FULL>(r, row + j * r.s_w);
 #pragma GCC unroll 3
         for (int kw = 0; kw < 3; ++kw) {
             const __m512 wv = _mm512_loadu_ps(w + kw * dw_blk);
@@ -134,13 +142,14 @@ KESTREL_AVX512 inline void dw_edge(const dw_row_t &r, dim_t ow) {
     dw_store(r, r.dst + ow * r.d_w, acc);
 }
 
+template <bool FULL>
 KESTREL_AVX512 void dw_row_avx512(const dw_row_t &r) {
     dim_t ow = 0;
     for (; ow < std::min(r.lo, r.OW); ++ow) dw_edge(r, ow);
     if (r.KW == 3 && r.SW == 1 && r.DW1 == 1)
-        for (; ow + dw_ur <= r.hi; ow += dw_ur) dw_cols_k3<dw_ur>(r, ow);
-    for (; ow + dw_ur <= r.hi; ow += dw_ur) dw_cols<dw_ur>(r, ow);
-    for (; ow < r.hi; ++ow) dw_cols<1>(r, ow);
+        for (; ow + dw_ur <= r.hi; ow += dw_ur) dw_cols_k3<dw_ur, FULL>(r, ow);
+    for (; ow + dw_ur <= r.hi; ow += dw_ur) dw_cols<dw_ur, FULL>(r, ow);
+    for (; ow < r.hi; ++ow) dw_cols<1, FULL>(r, ow);
     for (; ow < r.OW; ++ow) dw_edge(r, ow);
 }
 
@@ -253,7 +262,10 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         r.bias = bias ? bias + cb * dw_blk : nullptr;
         r.ih0 = oh * g.SH - g.PH;
         dw_taps(r.ih0, g.DH + 1, g.KH, g.IH, r.kh0, r.kh1);
-        dw_row_avx512(r);
+        if (nc == dw_blk)
+            dw_row_avx512<true>(r);
+        else
+            dw_row_avx512<false>(r);
     });
     return status::success;
 }
