@@ -54,6 +54,12 @@ void convert_with(const load_t &load, const operand_t &op, bool zp_rows, dim_t r
     }
 }
 
+// Asks for the cache lines of bytes [p, p + n) ahead of their use.
+inline void prefetch_run(const char *p, dim_t n) {
+    for (dim_t i = 0; i < n; i += 64) __builtin_prefetch(p + i);
+    if (n > 0) __builtin_prefetch(p + n - 1);
+}
+
 // One decompressed row: o[c] = (b[c] - z[c]) * s[c], c < n. The AVX-512
 // versions widen 16 int8 values at a time; the caller checks the ISA.
 template <typename wt_t>
@@ -168,13 +174,22 @@ void dequant_with(const load_t &load, const row_t &row, const operand_t &op, dim
     dim_t sg = -1, zg = -1; // the group the gathered rows hold
     for (dim_t r = 0; r < rows; ++r) {
         const dim_t k = k0 + r;
-        if (k / q.sc_group != sg) {
-            sg = k / q.sc_group;
+        // A missing table is gathered (as ones / zeros) once.
+        const dim_t ks = q.sc ? k / q.sc_group : 0, kz = q.zp ? k / q.zp_group : 0;
+        if (ks != sg) {
+            sg = ks;
             for (dim_t c = 0; c < cols; ++c) srow[c] = sc_at(k, n0 + c);
         }
-        if (k / q.zp_group != zg) {
-            zg = k / q.zp_group;
+        if (kz != zg) {
+            zg = kz;
             for (dim_t c = 0; c < cols; ++c) zrow[c] = zp_at(k, n0 + c);
+        }
+        // The rows are ld apart (often a multiple of 4 KB, which the
+        // hardware prefetchers do not follow): ask for a later row's run.
+        if (r + 12 < rows) {
+            const bool nib = op.dt == dnnl_s4 || op.dt == dnnl_u4;
+            const dim_t e = (k + 12) * op.ld + n0;
+            prefetch_run(static_cast<const char *>(op.p) + (nib ? (op.nib0 + e) / 2 : e), nib ? cols / 2 + 1 : cols);
         }
         row(k * op.ld + n0, zrow, srow, out + r * cols, cols);
     }
@@ -243,7 +258,12 @@ template <bool f16>
 void convert_half(const operand_t &op, bool zp_rows, dim_t r0, dim_t c0, dim_t rows, dim_t cols, float *out) {
     const uint16_t *p = static_cast<const uint16_t *>(op.p);
     if (!op.trans && op.zp == 0.f && !op.zp_v && isa::has(isa::avx512)) {
-        for (dim_t r = 0; r < rows; ++r) half_row_avx512<f16>(p + (r0 + r) * op.ld + c0, out + r * cols, cols);
+        for (dim_t r = 0; r < rows; ++r) {
+            // Rows are ld apart (see dequant_with): a later row asked for.
+            if (r + 12 < rows)
+                prefetch_run(reinterpret_cast<const char *>(p + (r0 + r + 12) * op.ld + c0), cols * 2);
+            half_row_avx512<f16>(p + (r0 + r) * op.ld + c0, out + r * cols, cols);
+        }
         return;
     }
     convert_with([p](dim_t i) { return f16 ? f16_to_f32(p[i]) : bf16_to_f32(p[i]); }, op, zp_rows, r0, c0, rows,
