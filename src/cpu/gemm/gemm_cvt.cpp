@@ -16,9 +16,12 @@ namespace gemm {
 
 namespace {
 
-// Tile caps: an A panel (tile_m x tile_k) and a B panel (tile_k x tile_n)
-// stay well inside L2 next to the engine's own packing; converting B once
-// per tile_m rows of C keeps the conversion below 1% of the multiply-adds.
+// Tile caps: an A panel (tile_m x tile_k, 480 KB) fills about half of a
+// 1 MB L2 as the engine's packed A block does, the B panel (tile_k x
+// tile_n, 512 KB) is streamed from L3 a micro-panel at a time; converting B
+// once per tile_m rows of C (and A once per tile_n columns) keeps the
+// conversion to a few percent of the time. 144 rows converted B three
+// times as often (f16 2048^3: 0.4x f32 with the scalar conversion).
 constexpr dim_t tile_m = 480, tile_n = 512, tile_k = 256;
 constexpr double min_flops_per_thread = 32.0 * 1024;
 

@@ -13,6 +13,10 @@
 // once at the end. Every product and sum is done in f32, so this also
 // serves fpmath_mode strict. Operands already in f32 (without a zero
 // point) are read in place.
+//
+// Weights decompression with at most 4 rows of C and row-major weights (on
+// AVX-512) skips the panels: a GEMV reads each weight once, decompresses it
+// in registers and accumulates in f32 (see gemm_cvt.cpp).
 #ifndef KESTREL_CPU_GEMM_GEMM_CVT_HPP
 #define KESTREL_CPU_GEMM_GEMM_CVT_HPP
 
