@@ -20,15 +20,15 @@ namespace {
 // ------------------------------------------------------------ float types
 
 void one_float(int nd, const dnnl_dim_t *sd, const dnnl_dim_t *wd, const dnnl_dim_t *dd, dnnl_data_type_t sdt,
-        dnnl_data_type_t wdt, dnnl_data_type_t ddt, bool tb, bool bias, int po, bool scales, int nthr) {
+        dnnl_data_type_t wdt, dnnl_data_type_t ddt, bool tb, bool bias, int po, bool scales, int nthr, int hi = 3) {
     const dnnl_format_tag_t tags[] = {dnnl_a, dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd};
     const dnnl_format_tag_t ttags[] = {dnnl_a, dnnl_a, dnnl_ba, dnnl_acb, dnnl_abdc};
     buf_t s, w, d, b, ss, ws, ds;
     dnnl_memory_desc_t m;
     KT_OK(dnnl_memory_desc_create_with_tag(&m, nd, sd, sdt, tags[nd]));
-    s.init_md(m, sdt, 1);
+    s.init_md(m, sdt, 1, -hi, hi);
     KT_OK(dnnl_memory_desc_create_with_tag(&m, nd, wd, wdt, tb ? ttags[nd] : tags[nd]));
-    w.init_md(m, wdt, 2);
+    w.init_md(m, wdt, 2, -hi, hi);
     KT_OK(dnnl_memory_desc_create_with_tag(&m, nd, dd, ddt, tags[nd]));
     d.init_md(m, ddt, 3);
     dnnl_dims_t bd;
@@ -98,10 +98,17 @@ void test_float_grid() {
                 const dnnl_dim_t sd[] = {M, K}, wd[] = {K, N}, dd[] = {M, N};
                 one_float(2, sd, wd, dd, c[0], c[1], c[2], idx % 2, idx % 3 != 0, idx % 3, false, 1 + idx % 2);
             }
-    // Tiles and K chunks with tails: M > 144, N > 512, K > 256.
+    // Tiles and K chunks with tails: N > 512, K > 256.
     {
         const dnnl_dim_t sd[] = {150, 300}, wd[] = {300, 520}, dd[] = {150, 520};
         one_float(2, sd, wd, dd, dnnl_bf16, dnnl_bf16, dnnl_bf16, false, true, 1, false, 2);
+    }
+    // f16 throughout, M over one tile (480 rows), K over one chunk, values
+    // up to 24 in magnitude: sums beyond 2048 (typically a few thousand,
+    // far from 65504) round when stored as f16 (the AVX-512 store).
+    for (int nthr : {1, 2}) {
+        const dnnl_dim_t sd[] = {490, 300}, wd[] = {300, 40}, dd[] = {490, 40};
+        one_float(2, sd, wd, dd, dnnl_f16, dnnl_f16, dnnl_f16, false, false, 0, false, nthr, 24);
     }
     // Batched with broadcast, per-batch-and-N weights scales.
     for (int v = 0; v < 4; ++v) {

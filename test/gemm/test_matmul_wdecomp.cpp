@@ -380,6 +380,20 @@ int main() {
             // Batched, tables shared by the batch, transposed weights.
             {2, 9, 24, 13, dnnl_f32, dnnl_u8, dnnl_f32, 1, {true, 2 | 4, 12, dnnl_f32}, {true, 2 | 4, 6, dnnl_u8}, false,
                     false, false},
+            // At most 4 rows with row-major weights: the GEMV that decompresses
+            // in registers (AVX-512). Over one 2048-column block with a tail
+            // of 65, K not a multiple of 4, scale and zero point groups that
+            // end on different rows, bias.
+            {0, 1, 70, 2113, dnnl_bf16, dnnl_s8, dnnl_bf16, 0, {true, KK | KN, 10, dnnl_f32},
+                    {true, KK | KN, 14, dnnl_s8}, true, false, false},
+            // Two rows, a 2-column tail, per-N bf16 scales, u8 zero points per K group.
+            {0, 2, 33, 130, dnnl_f32, dnnl_u8, dnnl_f32, 0, {true, KN, 1, dnnl_bf16}, {true, KK, 11, dnnl_u8}, false,
+                    true, true},
+            // Four rows, fewer columns than a vector, per-tensor scale, no zero point.
+            {0, 4, 5, 17, dnnl_f32, dnnl_s8, dnnl_f32, 0, {true, 0, 1, dnnl_f32}, {}, false, false, false},
+            // Three rows, (K group, N) u8 tables, K of one group.
+            {0, 3, 64, 200, dnnl_bf16, dnnl_u8, dnnl_f32, 0, {true, KK | KN, 64, dnnl_f32},
+                    {true, KK | KN, 32, dnnl_u8}, true, false, false},
     };
     uint64_t seed = 1;
     for (const prob_t &p : probs)

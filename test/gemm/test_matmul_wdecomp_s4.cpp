@@ -486,6 +486,17 @@ int main() {
             {3, 4, 32, 25, dnnl_s4, 0, {true, 1 | 2 | 4, 8, dnnl_f32}, {true, 1 | 2 | 4, 16, dnnl_s4}},
             // Batched and transposed, odd K: each batch starts mid-byte.
             {2, 3, 15, 13, dnnl_u4, 1, {true, 2 | 4, 5, dnnl_f32}, {true, 4, 1, dnnl_u4}},
+            // At most 4 rows, row-major weights with an even N (rows start on a
+            // byte): the GEMV that decompresses in registers (AVX-512). Over
+            // one 2048-column block with a tail of 66, K not a multiple of 4,
+            // scale and zero point groups ending on different rows.
+            {0, 1, 70, 2114, dnnl_s4, 0, {true, KK | KN, 10, dnnl_f32}, {true, KK | KN, 14, dnnl_s4}},
+            // Three rows, a 2-column tail, f16 per-N scales, u8 zero points per K group.
+            {0, 3, 33, 66, dnnl_u4, 0, {true, KN, 1, dnnl_f16}, {true, KK, 11, dnnl_u8}},
+            // Two rows, fewer columns than a vector, an s32 zero point per tensor, no scales.
+            {0, 2, 8, 18, dnnl_s4, 0, {}, {true, 0, 1, dnnl_s32}},
+            // Four rows, (K group, N) u4 tables, a column tail inside the 32-byte load.
+            {0, 4, 40, 130, dnnl_u4, 0, {true, KK | KN, 8, dnnl_f32}, {true, KK | KN, 8, dnnl_u4}},
     };
     uint64_t seed = 1;
     for (const prob_t &p : probs)

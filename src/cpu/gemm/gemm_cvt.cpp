@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -15,10 +16,13 @@ namespace gemm {
 
 namespace {
 
-// Tile caps: an A panel (tile_m x tile_k) and a B panel (tile_k x tile_n)
-// stay well inside L2 next to the engine's own packing; converting B once
-// per tile_m rows of C keeps the conversion below 1% of the multiply-adds.
-constexpr dim_t tile_m = 144, tile_n = 512, tile_k = 256;
+// Tile caps: an A panel (tile_m x tile_k, 480 KB) fills about half of a
+// 1 MB L2 as the engine's packed A block does, the B panel (tile_k x
+// tile_n, 512 KB) is streamed from L3 a micro-panel at a time; converting B
+// once per tile_m rows of C (and A once per tile_n columns) keeps the
+// conversion to a few percent of the time. 144 rows converted B three
+// times as often (f16 2048^3: 0.4x f32 with the scalar conversion).
+constexpr dim_t tile_m = 480, tile_n = 512, tile_k = 256;
 constexpr double min_flops_per_thread = 32.0 * 1024;
 
 bool is_runtime(dim_t v) { return v == DNNL_RUNTIME_DIM_VAL; }
@@ -53,6 +57,12 @@ void convert_with(const load_t &load, const operand_t &op, bool zp_rows, dim_t r
     }
 }
 
+// Asks for the cache lines of bytes [p, p + n) ahead of their use.
+inline void prefetch_run(const char *p, dim_t n) {
+    for (dim_t i = 0; i < n; i += 64) __builtin_prefetch(p + i, 0, 2);
+    if (n > 0) __builtin_prefetch(p + n - 1, 0, 2);
+}
+
 // One decompressed row: o[c] = (b[c] - z[c]) * s[c], c < n. The AVX-512
 // versions widen 16 int8 values at a time; the caller checks the ISA.
 template <typename wt_t>
@@ -67,7 +77,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void dq_row_avx512(
     for (dim_t c = 0; c < n; c += 16) {
         const dim_t left = n - c;
         const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
-        const __m128i raw = _mm_maskz_loadu_epi8(m, b + c);
+        // Full vectors unmasked (the masked byte load measured slower).
+        const __m128i raw = left >= 16 ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + c))
+                                       : _mm_maskz_loadu_epi8(m, b + c);
         const __m512i wide = is_signed ? _mm512_cvtepi8_epi32(raw) : _mm512_cvtepu8_epi32(raw);
         const __m512 w = _mm512_cvtepi32_ps(wide);
         const __m512 d = _mm512_sub_ps(w, _mm512_maskz_loadu_ps(m, z + c));
@@ -83,7 +95,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void dq_row4_avx512(
     const __m128i low4 = _mm_set1_epi8(0x0f), eight = _mm_set1_epi8(8);
     for (dim_t c = 0; c < n; c += 32) {
         const dim_t left = n - c, nbytes = left >= 32 ? 16 : (left + 1) / 2;
-        const __m128i raw = _mm_maskz_loadu_epi8((__mmask16)((1u << nbytes) - 1u), b + c / 2);
+        const __m128i raw = nbytes == 16 ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + c / 2))
+                                         : _mm_maskz_loadu_epi8((__mmask16)((1u << nbytes) - 1u), b + c / 2);
         const __m128i lo = _mm_and_si128(raw, low4), hi = _mm_and_si128(_mm_srli_epi16(raw, 4), low4);
         __m128i half[2] = {_mm_unpacklo_epi8(lo, hi), _mm_unpackhi_epi8(lo, hi)};
         for (int h = 0; h < 2; ++h) {
@@ -167,13 +180,22 @@ void dequant_with(const load_t &load, const row_t &row, const operand_t &op, dim
     dim_t sg = -1, zg = -1; // the group the gathered rows hold
     for (dim_t r = 0; r < rows; ++r) {
         const dim_t k = k0 + r;
-        if (k / q.sc_group != sg) {
-            sg = k / q.sc_group;
+        // A missing table is gathered (as ones / zeros) once.
+        const dim_t ks = q.sc ? k / q.sc_group : 0, kz = q.zp ? k / q.zp_group : 0;
+        if (ks != sg) {
+            sg = ks;
             for (dim_t c = 0; c < cols; ++c) srow[c] = sc_at(k, n0 + c);
         }
-        if (k / q.zp_group != zg) {
-            zg = k / q.zp_group;
+        if (kz != zg) {
+            zg = kz;
             for (dim_t c = 0; c < cols; ++c) zrow[c] = zp_at(k, n0 + c);
+        }
+        // The rows are ld apart (often a multiple of 4 KB, which the
+        // hardware prefetchers do not follow): ask for a later row's run.
+        if (r + 12 < rows) {
+            const bool nib = op.dt == dnnl_s4 || op.dt == dnnl_u4;
+            const dim_t e = (k + 12) * op.ld + n0;
+            prefetch_run(static_cast<const char *>(op.p) + (nib ? (op.nib0 + e) / 2 : e), nib ? cols / 2 + 1 : cols);
         }
         row(k * op.ld + n0, zrow, srow, out + r * cols, cols);
     }
@@ -216,6 +238,44 @@ void dequant_int4(const operand_t &op, dim_t k0, dim_t n0, dim_t rows, dim_t col
             op, k0, n0, rows, cols, out);
 }
 
+// n 16-bit floats (f16, or bf16 as the high half of an f32) to f32 with
+// AVX-512, 16 at a time: vcvtph2ps (which quiets signalling NaNs, as f8
+// above) or a 16-bit left shift of the zero-extended code.
+template <bool f16>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void half_row_avx512(
+        const uint16_t *b, float *o, dim_t n) {
+    dim_t c = 0;
+    for (; c + 16 <= n; c += 16) {
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + c));
+        _mm512_storeu_ps(o + c,
+                f16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+    }
+    if (c < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - c)) - 1u);
+        const __m256i h = _mm256_maskz_loadu_epi16(m, b + c);
+        _mm512_mask_storeu_ps(o + c, m,
+                f16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+    }
+}
+
+// bf16 / f16 operands: plain rows without zero points through the AVX-512
+// row converter when the CPU has it; everything else element by element.
+template <bool f16>
+void convert_half(const operand_t &op, bool zp_rows, dim_t r0, dim_t c0, dim_t rows, dim_t cols, float *out) {
+    const uint16_t *p = static_cast<const uint16_t *>(op.p);
+    if (!op.trans && op.zp == 0.f && !op.zp_v && isa::has(isa::avx512)) {
+        for (dim_t r = 0; r < rows; ++r) {
+            // Rows are ld apart (see dequant_with): a later row asked for.
+            if (r + 12 < rows)
+                prefetch_run(reinterpret_cast<const char *>(p + (r0 + r + 12) * op.ld + c0), cols * 2);
+            half_row_avx512<f16>(p + (r0 + r) * op.ld + c0, out + r * cols, cols);
+        }
+        return;
+    }
+    convert_with([p](dim_t i) { return f16 ? f16_to_f32(p[i]) : bf16_to_f32(p[i]); }, op, zp_rows, r0, c0, rows,
+            cols, out);
+}
+
 void convert(const operand_t &op, bool zp_rows, dim_t r0, dim_t c0, dim_t rows, dim_t cols,
         float *out) {
     if (op.dq) {
@@ -228,16 +288,8 @@ void convert(const operand_t &op, bool zp_rows, dim_t r0, dim_t c0, dim_t rows, 
         return;
     }
     switch (op.dt) {
-        case dnnl_bf16: {
-            const uint16_t *p = static_cast<const uint16_t *>(op.p);
-            convert_with([p](dim_t i) { return bf16_to_f32(p[i]); }, op, zp_rows, r0, c0, rows, cols, out);
-            break;
-        }
-        case dnnl_f16: {
-            const uint16_t *p = static_cast<const uint16_t *>(op.p);
-            convert_with([p](dim_t i) { return f16_to_f32(p[i]); }, op, zp_rows, r0, c0, rows, cols, out);
-            break;
-        }
+        case dnnl_bf16: convert_half<false>(op, zp_rows, r0, c0, rows, cols, out); break;
+        case dnnl_f16: convert_half<true>(op, zp_rows, r0, c0, rows, cols, out); break;
         case dnnl_f8_e5m2: convert_f8<false>(op, zp_rows, r0, c0, rows, cols, out); break;
         case dnnl_f8_e4m3: convert_f8<true>(op, zp_rows, r0, c0, rows, cols, out); break;
         case dnnl_s8: {
@@ -264,7 +316,46 @@ void load_tile(data_type_t dt, const void *C, dim_t ldc, dim_t rows, dim_t cols,
         for (dim_t j = 0; j < cols; ++j) t[i * cols + j] = load_f32(dt, C, i * ldc + j);
 }
 
+// n floats to bf16 / f16 with AVX-512, 16 at a time, bit for bit what
+// f32_to_bf16 / f32_to_f16 give: bf16 rounds to nearest even in integers
+// (NaNs keep their high half, quieted); f16 through vcvtps2ph (round to
+// nearest even) with NaNs replaced by f32_to_f16's sign | 0x7e00.
+template <bool f16>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void narrow_row_avx512(const float *t, uint16_t *c, dim_t n) {
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
+    for (dim_t j = 0; j < n; j += 16) {
+        const dim_t left = n - j;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
+        const __m512i v = _mm512_castps_si512(_mm512_maskz_loadu_ps(m, t + j));
+        const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v, abs_mask), inf);
+        __m256i h;
+        if (f16) {
+            h = _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            const __m256i qn = _mm256_or_si256(
+                    _mm256_and_si256(_mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16)), _mm256_set1_epi16((short)0x8000)),
+                    _mm256_set1_epi16(0x7e00));
+            h = _mm256_mask_mov_epi16(h, nan, qn);
+        } else {
+            const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(1));
+            __m512i r = _mm512_srli_epi32(_mm512_add_epi32(v, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
+            r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(0x40)));
+            h = _mm512_cvtepi32_epi16(r);
+        }
+        _mm256_mask_storeu_epi16(c + j, m, h);
+    }
+}
+
 void store_tile(data_type_t dt, void *C, dim_t ldc, dim_t rows, dim_t cols, const float *t) {
+    if ((dt == dnnl_bf16 || dt == dnnl_f16) && isa::has(isa::avx512)) {
+        uint16_t *c = static_cast<uint16_t *>(C);
+        for (dim_t i = 0; i < rows; ++i) {
+            if (dt == dnnl_f16)
+                narrow_row_avx512<true>(t + i * cols, c + i * ldc, cols);
+            else
+                narrow_row_avx512<false>(t + i * cols, c + i * ldc, cols);
+        }
+        return;
+    }
     if (dt == dnnl_bf16) {
         uint16_t *c = static_cast<uint16_t *>(C);
         for (dim_t i = 0; i < rows; ++i)
@@ -273,6 +364,173 @@ void store_tile(data_type_t dt, void *C, dim_t ldc, dim_t rows, dim_t cols, cons
     }
     for (dim_t i = 0; i < rows; ++i)
         for (dim_t j = 0; j < cols; ++j) store_f32(dt, C, i * ldc + j, t[i * cols + j]);
+}
+
+// ---------------------------------------------------------------- GEMV
+// Weights decompression with few rows of C (the LLM decoder's M = 1): the
+// weights are read once, decompressed in registers and multiplied at once,
+// without an f32 panel. op(A) (at most gemv_max_m rows) is converted to f32
+// rows once per call and thread; C columns go in blocks of up to 2048
+// accumulated in an f32 buffer (on the stack, L1/L2-resident), each over all of K, rows k in
+// stretches where the scale and zero point rows stay the same (gathered
+// once per stretch). Every element is
+// (b - z) * s rounded to f32 and accumulated in k order with an FMA, like
+// the panel path (which adds its K chunks of 256 one after the other, so
+// sums may differ in the last bits).
+constexpr dim_t gemv_max_m = 4, gemv_nb = 2048;
+constexpr dim_t gemv_unit = 64; // columns handed to threads
+
+// Four vectors of weights k row, columns [n, n + cnt) (cnt <= 64), as f32.
+template <data_type_t wdt>
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void gemv_load(
+        const uint8_t *row, dim_t n, dim_t cnt, __m512 w[4]) {
+    if (wdt == dnnl_s8 || wdt == dnnl_u8) {
+        const uint8_t *b = row + n;
+        #pragma GCC unroll 4
+        for (int v = 0; v < 4; ++v) {
+            const dim_t left = cnt - 16 * v;
+            const __mmask16 m = left >= 16 ? (__mmask16)0xffff : left <= 0 ? 0 : (__mmask16)((1u << left) - 1u);
+            const __m128i raw = left >= 16 ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + 16 * v))
+                                           : _mm_maskz_loadu_epi8(m, b + 16 * v);
+            w[v] = _mm512_cvtepi32_ps(wdt == dnnl_s8 ? _mm512_cvtepi8_epi32(raw) : _mm512_cvtepu8_epi32(raw));
+        }
+        return;
+    }
+    // s4 / u4: byte j holds elements 2j (low nibble) and 2j + 1; n even.
+    const uint8_t *b = row + n / 2;
+    const dim_t nbytes = cnt >= 64 ? 32 : (cnt + 1) / 2;
+    const __mmask32 m = nbytes >= 32 ? (__mmask32)0xffffffffu : (__mmask32)((1u << nbytes) - 1u);
+    const __m256i raw = nbytes >= 32 ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b))
+                                     : _mm256_maskz_loadu_epi8(m, b);
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m256i lo = _mm256_and_si256(raw, low4), hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4);
+    __m256i e0 = _mm256_unpacklo_epi8(lo, hi), e1 = _mm256_unpackhi_epi8(lo, hi); // lanes: 0-15|32-47, 16-31|48-63
+    if (wdt == dnnl_s4) {
+        const __m256i eight = _mm256_set1_epi8(8);
+        e0 = _mm256_sub_epi8(_mm256_xor_si256(e0, eight), eight);
+        e1 = _mm256_sub_epi8(_mm256_xor_si256(e1, eight), eight);
+    }
+    w[0] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_castsi256_si128(e0)));
+    w[1] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_castsi256_si128(e1)));
+    w[2] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_extracti128_si256(e0, 1)));
+    w[3] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_extracti128_si256(e1, 1)));
+}
+
+// Rows [k, k + R) into acc (MB rows of gemv_nb floats) over columns
+// [n, n + cnt) with the stretch's scales s and zero points z: each weight
+// row read as a contiguous run, each accumulator loaded and stored once per
+// R rows, the lines of the next R rows prefetched a step ahead (they are
+// gemv_nb apart, beyond what the hardware prefetchers follow).
+template <data_type_t wdt, int MB, int R>
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void gemv_step(const uint8_t *b,
+        dim_t ldb_bytes, dim_t n, dim_t cnt, dim_t k, dim_t kend, const float *a, dim_t K, const float *sv,
+        const float *zv, float *acc) {
+    constexpr bool nib = wdt == dnnl_s4 || wdt == dnnl_u4;
+    __m512 am[R][MB];
+    #pragma GCC unroll 4
+    for (int i = 0; i < R; ++i)
+        #pragma GCC unroll 4
+        for (int m = 0; m < MB; ++m) am[i][m] = _mm512_set1_ps(a[m * K + k + i]);
+    const bool pf = k + 5 * R <= kend;
+    for (dim_t c = 0; c < cnt; c += 64) {
+        const dim_t c64 = cnt - c < 64 ? cnt - c : 64;
+        __m512 w[R][4];
+        #pragma GCC unroll 4
+        for (int i = 0; i < R; ++i) {
+            const uint8_t *row = b + (k + i) * ldb_bytes;
+            if (pf) _mm_prefetch(reinterpret_cast<const char *>(row + 4 * R * ldb_bytes + (nib ? (n + c) / 2 : n + c)),
+                    _MM_HINT_T0);
+            gemv_load<wdt>(row, n + c, c64, w[i]);
+        }
+        #pragma GCC unroll 4
+        for (int v = 0; v < 4; ++v) {
+            const __m512 z = _mm512_load_ps(zv + c + 16 * v), s = _mm512_load_ps(sv + c + 16 * v);
+            #pragma GCC unroll 4
+            for (int i = 0; i < R; ++i) w[i][v] = _mm512_mul_ps(_mm512_sub_ps(w[i][v], z), s);
+        }
+        #pragma GCC unroll 4
+        for (int m = 0; m < MB; ++m)
+            #pragma GCC unroll 4
+            for (int v = 0; v < 4; ++v) {
+                float *p = acc + m * gemv_nb + c + 16 * v;
+                __m512 x = _mm512_load_ps(p);
+                #pragma GCC unroll 4
+                for (int i = 0; i < R; ++i) x = _mm512_fmadd_ps(am[i][m], w[i][v], x);
+                _mm512_store_ps(p, x);
+            }
+    }
+}
+
+template <data_type_t wdt, int MB>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void gemv_stretch(const uint8_t *b, dim_t ldb_bytes,
+        dim_t n, dim_t cnt, dim_t k0, dim_t k1, const float *a, dim_t K, const float *sv, const float *zv,
+        float *acc) {
+    dim_t k = k0;
+    for (; k + 4 <= k1; k += 4) gemv_step<wdt, MB, 4>(b, ldb_bytes, n, cnt, k, K, a, K, sv, zv, acc);
+    for (; k < k1; ++k) gemv_step<wdt, MB, 1>(b, ldb_bytes, n, cnt, k, K, a, K, sv, zv, acc);
+}
+
+// C rows [m_off, m_off + MB) x columns [j0, j1) (j0 a multiple of 64) of
+// the product; a: those rows of op(A) as MB f32 rows of K.
+template <data_type_t wdt, int MB>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void gemv_rows(const operand_t &B, dim_t K, const float *a,
+        float alpha, float beta, void *C, data_type_t c_dt, dim_t ldc, dim_t m_off, dim_t j0, dim_t j1,
+        const epilogue_t *ep) {
+    const dequant_t &q = *B.dq;
+    const uint8_t *b = static_cast<const uint8_t *>(B.p);
+    const dim_t ldb_bytes = wdt == dnnl_s8 || wdt == dnnl_u8 ? B.ld : B.ld / 2;
+    if (wdt == dnnl_s4 || wdt == dnnl_u4) b += B.nib0 / 2; // nib0 even (checked by the caller)
+    alignas(64) float sv[gemv_nb], zv[gemv_nb], acc[MB * gemv_nb];
+    const size_t c_sz = data_type_size(c_dt);
+    for (dim_t n = j0; n < j1; n += gemv_nb) {
+        const dim_t cnt = j1 - n < gemv_nb ? j1 - n : gemv_nb, cpad = rnd_up(cnt, 64);
+        for (dim_t i = 0; i < MB * gemv_nb; ++i) acc[i] = 0.f;
+        dim_t k = 0;
+        while (k < K) {
+            // A missing table never changes: no stretch boundary.
+            const dim_t sg = q.sc ? k / q.sc_group : 0, zg = q.zp ? k / q.zp_group : 0;
+            dim_t k1 = q.sc ? (sg + 1) * q.sc_group : K;
+            const dim_t kz = q.zp ? (zg + 1) * q.zp_group : K;
+            if (kz < k1) k1 = kz;
+            if (k1 > K) k1 = K;
+            for (dim_t c = 0; c < cpad; ++c) {
+                const bool in = c < cnt;
+                sv[c] = !in ? 0.f : q.sc ? load_f32(q.sc_dt, q.sc, q.sc_off + sg * q.sc_ldk + (n + c) * q.sc_ldn) : 1.f;
+                zv[c] = !in || !q.zp ? 0.f : load_f32(q.zp_dt, q.zp, q.zp_off + zg * q.zp_ldk + (n + c) * q.zp_ldn);
+            }
+            gemv_stretch<wdt, MB>(b, ldb_bytes, n, cnt, k, k1, a, K, sv, zv, acc);
+            k = k1;
+        }
+        for (int m = 0; m < MB; ++m)
+            for (dim_t c = 0; c < cnt; ++c) {
+                float r = alpha * acc[m * gemv_nb + c];
+                if (beta != 0.f) r += beta * load_f32(c_dt, C, (m_off + m) * ldc + n + c);
+                acc[m * gemv_nb + c] = r;
+            }
+        if (ep) ep->apply(m_off, n, MB, cnt, acc, gemv_nb);
+        for (int m = 0; m < MB; ++m) {
+            if (c_dt == dnnl_f32) {
+                std::memcpy(static_cast<char *>(C) + ((m_off + m) * ldc + n) * c_sz, acc + m * gemv_nb,
+                        cnt * sizeof(float));
+                continue;
+            }
+            for (dim_t c = 0; c < cnt; ++c) store_f32(c_dt, C, (m_off + m) * ldc + n + c, acc[m * gemv_nb + c]);
+        }
+    }
+}
+
+template <data_type_t wdt>
+void gemv_cols(const operand_t &B, dim_t M, dim_t K, const float *a, float alpha, float beta, void *C,
+        data_type_t c_dt, dim_t ldc, dim_t j0, dim_t j1, const epilogue_t *ep) {
+    for (dim_t m0 = 0; m0 < M; m0 += gemv_max_m) {
+        const float *am = a + m0 * K;
+        switch (M - m0 < gemv_max_m ? M - m0 : gemv_max_m) {
+            case 1: gemv_rows<wdt, 1>(B, K, am, alpha, beta, C, c_dt, ldc, m0, j0, j1, ep); break;
+            case 2: gemv_rows<wdt, 2>(B, K, am, alpha, beta, C, c_dt, ldc, m0, j0, j1, ep); break;
+            case 3: gemv_rows<wdt, 3>(B, K, am, alpha, beta, C, c_dt, ldc, m0, j0, j1, ep); break;
+            default: gemv_rows<wdt, 4>(B, K, am, alpha, beta, C, c_dt, ldc, m0, j0, j1, ep); break;
+        }
+    }
 }
 
 // Forwards tile-local coordinates to the caller's epilogue as C-global ones.
@@ -299,6 +557,12 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
     tk_ = cap(K, tile_k);
     nthr_ = nthr > 0 ? nthr : max_threads();
     bf16_dot_ = a_dt == dnnl_bf16 && b_dt == dnnl_bf16 && !with_zp && bf16_dot_available();
+    gemv_a_ = 0;
+    const bool int_w = b_dt == dnnl_s8 || b_dt == dnnl_u8 || b_dt == dnnl_s4 || b_dt == dnnl_u4;
+    if (int_w && !transb && !is_runtime(K) && K > 0 && isa::has(isa::avx512)) {
+        const dim_t mm = is_runtime(M) ? gemv_max_m : M;
+        if (mm <= gemv_max_m) gemv_a_ = mm * K;
+    }
     const dim_t rt = DNNL_RUNTIME_DIM_VAL;
     // Tiles vary in size, so the inner plan takes its sizes per call.
     return inner_.init(rt, rt, rt, cvt_a_ ? false : transa, cvt_b_ ? false : transb, 1);
@@ -311,7 +575,8 @@ void cvt_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const
         a_bytes = std::max(a_bytes, bf16_pack_a_bytes(tm_, tk_));
         b_bytes = std::max(b_bytes, bf16_pack_b_bytes(tk_, tn_));
     }
-    if (cvt_a_) reg.book_per_thread(base + key_a, a_bytes);
+    if (gemv_a_ > 0) a_bytes = std::max(a_bytes, (size_t)gemv_a_ * sizeof(float));
+    if (cvt_a_ || gemv_a_ > 0) reg.book_per_thread(base + key_a, a_bytes);
     if (cvt_b_) reg.book_per_thread(base + key_b, b_bytes);
     if (c_dt_ != dnnl_f32) reg.book_per_thread(base + key_c, (size_t)tm_ * tn_ * sizeof(float));
 }
@@ -384,10 +649,33 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
     return status::success;
 }
 
+bool cvt_plan_t::use_gemv(dim_t M, dim_t K, const operand_t &B) const {
+    if (gemv_a_ <= 0 || M > gemv_max_m || K <= 0 || M * K > gemv_a_ || !B.dq || B.trans) return false;
+    if (B.dt == dnnl_s4 || B.dt == dnnl_u4) return B.ld % 2 == 0 && B.nib0 % 2 == 0;
+    return B.dt == dnnl_s8 || B.dt == dnnl_u8;
+}
+
+status_t cvt_plan_t::run_gemv(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A, const operand_t &B,
+        float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
+        dim_t j0, dim_t j1, const epilogue_t *ep) const {
+    (void)N;
+    float *pa = g.get<float>(base + key_a, ithr);
+    if (!pa) return status::out_of_memory;
+    convert(A, true, 0, 0, M, K, pa);
+    switch (B.dt) {
+        case dnnl_s8: gemv_cols<dnnl_s8>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
+        case dnnl_u8: gemv_cols<dnnl_u8>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
+        case dnnl_s4: gemv_cols<dnnl_s4>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
+        default: gemv_cols<dnnl_u4>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
+    }
+    return status::success;
+}
+
 status_t cvt_plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A,
         const operand_t &B, float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g,
         scratchpad::key_t base, int ithr, const epilogue_t *ep) const {
     if (M <= 0 || N <= 0) return status::success;
+    if (use_gemv(M, K, B)) return run_gemv(M, N, K, alpha, A, B, beta, C, ldc, g, base, ithr, 0, N, ep);
     const dim_t ntiles = div_up(M, tm_) * div_up(N, tn_);
     return run_tiles(M, N, K, alpha, A, B, beta, C, ldc, g, base, ithr, 0, ntiles, tm_, tn_, ep);
 }
@@ -400,6 +688,21 @@ status_t cvt_plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const opera
     const double flops = (double)M * N * (K > 0 ? K : 1);
     if (flops < min_flops_per_thread * nthr) nthr = (int)(flops / min_flops_per_thread);
     if (nthr < 1) nthr = 1;
+    if (use_gemv(M, K, B)) { // threads take blocks of gemv_unit columns
+        const dim_t units = div_up(N, gemv_unit);
+        if (units < nthr) nthr = (int)units;
+        if (nthr <= 1) return run_gemv(M, N, K, alpha, A, B, beta, C, ldc, g, base, 0, 0, N, ep);
+        std::atomic<bool> oom {false};
+        parallel(nthr, [&](int ithr, int n) {
+            dim_t u0, u1;
+            balance211(units, n, ithr, u0, u1);
+            if (u0 >= u1) return;
+            const dim_t e = u1 * gemv_unit < N ? u1 * gemv_unit : N;
+            if (run_gemv(M, N, K, alpha, A, B, beta, C, ldc, g, base, ithr, u0 * gemv_unit, e, ep) != status::success)
+                oom = true;
+        });
+        return oom ? status::out_of_memory : status::success;
+    }
     // Smaller tiles until every thread has one (multiples of 16 down to 16).
     dim_t tm = tm_, tn = tn_;
     while (div_up(M, tm) * div_up(N, tn) < nthr && (tm > 16 || tn > 16)) {

@@ -13,6 +13,10 @@
 // once at the end. Every product and sum is done in f32, so this also
 // serves fpmath_mode strict. Operands already in f32 (without a zero
 // point) are read in place.
+//
+// Weights decompression with at most 4 rows of C and row-major weights (on
+// AVX-512) skips the panels: a GEMV reads each weight once, decompresses it
+// in registers and accumulates in f32 (see gemm_cvt.cpp).
 #ifndef KESTREL_CPU_GEMM_GEMM_CVT_HPP
 #define KESTREL_CPU_GEMM_GEMM_CVT_HPP
 
@@ -91,6 +95,14 @@ private:
     // instead of f32 panels, when the CPU has AVX512-BF16.
     bool bf16_dot_ = false;
     dim_t tm_ = 0, tn_ = 0, tk_ = 0; // largest tile and chunk
+    // Weights decompression with at most 4 rows of C runs a GEMV that
+    // decompresses in registers (gemm_cvt.cpp); gemv_a_ is how many f32
+    // elements of op(A) its per-thread region holds (0: no such path).
+    dim_t gemv_a_ = 0;
+    bool use_gemv(dim_t M, dim_t K, const operand_t &B) const;
+    status_t run_gemv(dim_t M, dim_t N, dim_t K, float alpha, const operand_t &A, const operand_t &B,
+            float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
+            dim_t j0, dim_t j1, const epilogue_t *ep) const;
     int nthr_ = 1;
 };
 
