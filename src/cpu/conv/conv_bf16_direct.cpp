@@ -108,6 +108,7 @@ status_t bf16_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
         c.seg = std::max<dim_t>(c.urw, rnd_up(div_up(c.row, per_row), c.urw));
     }
     c.nseg = div_up(c.row, c.seg);
+    c.seg = div_up(c.row, c.nseg); // segments of near-equal length
 
     // The output stage in registers: no scales, bias with unit stride, no
     // post-op or one relu / linear / clip.
@@ -209,9 +210,13 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         // No valid tap along d or h: the sums are zero (and the kernels
         // are not called, their loops would not run anyway).
         const bool no_taps = nkd == 0 || nkh == 0;
-        for (dim_t j0 = 0; j0 < ncols; j0 += c.urw) {
+        // Tiles of near-equal width: a narrow last tile would have too few
+        // accumulators to hide vdpbf16ps's latency.
+        const dim_t ntiles = div_up(ncols, (dim_t)c.urw), w_base = ncols / ntiles, w_extra = ncols % ntiles;
+        for (dim_t ti = 0, j0 = 0; ti < ntiles; ++ti) {
+            const int urw = (int)(w_base + (ti < w_extra ? 1 : 0));
             const dim_t col = col0 + j0;
-            const int urw = (int)std::min<dim_t>(c.urw, ncols - j0);
+            j0 += urw;
             const dim_t iw_lo = col * g.SW - g.PW;
             const bool check = !c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW);
             t.src = src_row + col * c.s_col;

@@ -43,7 +43,9 @@ __attribute__((always_inline)) inline void pair(__m512 (&acc)[NOC][URW], const u
         const uint16_t *p = (CHECK ? cols[j] : s + j * s_col) + p2;
         __m512i b;
         if (SINGLE) {
-            b = _mm512_set1_epi32((int32_t)*p);
+            // The value in the low half of every dword, zeros above: one
+            // masked broadcast from memory, 2 bytes read.
+            b = _mm512_maskz_broadcastw_epi16((__mmask32)0x55555555u, _mm_loadu_si16(p));
         } else {
             int32_t v;
             std::memcpy(&v, p, 4);
