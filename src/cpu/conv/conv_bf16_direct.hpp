@@ -16,7 +16,10 @@
 // ICg): its src value is loaded alone with a zero partner, so nothing past
 // the group's last channel is read (the weights there are zero too). Along
 // w, checked tiles point padded columns at a zero block; along d and h the
-// driver passes only the taps inside src.
+// driver passes only the taps inside src. Short output rows are walked as
+// one row per (n, od) plane, so a tile may span output rows: its columns'
+// src pointers are then gathered per (kh, kw) tap, padded taps reading
+// the zero block.
 #ifndef KESTREL_CPU_CONV_CONV_BF16_DIRECT_HPP
 #define KESTREL_CPU_CONV_CONV_BF16_DIRECT_HPP
 
@@ -35,6 +38,10 @@ struct bf16_direct_conf_t {
     dim_t tap_d = 0, tap_h = 0, tap_w = 0; // src step between kernel taps
     dim_t w_icb = 0, w_ocb = 0, w_kd = 0, w_kh = 0, w_kw = 0; // weights strides
     dim_t KW = 1, SW = 1, DW1 = 1, IW = 1; // for checked tiles
+    // Short rows: the output points of a (n, od) plane walked as one row,
+    // tiles spanning output rows (gathered tiles, see bf16_direct_args_t).
+    bool gather = false;
+    dim_t KH = 1, DH1 = 1, IH = 1, s_h = 0, s_w = 0; // for gathered tiles
 };
 
 // The output stage done in registers when the epilogue is only this: v +=
@@ -61,6 +68,11 @@ struct bf16_direct_args_t {
     dim_t out_k;
     dim_t nkd, nkh; // valid taps along d and h
     dim_t iw0; // src w index of column 0 at tap kw 0 (checked tiles)
+    // Gathered tiles (checked kernels; nkh is then KH): column j's src
+    // window starts at h index col_ih[j], w index col_iw[j] (before
+    // padding is removed), src being at h 0, w 0; taps outside src read
+    // the zero block.
+    const dim_t *col_ih = nullptr, *col_iw = nullptr;
 };
 
 using bf16_direct_fn_t = void (*)(const bf16_direct_conf_t &, const bf16_direct_args_t &);

@@ -115,7 +115,16 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
                 for (dim_t kw = 0; kw < c.KW; ++kw) {
                     const uint16_t *s = srow + kw * c.tap_w;
                     const uint16_t *w = wrow + kw * c.w_kw;
-                    if (CHECK) {
+                    if (CHECK && t.col_ih) {
+                        // Gathered: each column's own h and w at this tap.
+                        const uint16_t *sb = t.src + icb * 16 + kd * c.tap_d;
+                        #pragma GCC unroll 32
+                        for (int j = 0; j < URW; ++j) {
+                            const dim_t ih = t.col_ih[j] + kh * c.DH1, iw = t.col_iw[j] + kw * c.DW1;
+                            const bool in = ih >= 0 && ih < c.IH && iw >= 0 && iw < c.IW;
+                            cols[j] = in ? sb + ih * c.s_h + iw * c.s_w : t.zero;
+                        }
+                    } else if (CHECK) {
                         // Padded columns read the zero block.
                         const dim_t iw = t.iw0 + kw * c.DW1;
                         #pragma GCC unroll 32
