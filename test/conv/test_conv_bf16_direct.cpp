@@ -3,7 +3,8 @@
 // to, f32 or bf16 dst) against a naive double loop written here. Shapes
 // cover input channels 3/5/17/32 (a last pair with one channel), output
 // channel tails, padding, stride 2, dilation, 1x1 (flattened and strided),
-// 3x3, 7x7 stride 2, mb 1 and 2, groups; no / f32 / bf16 bias; relu,
+// 3x3, 7x7 stride 2, mb 1 and 2, groups, short rows (tiles across output
+// rows) and wide rows with odd channel counts (folded kernel rows); no / f32 / bf16 bias; relu,
 // leaky relu, linear, clip, sum and sum + relu post-ops, per-oc weights
 // scales (the epilogue from the tile buffer). Each case runs with 1 and 2
 // threads, then through ref:any.
@@ -403,6 +404,21 @@ int main() {
         prb_t p = base(1, 1, 64, 96, 4, 20, 3, 1, 0);
         p.ddt = dnnl_bf16;
         add(p, "64->96 3x3 no pad (6 blocks: tiles of 2 and 3)");
+    }
+    {
+        prb_t p = base(2, 1, 3, 64, 20, 64, 7, 2, 3);
+        p.bdt = dnnl_bf16, p.post = p_relu;
+        add(p, "7x7 stride 2 pad 3, ic 3 oc 64, wide row (folded kernel rows), relu");
+    }
+    {
+        prb_t p = base(1, 1, 5, 24, 6, 40, 3, 1, 1);
+        p.ddt = dnnl_f32, p.post = p_sum;
+        add(p, "ic 5 oc 24 3x3 pad 1, wide row (folded kernel rows), sum");
+    }
+    {
+        prb_t p = base(1, 1, 15, 20, 5, 36, 5, 1, 0);
+        p.bdt = dnnl_f32;
+        add(p, "ic 15 oc 20 5x5 no pad, wide row (folded, 75 values a row)");
     }
     // Random small problems (fixed seed).
     static char names[16][128];

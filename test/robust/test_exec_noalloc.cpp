@@ -497,6 +497,17 @@ std::vector<case_t> cases() {
                      dnnl_post_ops_destroy(po);
                  }});
     c.push_back({"conv bf16 nhwc + post-ops", conv_bf16, with_post_ops({1, 24, 1, 1}, dnnl_nchw, true)});
+    // 3 input channels, 7x7 stride 2, wide rows: the folded kernel rows,
+    // whose weights copy lives in the scratchpad.
+    c.push_back({"conv bf16 nhwc 7x7 s2, 3 channels",
+            [](dnnl_primitive_desc_t *pd, dnnl_engine_t e, const_dnnl_primitive_attr_t a) {
+                mds_owner_t m;
+                return dnnl_convolution_forward_primitive_desc_create(pd, e, dnnl_forward_inference,
+                        dnnl_convolution_direct, m.add({1, 3, 12, 40}, dnnl_nhwc, dnnl_bf16),
+                        m.add({64, 3, 7, 7}, dnnl_format_tag_any, dnnl_bf16), m.add({64}, dnnl_a),
+                        m.add({1, 64, 6, 20}, dnnl_nhwc, dnnl_bf16), d2, d0, d3, d3, a);
+            },
+            [](dnnl_primitive_attr_t) {}});
     c.push_back({"matmul u8 x s8 -> f32 zero points", matmul({19, 70}, {70, 23}, {19, 23}, dnnl_ab, dnnl_u8, dnnl_s8),
             [](dnnl_primitive_attr_t a) {
                 KT_OK(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_WEIGHTS, 2));

@@ -28,6 +28,8 @@ namespace {
 
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
+// The folded weights (conf.fold).
+constexpr scratchpad::key_t key_fold = 0;
 
 format_tag_t nxc_tag(int nd) { return nd == 3 ? dnnl_nwc : nd == 4 ? dnnl_nhwc : dnnl_ndhwc; }
 
@@ -116,6 +118,20 @@ status_t bf16_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     c.nseg = div_up(c.row, c.seg);
     c.seg = div_up(c.row, c.nseg); // segments of near-equal length
 
+    // Folded kernel rows: an odd channel count (a lone channel per tap
+    // otherwise) in one block, no groups, taps adjacent along w.
+    c.fold = g.G == 1 && g.ICg < 16 && g.ICg % 2 == 1 && g.DW == 0 && g.KW > 1 && !c.flat && !c.gather
+            && s_w == g.ICg;
+    if (c.fold) {
+        c.fold_np = div_up(g.KW * g.ICg, 2);
+        c.fold_single = (g.KW * g.ICg) % 2 == 1;
+        c.fw_kh = c.fold_np * 32;
+        c.fw_kd = g.KH * c.fw_kh;
+        c.fw_ocb = g.KD * c.fw_kd;
+        fold_elems = c.nocb * c.fw_ocb;
+        scratchpad_registry().book(key_fold, (size_t)fold_elems * sizeof(uint16_t));
+    }
+
     // The output stage in registers: no scales, bias with unit stride, no
     // post-op or one relu / linear / clip.
     const auto &po = attr_.post_ops.entries;
@@ -164,6 +180,33 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const uint16_t *src_b = static_cast<const uint16_t *>(ex.src);
     char *dst_b = static_cast<char *>(ex.dst);
     constexpr int max_oc = bf16_direct_kernels_t::max_noc * 16;
+    // Folded weights: value e = 2 q + half of kernel row (kd, kh) is
+    // (kw, ic) = (e / IC, e % IC), zero past KW * IC and past OC.
+    uint16_t *wfold = nullptr;
+    if (c.fold) {
+        wfold = ctx.scratchpad().get<uint16_t>(key_fold);
+        if (!wfold) return status::out_of_memory;
+        const dim_t ne = g.KW * g.ICg;
+        dim_t pos0[max_ndims];
+        g.wei_pos(pos0, 0, 0, 0, 0, 0, 0);
+        const uint16_t *w0 = wei + wei_d.off_v(pos0);
+        // One block of 16 ic per oc block: the pair of channel ic at
+        // (ic / 2) * 32 + oc * 2 + ic % 2 of each tap's block.
+        parallel_nd(c.nocb, g.KD * g.KH, [&](dim_t ocb, dim_t dh) {
+            const dim_t kd = dh / g.KH, kh = dh % g.KH;
+            uint16_t *w = wfold + ocb * c.fw_ocb + kd * c.fw_kd + kh * c.fw_kh;
+            const uint16_t *u = w0 + ocb * c.w_ocb + kd * c.w_kd + kh * c.w_kh;
+            const dim_t no = std::min<dim_t>(16, g.OCg - ocb * 16);
+            for (dim_t q = 0; q < c.fold_np; ++q)
+                for (dim_t o = 0; o < 16; ++o)
+                    for (dim_t h = 0; h < 2; ++h) {
+                        const dim_t e = 2 * q + h, ic = e % g.ICg;
+                        w[q * 32 + o * 2 + h] = e < ne && o < no
+                                ? u[e / g.ICg * c.w_kw + (ic / 2) * 32 + o * 2 + ic % 2]
+                                : (uint16_t)0;
+                    }
+        });
+    }
     const data_type_t bias_dt = g.with_bias ? p->weights_md(1)->data_type : dnnl_f32;
     const dim_t bias_off0 = g.with_bias ? p->weights_md(1)->offset0 : 0;
 
@@ -201,6 +244,7 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const uint16_t *src_row = src_b + src_off - (c.flat || c.gather ? 0 : g.PW * s_w);
         g.wei_pos(pos, gr, oc_l0, 0, 0, 0, 0);
         const uint16_t *wei_g = wei + wei_d.off_v(pos) + kd_lo * c.w_kd + kh_lo * c.w_kh;
+        const uint16_t *wf_g = c.fold ? wfold + ocg * c.noc * c.fw_ocb + kd_lo * c.fw_kd + kh_lo * c.fw_kh : nullptr;
         g.data_pos(pos, n, oc0, od, oh, 0);
         const dim_t dst_row = dst_d.off_v(pos); // element offset of column 0
 
@@ -242,16 +286,18 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 check = true;
                 t.src = src_row;
             }
-            t.wei = wei_g;
+            const bool folded = c.fold && !check;
+            const bf16_direct_fn_t fn = folded ? ker_.fold[noc][urw] : ker_.fn[noc][urw][check ? 1 : 0];
+            t.wei = folded ? wf_g : wei_g;
             t.iw0 = iw_lo;
             t.out_k = (dim_t)urw * 16;
             if (t.fo) {
                 fo.dst = dst_b + (dst_row + col * d_w) * (dim_t)dst_d.dt_size();
-                ker_.fn[noc][urw][check ? 1 : 0](c, t);
+                fn(c, t);
                 continue;
             }
             if (!no_taps) {
-                ker_.fn[noc][urw][check ? 1 : 0](c, t);
+                fn(c, t);
             } else {
                 std::fill(buf, buf + (dim_t)noc * urw * 16, 0.f);
             }

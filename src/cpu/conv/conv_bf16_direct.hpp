@@ -42,6 +42,15 @@ struct bf16_direct_conf_t {
     // tiles spanning output rows (gathered tiles, see bf16_direct_args_t).
     bool gather = false;
     dim_t KH = 1, DH1 = 1, IH = 1, s_h = 0, s_w = 0; // for gathered tiles
+    // Few input channels (one block, no groups, unit dilation along w):
+    // unchecked tiles run the folded kernels, whose pairs run over the
+    // KW * IC contiguous src values of a kernel row (kw, ic) rather than
+    // over the channels of one tap; their weights are a copy made at each
+    // execution, [oc block][kd][kh][fold_np pairs][16 oc][2].
+    bool fold = false;
+    dim_t fold_np = 0; // pairs of a kernel row, the last maybe a lone value
+    bool fold_single = false; // KW * IC odd
+    dim_t fw_ocb = 0, fw_kd = 0, fw_kh = 0; // folded weights strides
 };
 
 // The output stage done in registers when the epilogue is only this: v +=
@@ -80,6 +89,7 @@ using bf16_direct_fn_t = void (*)(const bf16_direct_conf_t &, const bf16_direct_
 struct bf16_direct_kernels_t {
     static constexpr int max_noc = 4, max_urw = 16;
     bf16_direct_fn_t fn[max_noc + 1][max_urw + 1][2] = {}; // [noc][urw][checked]
+    bf16_direct_fn_t fold[max_noc + 1][max_urw + 1] = {}; // folded kernel rows, unchecked
 };
 
 // Largest URW for NOC blocks; the kernels (false when the compiler cannot
@@ -98,6 +108,7 @@ struct bf16_direct_conv_fwd_t : conv_fwd_prim_t {
         status_t init(dnnl_engine *) override;
 
         bf16_direct_conf_t conf;
+        dim_t fold_elems = 0; // folded weights (bf16 values), booked in the scratchpad
         // The output stage in registers (bf16_direct_out_t): no scales, at
         // most one relu / linear / clip post-op.
         bool fast_out = false;

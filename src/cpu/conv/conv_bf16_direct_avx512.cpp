@@ -155,11 +155,41 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
         for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
 }
 
+// Folded kernel rows (unchecked tiles only): per valid (kd, kh), the pairs
+// of the row's KW * IC contiguous src values against the folded weights
+// (t.wei points at them, oc block 0 of the item, first valid kd/kh).
+template <int NOC, int URW>
+void tile_fold(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
+    __m512 acc[NOC][URW];
+    #pragma GCC unroll 8
+    for (int k = 0; k < NOC; ++k)
+        #pragma GCC unroll 32
+        for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_ps();
+    const uint16_t *const *cols = nullptr;
+    const dim_t nfull = c.fold_np - (c.fold_single ? 1 : 0);
+    for (dim_t kd = 0; kd < t.nkd; ++kd)
+        for (dim_t kh = 0; kh < t.nkh; ++kh) {
+            const uint16_t *s = t.src + kd * c.tap_d + kh * c.tap_h;
+            const uint16_t *w = t.wei + kd * c.fw_kd + kh * c.fw_kh;
+            for (dim_t q = 0; q < nfull; ++q) pair<NOC, URW, false, false>(acc, s, cols, c.s_col, w, c.fw_ocb, q * 2);
+            if (c.fold_single) pair<NOC, URW, false, true>(acc, s, cols, c.s_col, w, c.fw_ocb, nfull * 2);
+        }
+    if (t.fo) {
+        store_out<NOC, URW>(acc, *t.fo);
+        return;
+    }
+    #pragma GCC unroll 8
+    for (int k = 0; k < NOC; ++k)
+        #pragma GCC unroll 32
+        for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
+}
+
 template <int NOC, int U>
 void fill_noc(bf16_direct_kernels_t &k) {
     if constexpr (U > 0) {
         k.fn[NOC][U][0] = tile<NOC, U, false>;
         k.fn[NOC][U][1] = tile<NOC, U, true>;
+        k.fold[NOC][U] = tile_fold<NOC, U>;
         fill_noc<NOC, U - 1>(k);
     }
 }
