@@ -112,3 +112,12 @@ test_conv_test_conv_s8_direct_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_conv_s8_direct_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/conv/test_conv_s8_direct_isa.sh
 TESTS += test/conv/test_conv_s8_direct_isa.sh
+# Direct bf16 convolution (direct:avx512_bf16:nhwc, vdpbf16ps) against a
+# naive loop; again with the ISA capped below AVX512-BF16 (GEMM route).
+check_PROGRAMS += test/conv/test_conv_bf16_direct
+TESTS += test/conv/test_conv_bf16_direct
+test_conv_test_conv_bf16_direct_SOURCES = test/conv/test_conv_bf16_direct.cpp
+test_conv_test_conv_bf16_direct_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_bf16_direct_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/conv/test_conv_bf16_direct_isa.sh
+TESTS += test/conv/test_conv_bf16_direct_isa.sh

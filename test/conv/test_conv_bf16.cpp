@@ -2,7 +2,10 @@
 // f32) against a naive reference written here: plain-index loops over the
 // logical tensors, accumulated in double. Checks that the GEMM route serves
 // every case (not ref:any), through the C and the C++ API, with 1 and 2
-// threads; test_conv_bf16_isa.sh runs it again under ISA caps.
+// threads; test_conv_bf16_isa.sh runs it again under ISA caps. With
+// AVX512-BF16, problems with every layout `any` go to the direct kernels
+// instead (direct:avx512_bf16:nhwc: nhwc / nwc data, [g]OI[h]w8i16o2i
+// weights), which is then what those cases check.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -113,6 +116,26 @@ void reference(const prb_t &p, const data_t &d, std::vector<double> &ref, std::v
                 }
 }
 
+// AVX512-BF16 usable: bf16 problems with `any` layouts go to
+// direct:avx512_bf16:nhwc.
+bool have_bf16_direct() {
+    if (dnnl_get_cpu_isa_hints() == dnnl_cpu_isa_prefer_ymm) return false;
+    const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    return isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_fp16
+            || isa == dnnl_cpu_isa_avx512_core_amx || isa == dnnl_cpu_isa_avx512_core_amx_fp16;
+}
+
+// Offset of weight (oc, ic, kh, kw) (oc over all groups, ic in its group)
+// in [g]OI[h]w8i16o2i, from the tag's definition: 16 x 16 blocks (channels
+// padded to 16) in the order g, oc block, ic block, kh, kw; inside a block
+// (ic % 16) / 2, then oc % 16, then ic % 2.
+dim pair_off(const prb_t &p, dim oc, dim ic, dim kh, dim kw) {
+    const dim ocg = p.oc / p.g, icg = p.ic / p.g, gr = oc / ocg, o = oc % ocg;
+    const dim nocb = (ocg + 15) / 16, nicb = (icg + 15) / 16;
+    const dim blk = (((gr * nocb + o / 16) * nicb + ic / 16) * p.kh + kh) * p.kw + kw;
+    return blk * 256 + (ic % 16) / 2 * 32 + (o % 16) * 2 + ic % 2;
+}
+
 // Physical offset of logical (n, c, h, w) in a plain nchw or nhwc tensor.
 dim phys(bool nhwc, dim C, dim H, dim W, dim n, dim c, dim h, dim w) {
     return nhwc ? ((n * H + h) * W + w) * C + c : ((n * C + c) * H + h) * W + w;
@@ -174,7 +197,8 @@ bool run_c(const prb_t &p, uint64_t seed, std::string &why) {
             attr));
     dnnl_primitive_attr_destroy(attr);
     const std::string impl = kt::impl_name(pd);
-    bool ok = impl.rfind("gemm:", 0) == 0;
+    const bool direct = any && have_bf16_direct();
+    bool ok = direct ? impl == "direct:avx512_bf16:nhwc" : impl.rfind("gemm:", 0) == 0;
     if (!ok) why = "impl " + impl;
 
     const_dnnl_memory_desc_t smd = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
@@ -182,7 +206,16 @@ bool run_c(const prb_t &p, uint64_t seed, std::string &why) {
     const_dnnl_memory_desc_t dmd = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
     const bool s_nhwc = md_is_nhwc(smd), d_nhwc = md_is_nhwc(dmd);
     if (p.fmt != f_any) ok = ok && s_nhwc == (p.fmt == f_nhwc) && d_nhwc == (p.fmt == f_nhwc);
-    (void)md_is_nhwc(wmd);
+    if (direct) {
+        ok = ok && s_nhwc && d_nhwc;
+        kt::md_t pmd(p.d1 ? (grp ? kt::make_md({p.g, ocg, icg, p.kw}, dnnl_bf16, dnnl_gOIw8i16o2i)
+                                 : kt::make_md({p.oc, p.ic, p.kw}, dnnl_bf16, dnnl_OIw8i16o2i))
+                          : (grp ? kt::make_md({p.g, ocg, icg, p.kh, p.kw}, dnnl_bf16, dnnl_gOIhw8i16o2i)
+                                 : kt::make_md({p.oc, p.ic, p.kh, p.kw}, dnnl_bf16, dnnl_OIhw8i16o2i)));
+        if (!dnnl_memory_desc_equal(wmd, pmd)) ok = false, why += " weights not 8i16o2i";
+    } else {
+        (void)md_is_nhwc(wmd);
+    }
     dnnl_memory_t ms, mw, mb = nullptr, md;
     KT_OK(dnnl_memory_create(&ms, smd, eng, DNNL_MEMORY_ALLOCATE));
     KT_OK(dnnl_memory_create(&mw, wmd, eng, DNNL_MEMORY_ALLOCATE));
@@ -197,7 +230,17 @@ bool run_c(const prb_t &p, uint64_t seed, std::string &why) {
                 for (dim w = 0; w < p.iw; ++w)
                     put(ps, dnnl_bf16, phys(s_nhwc, p.ic, p.ih, p.iw, n, c, h, w),
                             d.src[((n * p.ic + c) * p.ih + h) * p.iw + w]);
-    for (size_t i = 0; i < d.wei.size(); ++i) put(pw, dnnl_bf16, (dim)i, d.wei[i]); // (g)oihw: logical order
+    if (direct) {
+        // Padded channels of the blocks zero.
+        std::memset(pw, 0, dnnl_memory_desc_get_size(wmd));
+        for (dim oc = 0; oc < p.oc; ++oc)
+            for (dim ic = 0; ic < icg; ++ic)
+                for (dim kh = 0; kh < p.kh; ++kh)
+                    for (dim kw = 0; kw < p.kw; ++kw)
+                        put(pw, dnnl_bf16, pair_off(p, oc, ic, kh, kw), d.wei[((oc * icg + ic) * p.kh + kh) * p.kw + kw]);
+    } else {
+        for (size_t i = 0; i < d.wei.size(); ++i) put(pw, dnnl_bf16, (dim)i, d.wei[i]); // (g)oihw: logical order
+    }
     for (dim n = 0; n < p.mb; ++n)
         for (dim c = 0; c < p.oc; ++c)
             for (dim h = 0; h < OH; ++h)
@@ -264,27 +307,42 @@ bool run_cpp(std::string &why) {
     convolution_forward::primitive_desc pd(eng, prop_kind::forward_training, algorithm::convolution_direct,
             src, wei, bia, dst, {1, 1}, {1, 1}, {1, 1}, attr);
     const std::string impl = pd.impl_info_str();
-    if (impl.rfind("gemm:", 0) != 0) {
+    const bool direct = have_bf16_direct();
+    if (direct ? impl != "direct:avx512_bf16:nhwc" : impl.rfind("gemm:", 0) != 0) {
         why = "impl " + impl;
         return false;
     }
-    // format any resolved to the layouts the GEMM route takes: plain nchw/oihw.
-    if (pd.src_desc() != memory::desc(src.get_dims(), dt::bf16, tag::nchw)
-            || pd.weights_desc() != memory::desc(wei.get_dims(), dt::bf16, tag::oihw)
-            || pd.dst_desc() != memory::desc(dst.get_dims(), dt::bf16, tag::nchw)) {
+    // format any resolved to the layouts the GEMM route takes: plain
+    // nchw/oihw; or nhwc / OIhw8i16o2i for the direct bf16 kernels.
+    const tag dtag = direct ? tag::nhwc : tag::nchw;
+    if (pd.src_desc() != memory::desc(src.get_dims(), dt::bf16, dtag)
+            || pd.weights_desc() != memory::desc(wei.get_dims(), dt::bf16, direct ? tag::OIhw8i16o2i : tag::oihw)
+            || pd.dst_desc() != memory::desc(dst.get_dims(), dt::bf16, dtag)) {
         why = "layouts";
         return false;
     }
     memory ms(pd.src_desc(), eng), mw(pd.weights_desc(), eng), mb(pd.bias_desc(), eng), md(pd.dst_desc(), eng);
-    for (size_t i = 0; i < d.src.size(); ++i) put(ms.get_data_handle(), dnnl_bf16, (dim)i, d.src[i]);
-    for (size_t i = 0; i < d.wei.size(); ++i) put(mw.get_data_handle(), dnnl_bf16, (dim)i, d.wei[i]);
+    for (dim n = 0; n < p.mb; ++n)
+        for (dim c = 0; c < p.ic; ++c)
+            for (dim h = 0; h < p.ih; ++h)
+                for (dim w = 0; w < p.iw; ++w)
+                    put(ms.get_data_handle(), dnnl_bf16, phys(direct, p.ic, p.ih, p.iw, n, c, h, w),
+                            d.src[((n * p.ic + c) * p.ih + h) * p.iw + w]);
+    if (direct) std::memset(mw.get_data_handle(), 0, pd.weights_desc().get_size());
+    for (size_t i = 0; i < d.wei.size(); ++i) {
+        const dim kw = (dim)i % p.kw, kh = (dim)i / p.kw % p.kh, ic = (dim)i / (p.kw * p.kh) % p.ic,
+                  oc = (dim)i / (p.kw * p.kh * p.ic);
+        put(mw.get_data_handle(), dnnl_bf16, direct ? pair_off(p, oc, ic, kh, kw) : (dim)i, d.wei[i]);
+    }
     for (size_t i = 0; i < d.bias.size(); ++i) put(mb.get_data_handle(), dnnl_bf16, (dim)i, d.bias[i]);
     convolution_forward(pd).execute(s, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_BIAS, mb}, {DNNL_ARG_DST, md}});
     s.wait();
     std::vector<double> ref, tol;
     reference(p, d, ref, tol);
     for (size_t i = 0; i < ref.size(); ++i) {
-        const float v = get(md.get_data_handle(), dnnl_bf16, (dim)i);
+        const dim w = (dim)i % p.ow(), h = (dim)i / p.ow() % p.oh(), c = (dim)i / (p.ow() * p.oh()) % p.oc,
+                  n = (dim)i / (p.ow() * p.oh() * p.oc);
+        const float v = get(md.get_data_handle(), dnnl_bf16, phys(direct, p.oc, p.oh(), p.ow(), n, c, h, w));
         if (!(std::fabs(v - ref[i]) <= tol[i])) {
             why = "value at " + std::to_string(i);
             return false;

@@ -480,6 +480,34 @@ std::vector<case_t> cases() {
                      KT_OK(dnnl_primitive_attr_set_zero_points_mask(a, DNNL_ARG_DST, 0));
                  }});
     c.push_back({"conv int8 nhwc + post-ops", conv_s8, with_post_ops({1, 24, 1, 1}, dnnl_nchw, true)});
+    // bf16 convolution, channels-last with `any` weights (the direct
+    // AVX512-BF16 kernels where the CPU has them): bias and relu in
+    // registers, then through the tile buffer with post-ops.
+    auto conv_bf16 = [](dnnl_primitive_desc_t *pd, dnnl_engine_t e, const_dnnl_primitive_attr_t a) {
+        mds_owner_t m;
+        return dnnl_convolution_forward_primitive_desc_create(pd, e, dnnl_forward_inference, dnnl_convolution_direct,
+                m.add({2, 21, 9, 7}, dnnl_nhwc, dnnl_bf16), m.add({24, 21, 3, 3}, dnnl_format_tag_any, dnnl_bf16),
+                m.add({24}, dnnl_a), m.add({2, 24, 9, 7}, dnnl_nhwc, dnnl_bf16), d1, d0, d1, d1, a);
+    };
+    c.push_back({"conv bf16 nhwc, relu", conv_bf16, [](dnnl_primitive_attr_t a) {
+                     dnnl_post_ops_t po;
+                     KT_OK(dnnl_post_ops_create(&po));
+                     KT_OK(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_relu, 0.f, 0.f));
+                     KT_OK(dnnl_primitive_attr_set_post_ops(a, po));
+                     dnnl_post_ops_destroy(po);
+                 }});
+    c.push_back({"conv bf16 nhwc + post-ops", conv_bf16, with_post_ops({1, 24, 1, 1}, dnnl_nchw, true)});
+    // 3 input channels, 7x7 stride 2, wide rows: the folded kernel rows,
+    // whose weights copy lives in the scratchpad.
+    c.push_back({"conv bf16 nhwc 7x7 s2, 3 channels",
+            [](dnnl_primitive_desc_t *pd, dnnl_engine_t e, const_dnnl_primitive_attr_t a) {
+                mds_owner_t m;
+                return dnnl_convolution_forward_primitive_desc_create(pd, e, dnnl_forward_inference,
+                        dnnl_convolution_direct, m.add({1, 3, 12, 40}, dnnl_nhwc, dnnl_bf16),
+                        m.add({64, 3, 7, 7}, dnnl_format_tag_any, dnnl_bf16), m.add({64}, dnnl_a),
+                        m.add({1, 64, 6, 20}, dnnl_nhwc, dnnl_bf16), d2, d0, d3, d3, a);
+            },
+            [](dnnl_primitive_attr_t) {}});
     c.push_back({"matmul u8 x s8 -> f32 zero points", matmul({19, 70}, {70, 23}, {19, 23}, dnnl_ab, dnnl_u8, dnnl_s8),
             [](dnnl_primitive_attr_t a) {
                 KT_OK(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_WEIGHTS, 2));

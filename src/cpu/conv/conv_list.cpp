@@ -1,4 +1,5 @@
 // What serves a convolution / deconvolution forward, fastest first.
+#include "cpu/conv/conv_bf16_direct.hpp"
 #include "cpu/conv/conv_impls.hpp"
 
 namespace kestrel {
@@ -6,6 +7,7 @@ namespace kestrel {
 const impl_entry_t conv_fwd_impl_list[] = {
         {"dw:avx512:nCx16c", make_pd<dw_conv_fwd_t::pd_t>},
         {"dw:avx512:nhwc", make_pd<dw_conv_fwd_t::pd_nxc_t>},
+        {"direct:avx512_bf16:nhwc", make_pd<bf16_direct_conv_fwd_t::pd_t>},
         {"direct:avx512:nCx16c", make_pd<direct_conv_fwd_t::pd_t>},
         {"direct:avx2:nCx8c", make_pd<direct_conv_fwd_t::pd_8c_t>},
         {"direct:avx512:nhwc", make_pd<direct_conv_fwd_t::pd_nxc_t>},
