@@ -69,8 +69,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (h.is(3)) dil[r.range(0, sp - 1)] = hostile_dim(r);
     if (h.is(4)) wnd = (int)r.range(0, 8);
     // Cap the work of one execution.
-    int64_t work = product(nd, src_d) + product(nd, dst_d) + product(wnd, wei_d)
-            + product(nd, dst_d) / (oc > 0 ? oc : 1) * (ic / (g > 0 ? g : 1)) * product(sp, k);
+    // In double: product() answers INT64_MAX for a hostile shape, and sums
+    // or products of those would overflow int64_t (undefined behaviour).
+    double work = (double)product(nd, src_d) + (double)product(nd, dst_d) + (double)product(wnd, wei_d)
+            + (double)product(nd, dst_d) / (oc > 0 ? oc : 1) * (double)(ic / (g > 0 ? g : 1))
+                    * (double)product(sp, k);
     if (!h.on && (work <= 0 || work > (1 << 18))) return 0;
 
     // Data types: f32 mostly; int8 with s32/f32/int8 dst; bf16/f16.

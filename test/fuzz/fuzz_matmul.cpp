@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         dnnl_dim_t *which[] = {sd, wd, dd, bd};
         which[r.range(0, 3)][r.range(0, nd - 1)] = r.chance(50) ? hostile_dim(r) : r.range(0, 50);
     }
-    if (!h.on && product(nd, dd) * K > (1 << 18)) return 0;
+    if (!h.on && (double)product(nd, dd) * (double)K > (1 << 18)) return 0;
 
     dnnl_data_type_t sdt = dnnl_f32, wdt = dnnl_f32, ddt = dnnl_f32, bdt = dnnl_f32;
     const dnnl_data_type_t int8_dst[] = {dnnl_f32, dnnl_s32, dnnl_s8, dnnl_u8, dnnl_bf16};
