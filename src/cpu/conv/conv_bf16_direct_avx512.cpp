@@ -33,12 +33,12 @@ namespace {
 // the pair's two values of every column against NOC weight vectors.
 // SINGLE: only the first channel of the pair exists (zero partner).
 template <int NOC, int URW, bool CHECK, bool SINGLE>
-__attribute__((always_inline)) inline void pair(__m512 (&acc)[NOC][URW], const uint16_t *s,
+KESTREL_TILE_STEP void pair(__m512 (&acc)[NOC][URW], const uint16_t *s,
         const uint16_t *const *cols, dim_t s_col, const uint16_t *w, dim_t w_ocb, dim_t p2) {
     __m512bh wv[NOC];
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k) wv[k] = (__m512bh)_mm512_loadu_si512(w + k * w_ocb + p2 * 16);
-    #pragma GCC unroll 32
+    KESTREL_UNROLL(32)
     for (int j = 0; j < URW; ++j) {
         const uint16_t *p = (CHECK ? cols[j] : s + j * s_col) + p2;
         __m512i b;
@@ -51,7 +51,7 @@ __attribute__((always_inline)) inline void pair(__m512 (&acc)[NOC][URW], const u
             std::memcpy(&v, p, 4);
             b = _mm512_set1_epi32(v);
         }
-        #pragma GCC unroll 8
+        KESTREL_UNROLL(8)
         for (int k = 0; k < NOC; ++k) acc[k][j] = _mm512_dpbf16_ps(acc[k][j], (__m512bh)b, wv[k]);
     }
 }
@@ -68,15 +68,15 @@ __attribute__((always_inline)) inline __m256i to_bf16(__m512 v) {
 }
 
 template <int NOC, int URW>
-__attribute__((always_inline)) inline void store_out(__m512 (&acc)[NOC][URW], const bf16_direct_out_t &o) {
+KESTREL_TILE_STEP void store_out(__m512 (&acc)[NOC][URW], const bf16_direct_out_t &o) {
     const __m512 a = _mm512_set1_ps(o.act_a), b = _mm512_set1_ps(o.act_b);
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k) {
         const dim_t left = o.nn - k * 16;
         if (left <= 0) break;
         const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
         const __m512 bv = o.bias ? _mm512_maskz_loadu_ps(m, o.bias + k * 16) : _mm512_setzero_ps();
-        #pragma GCC unroll 32
+        KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) {
             __m512 v = acc[k][j];
             if (o.bias) v = _mm512_add_ps(v, bv);
@@ -99,9 +99,9 @@ __attribute__((always_inline)) inline void store_out(__m512 (&acc)[NOC][URW], co
 template <int NOC, int URW, bool CHECK>
 void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
     __m512 acc[NOC][URW];
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k)
-        #pragma GCC unroll 32
+        KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_ps();
     const uint16_t *cols[URW];
     for (dim_t icb = 0; icb < c.nicb; ++icb) {
@@ -118,7 +118,7 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
                     if (CHECK && t.col_ih) {
                         // Gathered: each column's own h and w at this tap.
                         const uint16_t *sb = t.src + icb * 16 + kd * c.tap_d;
-                        #pragma GCC unroll 32
+                        KESTREL_UNROLL(32)
                         for (int j = 0; j < URW; ++j) {
                             const dim_t ih = t.col_ih[j] + kh * c.DH1, iw = t.col_iw[j] + kw * c.DW1;
                             const bool in = ih >= 0 && ih < c.IH && iw >= 0 && iw < c.IW;
@@ -127,14 +127,14 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
                     } else if (CHECK) {
                         // Padded columns read the zero block.
                         const dim_t iw = t.iw0 + kw * c.DW1;
-                        #pragma GCC unroll 32
+                        KESTREL_UNROLL(32)
                         for (int j = 0; j < URW; ++j) {
                             const bool in = iw + j * c.SW >= 0 && iw + j * c.SW < c.IW;
                             cols[j] = in ? s + j * c.s_col : t.zero;
                         }
                     }
                     if (np == 8) {
-                        #pragma GCC unroll 8
+                        KESTREL_UNROLL(8)
                         for (dim_t q = 0; q < 8; ++q)
                             pair<NOC, URW, CHECK, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2);
                     } else {
@@ -149,9 +149,9 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
         store_out<NOC, URW>(acc, *t.fo);
         return;
     }
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k)
-        #pragma GCC unroll 32
+        KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
 }
 
@@ -161,9 +161,9 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
 template <int NOC, int URW>
 void tile_fold(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
     __m512 acc[NOC][URW];
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k)
-        #pragma GCC unroll 32
+        KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_ps();
     const uint16_t *const *cols = nullptr;
     const dim_t nfull = c.fold_np - (c.fold_single ? 1 : 0);
@@ -178,9 +178,9 @@ void tile_fold(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
         store_out<NOC, URW>(acc, *t.fo);
         return;
     }
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k)
-        #pragma GCC unroll 32
+        KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
 }
 

@@ -30,11 +30,11 @@ KESTREL_AVXVNNI_FN __attribute__((always_inline)) inline __m256i bcast4(const ui
 }
 
 template <int URW, bool CHECK, bool SHIFT>
-KESTREL_AVXVNNI_FN __attribute__((always_inline)) inline void quad(__m256i (&acc)[2][URW], const uint8_t *s,
+KESTREL_AVXVNNI_FN KESTREL_TILE_STEP void quad(__m256i (&acc)[2][URW], const uint8_t *s,
         const uint8_t *const *cols, dim_t s_col, const int8_t *w, dim_t q4, int rem, __m256i flip) {
     const __m256i w0 = _mm256_loadu_si256((const __m256i *)(w + q4 * 16));
     const __m256i w1 = _mm256_loadu_si256((const __m256i *)(w + q4 * 16 + 32));
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int j = 0; j < URW; ++j) {
         __m256i b = bcast4((CHECK ? cols[j] : s + j * s_col) + q4, rem);
         if (SHIFT) b = _mm256_xor_si256(b, flip);
@@ -47,7 +47,7 @@ template <int NOC, int URW, bool CHECK, bool SHIFT>
 KESTREL_AVXVNNI_FN void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
     static_assert(NOC == 1, "one oc block per AVX-VNNI tile");
     __m256i acc[2][URW];
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int j = 0; j < URW; ++j) acc[0][j] = acc[1][j] = _mm256_setzero_si256();
     const __m256i flip = _mm256_set1_epi32((int32_t)0x80808080u);
     const uint8_t *cols[URW];
@@ -64,7 +64,7 @@ KESTREL_AVXVNNI_FN void tile(const s8_direct_conf_t &c, const s8_direct_args_t &
                     const int8_t *w = wrow + kw * c.w_kw;
                     if (CHECK) {
                         const dim_t iw = t.iw0 + kw * c.DW1;
-                        #pragma GCC unroll 8
+                        KESTREL_UNROLL(8)
                         for (int j = 0; j < URW; ++j) {
                             const bool in = iw + j * c.SW >= 0 && iw + j * c.SW < c.IW;
                             cols[j] = in ? s + j * c.s_col : t.pad;
@@ -75,7 +75,7 @@ KESTREL_AVXVNNI_FN void tile(const s8_direct_conf_t &c, const s8_direct_args_t &
                 }
             }
     }
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int j = 0; j < URW; ++j) {
         _mm256_storeu_si256((__m256i *)(t.out + j * 16), acc[0][j]);
         _mm256_storeu_si256((__m256i *)(t.out + j * 16 + 8), acc[1][j]);

@@ -30,27 +30,27 @@ __attribute__((always_inline)) inline __m512i bcast4(const uint8_t *p) {
 // the quad's 4 bytes of every column against NOC weight vectors. REM > 0:
 // only the first REM bytes exist.
 template <int NOC, int URW, bool CHECK, bool SHIFT>
-__attribute__((always_inline)) inline void quad(__m512i (&acc)[NOC][URW], const uint8_t *s,
+KESTREL_TILE_STEP void quad(__m512i (&acc)[NOC][URW], const uint8_t *s,
         const uint8_t *const *cols, dim_t s_col, const int8_t *w, dim_t w_ocb, dim_t q4, int rem,
         __m512i flip) {
     __m512i wv[NOC];
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k) wv[k] = _mm512_loadu_si512(w + k * w_ocb + q4 * 16);
     const __mmask16 m = (__mmask16)((1u << rem) - 1);
-    #pragma GCC unroll 32
+    KESTREL_UNROLL(32)
     for (int j = 0; j < URW; ++j) {
         const uint8_t *p = (CHECK ? cols[j] : s + j * s_col) + q4;
         __m512i b = rem ? _mm512_broadcastd_epi32(_mm_maskz_loadu_epi8(m, p)) : bcast4(p);
         if (SHIFT) b = _mm512_xor_si512(b, flip);
-        #pragma GCC unroll 8
+        KESTREL_UNROLL(8)
         for (int k = 0; k < NOC; ++k) acc[k][j] = _mm512_dpbusd_epi32(acc[k][j], b, wv[k]);
     }
 }
 
 // The output stage of s8_direct_out_t on the accumulators, stored to dst.
 template <int NOC, int URW>
-__attribute__((always_inline)) inline void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t &o) {
-    #pragma GCC unroll 8
+KESTREL_TILE_STEP void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t &o) {
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k) {
         const dim_t left = o.nn - k * 16;
         if (left <= 0) break;
@@ -61,7 +61,7 @@ __attribute__((always_inline)) inline void store_out(__m512i (&acc)[NOC][URW], c
         const __m512 dv = o.dscale ? _mm512_mask_loadu_ps(_mm512_set1_ps(1.f), m, o.dscale + k * 16)
                                    : _mm512_setzero_ps();
         const __m512 zv = _mm512_set1_ps(o.dzp);
-        #pragma GCC unroll 32
+        KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) {
             __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[k][j], cv));
             if (o.scale) v = _mm512_mul_ps(v, sv);
@@ -97,9 +97,9 @@ __attribute__((always_inline)) inline void store_out(__m512i (&acc)[NOC][URW], c
 template <int NOC, int URW, bool CHECK, bool SHIFT>
 void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
     __m512i acc[NOC][URW];
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k)
-        #pragma GCC unroll 32
+        KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_si512();
     const __m512i flip = _mm512_set1_epi32((int32_t)0x80808080u);
     const uint8_t *cols[URW];
@@ -117,14 +117,14 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
                     if (CHECK) {
                         // Padded columns read the pad bytes.
                         const dim_t iw = t.iw0 + kw * c.DW1;
-                        #pragma GCC unroll 32
+                        KESTREL_UNROLL(32)
                         for (int j = 0; j < URW; ++j) {
                             const bool in = iw + j * c.SW >= 0 && iw + j * c.SW < c.IW;
                             cols[j] = in ? s + j * c.s_col : t.pad;
                         }
                     }
                     if (nq == 4) {
-                        #pragma GCC unroll 4
+                        KESTREL_UNROLL(4)
                         for (dim_t q = 0; q < 4; ++q)
                             quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, c.s_col, w, c.w_ocb, q * 4, 0, flip);
                     } else {
@@ -140,9 +140,9 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
         store_out<NOC, URW>(acc, *t.fo);
         return;
     }
-    #pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k)
-        #pragma GCC unroll 32
+        KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) _mm512_storeu_si512(t.out + k * t.out_k + j * 16, acc[k][j]);
 }
 
