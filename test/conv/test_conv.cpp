@@ -85,6 +85,12 @@ int main() {
     grid.push_back(p2d(1, 1, 24, 80, 5, 30, 3, 3, 1, 1)); // 5 oc blocks of 16: ragged tile group
     grid.push_back(p2d(2, 1, 40, 48, 13, 17, 1, 1, 1, 0)); // 1x1 over 221 points: several segments
     grid.push_back(p2d(1, 1, 8, 24, 3, 61, 1, 3, 1, 1)); // 1x3, wide row: full 24-column tiles
+    // Rows the default tile cuts badly take the tile of least estimated
+    // cost: 7 columns (3 oc blocks x 7 with a ragged group of 2), 13
+    // columns at stride 2 (2 x 13), 25 columns of one block (18 + 7).
+    grid.push_back(p2d(1, 1, 20, 80, 7, 7, 3, 3, 1, 1));
+    grid.push_back(p2d(2, 1, 24, 64, 13, 26, 3, 3, 2, 1));
+    grid.push_back(p2d(1, 1, 16, 12, 4, 25, 3, 3, 1, 1));
     {
         prb_t p = p2d(1, 1, 17, 19, 8, 15, 3, 4, 1, 0); // asymmetric padding, negative right pad
         p.pl[0] = 2, p.pr[0] = 0, p.pl[1] = 0, p.pr[1] = 3;

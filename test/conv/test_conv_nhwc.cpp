@@ -271,6 +271,14 @@ int main() {
             {4, 1, 1, 32, 32, {1, 6, 29}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_relu, w_any},
             // Stride 2, odd sizes; `any` weights with tails.
             {4, 1, 1, 24, 40, {1, 15, 17}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_none, w_any},
+            // Rows the default tile cuts badly (tile of least estimated
+            // cost): 7 columns, 5 oc blocks (3 x 7, ragged group of 2);
+            // 13 columns at stride 2 with 4 blocks (2 x 13); 25 columns
+            // of one block with a tail (18 + 7). Padding on both edges.
+            {4, 1, 1, 20, 80, {1, 7, 7}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu, w_xio},
+            {4, 2, 1, 24, 64, {1, 9, 26}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 0, 1}, false, p_none, w_any},
+            {4, 1, 1, 16, 12, {1, 4, 25}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_sum_relu,
+                    w_oix},
             // Dilation.
             {4, 1, 1, 16, 16, {1, 9, 12}, {1, 3, 3}, {1, 1, 1}, {0, 1, 2}, {0, 2, 2}, {0, 2, 2}, false, p_sum_relu,
                     w_xio},

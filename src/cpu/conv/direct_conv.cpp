@@ -57,9 +57,29 @@ format_tag_t wei_tag(int ndims, bool groups, int blk) {
     return ndims == 3 ? dnnl_OIw8i8o : ndims == 4 ? dnnl_OIhw8i8o : dnnl_OIdhw8i8o;
 }
 
+// Estimated cycles of one input channel step over a row of `w` columns
+// for every oc block: per tile, the FMAs (2 a cycle), the weight loads and
+// broadcasts (2 a cycle) or the FMA latency (4 cycles, a chain per
+// accumulator), whichever bounds it, plus one of loop overhead. A ragged
+// last group of blocks runs with the same column count.
+double row_cost(dim_t nocb, int noc, int urw, dim_t w) {
+    auto step = [](int n, dim_t u) {
+        return std::max({(double)n * u / 2, (double)(n + u) / 2, 4.0}) + 1;
+    };
+    auto groups_of = [&](int n) {
+        const dim_t full = w / urw, r = w % urw;
+        return (double)full * step(n, urw) + (r ? step(n, r) : 0.0);
+    };
+    const dim_t rag = nocb % noc;
+    return (double)(nocb / noc) * groups_of(noc) + (rag ? groups_of((int)rag) : 0.0);
+}
+
 // Register tile for `nocb` oc blocks: as many blocks as divide them evenly
 // (up to the ISA's maximum), then the widest row of columns that fits.
-void pick_tile(int blk, dim_t nocb, int &noc, int &urw) {
+// Rows of `w` columns (not flattened) that this tile cuts badly (7 columns
+// at 6 per tile leave a tile of one) take the tile of least row_cost()
+// instead, when it is clearly cheaper (the estimate is rough).
+void pick_tile(int blk, dim_t nocb, dim_t w, int &noc, int &urw) {
     const int max_noc = blk == 16 ? 4 : 3;
     noc = 1;
     for (int n = std::min<dim_t>(max_noc, nocb); n >= 1; --n)
@@ -75,6 +95,18 @@ void pick_tile(int blk, dim_t nocb, int &noc, int &urw) {
         static const int u[] = {0, 12, 6, 4};
         urw = u[noc];
     }
+    if (w <= 0) return;
+    const double base = row_cost(nocb, noc, urw, w);
+    double best = base;
+    int bn = noc, bu = urw;
+    for (int n = (int)std::min<dim_t>(max_noc, nocb); n >= 1; --n) {
+        const int umax = blk == 16 ? direct_conv_16c_max_urw(n) : direct_conv_8c_max_urw(n);
+        for (int u = (int)std::min<dim_t>(umax, w); u >= 1; --u) {
+            const double cst = row_cost(nocb, n, u, w);
+            if (cst < best) best = cst, bn = n, bu = u;
+        }
+    }
+    if (best < 0.95 * base) noc = bn, urw = bu;
 }
 
 // Range [lo, lo + n) of taps k with 0 <= o0 + k * step < I, for k < K.
@@ -227,8 +259,8 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     c.nicb = div_up(g.ICg, blk);
     c.ic_tail = g.ICg - (c.nicb - 1) * blk;
     c.nocb = div_up(g.OCg, blk);
-    pick_tile(blk, c.nocb, c.noc, c.urw);
     c.flat = g.is_1x1_unit();
+    pick_tile(blk, c.nocb, c.flat ? 0 : g.OW, c.noc, c.urw);
     c.row = c.flat ? g.OD * g.OH * g.OW : g.OW;
     c.s_icb = nxc || ncx ? blk * ss[1] : ss[1];
     c.s_col = c.flat ? s_w : g.SW * s_w;
