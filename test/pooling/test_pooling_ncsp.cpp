@@ -74,7 +74,9 @@ void reference(const prob_t &p, dnnl_alg_kind_t alg, const std::vector<float> &x
                         argmax[o] = at;
                     } else {
                         const long div = alg == dnnl_pooling_avg_include_padding ? p.KH * p.KW : cnt;
-                        y[o] = sum / (float)div;
+                        // A window with no source point averages to 0
+                        // (the library's documented choice, not 0 / 0).
+                        y[o] = div ? sum / (float)div : 0.f;
                     }
                 }
 }
@@ -200,6 +202,13 @@ int main() {
             {1, 2, 7, 50, 3, 4, 2, 2, 1, 0, 2, 3, 1, 0}, // asymmetric padding, dilated rows
             {1, 2, 5, 3, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1}, // a row narrower than the taps
             {1, 2, 9, 40, 3, 3, 3, 3, 0, 0, 1, 1, 1, 1}, // stride 3: the phase-split path
+            // Padding beyond the kernel: output rows whose window has no
+            // source row at all (avg gives 0, max the lowest value).
+            {1, 2, 3, 20, 2, 3, 1, 2, 0, 0, 4, 1, 4, 1},
+            // 17 kernel rows: the register path folds them in two calls
+            // (16, then the last one, which divides and stores).
+            {1, 2, 20, 40, 17, 3, 1, 2, 0, 0, 8, 1, 8, 1},
+            {1, 1, 19, 33, 17, 2, 1, 1, 0, 0, 8, 0, 8, 1}, // the same, stride 1, 2-wide
     };
     for (int threads : {1, 2})
         kt::with_threads(threads, [&] {
