@@ -209,6 +209,9 @@ int main() {
             // (16, then the last one, which divides and stores).
             {1, 2, 20, 40, 17, 3, 1, 2, 0, 0, 8, 1, 8, 1},
             {1, 1, 19, 33, 17, 2, 1, 1, 0, 0, 8, 0, 8, 1}, // the same, stride 1, 2-wide
+            // 10 taps along the row: edge vectors past the 8 kw whose lane
+            // masks are precomputed.
+            {1, 2, 4, 40, 1, 10, 1, 2, 0, 0, 0, 5, 0, 5},
     };
     for (int threads : {1, 2})
         kt::with_threads(threads, [&] {

@@ -40,6 +40,9 @@ KESTREL_AVX512 inline __mmask16 lanes(dim_t lo, dim_t hi) {
 
 // Up to this many source rows go to one call.
 constexpr int ncsp_max_rows = 16;
+// Partial runs of up to this many kw have their lane masks computed once
+// per 16 output points.
+constexpr int ncsp_mask_kw = 8;
 
 // Source points s, s + SW, ... (16 of them) of row x; with `full` every
 // point read (32 for SW 2) is inside the row, otherwise the points outside
@@ -57,6 +60,19 @@ KESTREL_AVX512 inline __m512 ncsp_taps(const float *x, dim_t s, dim_t IW, bool f
     const __m512 lo = _mm512_mask_loadu_ps(fill, lanes(-s, IW - s), (const void *)p);
     if (SW == 1) return lo;
     const __m512 hi = _mm512_mask_loadu_ps(fill, lanes(-s - 16, IW - s - 16), (const void *)(p + 64));
+    return _mm512_permutex2var_ps(lo, even, hi);
+}
+
+// ncsp_taps for a run partly outside the row, with the lane masks of its
+// low and high 16 points (lanes(-s, IW - s), lanes(-s - 16, IW - s - 16))
+// already computed.
+template <int SW>
+KESTREL_AVX512 inline __m512 ncsp_taps_m(const float *x, dim_t s, __mmask16 ml, __mmask16 mh, __m512 fill) {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const uintptr_t p = (uintptr_t)x + (uintptr_t)(s * (dim_t)sizeof(float));
+    const __m512 lo = _mm512_mask_loadu_ps(fill, ml, (const void *)p);
+    if (SW == 1) return lo;
+    const __m512 hi = _mm512_mask_loadu_ps(fill, mh, (const void *)(p + 64));
     return _mm512_permutex2var_ps(lo, even, hi);
 }
 
@@ -96,6 +112,14 @@ KESTREL_AVX512 void ncsp_row_avx512(const ncsp_row_args_t &g) {
         const dim_t s0 = ow0 * SW - g.padL; // source point of lane 0, kw = 0
         // Every point read by every kw inside the row.
         const bool full = s0 >= 0 && s0 + (KW - 1) * DW1 + 16 * SW <= IW;
+        // Otherwise the lane masks of the first kw, the same for every row.
+        __mmask16 ml[ncsp_mask_kw], mh[ncsp_mask_kw];
+        if (!full)
+            for (dim_t kw = 0; kw < std::min<dim_t>(KW, ncsp_mask_kw); ++kw) {
+                const dim_t s = s0 + kw * DW1;
+                ml[kw] = lanes(-s, IW - s);
+                mh[kw] = SW == 1 ? 0 : lanes(-s - 16, IW - s - 16);
+            }
         for (int r = 0; r < g.nrows; ++r) {
             const float *x = g.x[r];
             if (full && KW == 3) {
@@ -113,7 +137,10 @@ KESTREL_AVX512 void ncsp_row_avx512(const ncsp_row_args_t &g) {
                 }
             }
             for (dim_t kw = 0; kw < KW; ++kw) {
-                const __m512 v = ncsp_taps<SW>(x, s0 + kw * DW1, IW, full, fill);
+                const dim_t s = s0 + kw * DW1;
+                const __m512 v = full ? ncsp_taps<SW>(x, s, IW, true, fill)
+                        : kw < ncsp_mask_kw ? ncsp_taps_m<SW>(x, s, ml[kw], mh[kw], fill)
+                                            : ncsp_taps<SW>(x, s, IW, false, fill);
                 if (MAX && !IDX) {
                     // vmaxps returns its second operand when either is NaN:
                     // a, never NaN, as the strict > keeps it.
