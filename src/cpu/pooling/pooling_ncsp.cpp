@@ -40,6 +40,9 @@ KESTREL_AVX512 inline __mmask16 lanes(dim_t lo, dim_t hi) {
 
 // Up to this many source rows go to one call.
 constexpr int ncsp_max_rows = 16;
+// Partial runs of up to this many kw have their lane masks computed once
+// per 16 output points.
+constexpr int ncsp_mask_kw = 8;
 
 // Source points s, s + SW, ... (16 of them) of row x; with `full` every
 // point read (32 for SW 2) is inside the row, otherwise the points outside
@@ -60,27 +63,84 @@ KESTREL_AVX512 inline __m512 ncsp_taps(const float *x, dim_t s, dim_t IW, bool f
     return _mm512_permutex2var_ps(lo, even, hi);
 }
 
-// Folds the f32 source rows x[r] (IW points each, tap base kb[r]) into the
-// output row: for every kw, tap k = kb[r] + kw, the points ow * SW +
-// kw * DW1 - padL (SW 1 or 2) inside the row. Max keeps the first greatest
-// (strict >, the reference's comparison, rows and kw in its order) and its
-// tap in idx (when IDX); the sum adds the taps in the same order. acc (and
-// idx) hold OW points, read and written once per 16 of them.
+// ncsp_taps for a run partly outside the row, with the lane masks of its
+// low and high 16 points (lanes(-s, IW - s), lanes(-s - 16, IW - s - 16))
+// already computed.
+template <int SW>
+KESTREL_AVX512 inline __m512 ncsp_taps_m(const float *x, dim_t s, __mmask16 ml, __mmask16 mh, __m512 fill) {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const uintptr_t p = (uintptr_t)x + (uintptr_t)(s * (dim_t)sizeof(float));
+    const __m512 lo = _mm512_mask_loadu_ps(fill, ml, (const void *)p);
+    if (SW == 1) return lo;
+    const __m512 hi = _mm512_mask_loadu_ps(fill, mh, (const void *)(p + 64));
+    return _mm512_permutex2var_ps(lo, even, hi);
+}
+
+// One call of the register path: the f32 source rows x[r] (IW points each,
+// tap base kb[r]) folded into the output row.
+struct ncsp_row_args_t {
+    float *acc; // OW running values (read unless `first`, written unless `out`)
+    int32_t *idx; // OW tap indices of the max (IDX only; always read / written)
+    const float *const *x;
+    const int32_t *kb;
+    int nrows;
+    dim_t IW, OW, KW, DW1, padL;
+    float init;
+    bool first; // start from init (max) or 0 (sum) and index 0, not acc / idx
+    // Non-null: the last call of the row. The finished values go to out
+    // (OW floats: dst itself or acc), avg ones divided here: by rows *
+    // kwc[ow] (exclude padding) or by `rows` alone (kwc null, rows = the
+    // kernel volume), 0 for a zero divisor, as the reference does.
+    float *out;
+    const int32_t *kwc;
+    int32_t rows;
+};
+
+// For every kw, tap k = kb[r] + kw, the points ow * SW + kw * DW1 - padL
+// (SW 1 or 2) inside the row. Max keeps the first greatest (strict >, the
+// reference's comparison, rows and kw in its order) and its tap in idx
+// (when IDX); the sum adds the taps in the same order. 16 output points at
+// a time stay in registers across all rows of the call.
 template <int SW, bool MAX, bool IDX>
-KESTREL_AVX512 void ncsp_row_avx512(float *acc, int32_t *idx, const float *const *x,
-        const int32_t *kb, int nrows, dim_t IW, dim_t OW, dim_t KW, dim_t DW1, dim_t padL,
-        float init) {
-    const __m512 fill = _mm512_set1_ps(MAX ? init : 0.f);
+KESTREL_AVX512 void ncsp_row_avx512(const ncsp_row_args_t &g) {
+    const __m512 fill = _mm512_set1_ps(MAX ? g.init : 0.f);
+    const dim_t IW = g.IW, OW = g.OW, KW = g.KW, DW1 = g.DW1;
     for (dim_t ow0 = 0; ow0 < OW; ow0 += 16) {
         const __mmask16 om = lanes(0, OW - ow0);
-        __m512 a = _mm512_maskz_loadu_ps(om, acc + ow0);
-        __m512i id = IDX ? _mm512_maskz_loadu_epi32(om, idx + ow0) : _mm512_setzero_si512();
-        const dim_t s0 = ow0 * SW - padL; // source point of lane 0, kw = 0
+        __m512 a = g.first ? fill : _mm512_maskz_loadu_ps(om, g.acc + ow0);
+        __m512i id = IDX && !g.first ? _mm512_maskz_loadu_epi32(om, g.idx + ow0) : _mm512_setzero_si512();
+        const dim_t s0 = ow0 * SW - g.padL; // source point of lane 0, kw = 0
         // Every point read by every kw inside the row.
         const bool full = s0 >= 0 && s0 + (KW - 1) * DW1 + 16 * SW <= IW;
-        for (int r = 0; r < nrows; ++r) {
+        // Otherwise the lane masks of the first kw, the same for every row.
+        __mmask16 ml[ncsp_mask_kw], mh[ncsp_mask_kw];
+        if (!full)
+            for (dim_t kw = 0; kw < std::min<dim_t>(KW, ncsp_mask_kw); ++kw) {
+                const dim_t s = s0 + kw * DW1;
+                ml[kw] = lanes(-s, IW - s);
+                mh[kw] = SW == 1 ? 0 : lanes(-s - 16, IW - s - 16);
+            }
+        for (int r = 0; r < g.nrows; ++r) {
+            const float *x = g.x[r];
+            if (full && KW == 3) {
+                // The common 3-wide window, its taps unrolled.
+                const __m512 v0 = ncsp_taps<SW>(x, s0, IW, true, fill);
+                const __m512 v1 = ncsp_taps<SW>(x, s0 + DW1, IW, true, fill);
+                const __m512 v2 = ncsp_taps<SW>(x, s0 + 2 * DW1, IW, true, fill);
+                if (MAX && !IDX) {
+                    a = _mm512_max_ps(v2, _mm512_max_ps(v1, _mm512_max_ps(v0, a)));
+                    continue;
+                }
+                if (!MAX) {
+                    a = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a, v0), v1), v2);
+                    continue;
+                }
+            }
             for (dim_t kw = 0; kw < KW; ++kw) {
-                const __m512 v = ncsp_taps<SW>(x[r], s0 + kw * DW1, IW, full, fill);
+                const dim_t s = s0 + kw * DW1;
+                const __m512 v = full ? ncsp_taps<SW>(x, s, IW, true, fill)
+                        : kw < ncsp_mask_kw ? ncsp_taps_m<SW>(x, s, ml[kw], mh[kw], fill)
+                                            : ncsp_taps<SW>(x, s, IW, false, fill);
                 if (MAX && !IDX) {
                     // vmaxps returns its second operand when either is NaN:
                     // a, never NaN, as the strict > keeps it.
@@ -88,19 +148,28 @@ KESTREL_AVX512 void ncsp_row_avx512(float *acc, int32_t *idx, const float *const
                 } else if (MAX) {
                     const __mmask16 gt = _mm512_mask_cmp_ps_mask(om, v, a, _CMP_GT_OQ);
                     a = _mm512_mask_mov_ps(a, gt, v);
-                    if (IDX) id = _mm512_mask_mov_epi32(id, gt, _mm512_set1_epi32(kb[r] + (int32_t)kw));
+                    if (IDX) id = _mm512_mask_mov_epi32(id, gt, _mm512_set1_epi32(g.kb[r] + (int32_t)kw));
                 } else {
                     a = _mm512_add_ps(a, v);
                 }
             }
         }
-        _mm512_mask_storeu_ps(acc + ow0, om, a);
-        if (IDX) _mm512_mask_storeu_epi32(idx + ow0, om, id);
+        if (IDX) _mm512_mask_storeu_epi32(g.idx + ow0, om, id);
+        if (!g.out) {
+            _mm512_mask_storeu_ps(g.acc + ow0, om, a);
+            continue;
+        }
+        if (!MAX) {
+            const __m512i rv = _mm512_set1_epi32(g.rows);
+            const __m512i dv = g.kwc ? _mm512_mullo_epi32(rv, _mm512_maskz_loadu_epi32(om, g.kwc + ow0)) : rv;
+            const __mmask16 nz = _mm512_test_epi32_mask(dv, dv);
+            a = _mm512_maskz_div_ps(nz, a, _mm512_cvtepi32_ps(dv));
+        }
+        _mm512_mask_storeu_ps(g.out + ow0, om, a);
     }
 }
 
-using ncsp_row_fn = void (*)(float *, int32_t *, const float *const *, const int32_t *, int, dim_t,
-        dim_t, dim_t, dim_t, dim_t, float);
+using ncsp_row_fn = void (*)(const ncsp_row_args_t &);
 
 ncsp_row_fn pick_ncsp_row(dim_t SW, bool is_max, bool idx) {
     if (SW == 1) {
@@ -196,84 +265,112 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
         if (!acc || ((c.is_max || c.exclude_padding) && !aux) || (SW > 1 && !row && !ph)) return;
         dim_t w0, w1;
         balance211(work, nt, ithr, w0, w1);
+        const dim_t kvol = c.KD * c.KH * c.KW;
+        // The register path writes f32 dst rows straight from registers.
+        const bool fuse = ddt == dnnl_f32 && ap.empty();
         for (dim_t it = w0; it < w1; ++it) {
             const dim_t oh = it % c.OH, od = it / c.OH % c.OD, ch = it / (c.OH * c.OD) % c.C;
             const dim_t n = it / (c.OH * c.OD * c.C);
-            if (c.is_max) {
-                std::fill(acc, acc + c.OW, c.max_init);
-                std::fill(aux, aux + c.OW, 0);
-            } else {
-                std::fill(acc, acc + c.OW, 0.f);
-                if (c.exclude_padding) std::fill(aux, aux + c.OW, 0);
-            }
-            dim_t rows = 0; // valid source rows of the window
-            const float *rx[ncsp_max_rows];
-            int32_t rk[ncsp_max_rows];
-            int nr = 0; // rows gathered for the register path
-            for (dim_t kd = 0; kd < c.KD; ++kd) {
-                const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
-                if (id < 0 || id >= c.ID) continue;
-                for (dim_t kh = 0; kh < c.KH; ++kh) {
-                    const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
-                    if (ih < 0 || ih >= c.IH) continue;
-                    const char *x = src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz;
-                    ++rows;
-                    if (row) {
-                        rx[nr] = reinterpret_cast<const float *>(x);
-                        rk[nr++] = (int32_t)((kd * c.KH + kh) * c.KW);
+            const dim_t doff = dmd.offset0 + n * d_n + ch * d_c + od * d_d + oh * d_h;
+            bool done = false; // dst row written
+            if (row) {
+                // Up to ncsp_max_rows source rows per call; the last call
+                // finishes the row (divides, stores).
+                const float *rx[ncsp_max_rows];
+                int32_t rk[ncsp_max_rows];
+                ncsp_row_args_t g = {acc, aux, rx, rk, 0, c.IW, c.OW, c.KW, c.DW + 1, c.padL, c.max_init, true,
+                        nullptr, c.exclude_padding ? pd->kw_count_.data() : nullptr, 0};
+                int nr = 0;
+                int32_t rows = 0;
+                for (dim_t kd = 0; kd < c.KD; ++kd) {
+                    const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
+                    if (id < 0 || id >= c.ID) continue;
+                    for (dim_t kh = 0; kh < c.KH; ++kh) {
+                        const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
+                        if (ih < 0 || ih >= c.IH) continue;
                         if (nr == ncsp_max_rows) {
-                            row(acc, aux, rx, rk, nr, c.IW, c.OW, c.KW, c.DW + 1, c.padL, c.max_init);
+                            g.nrows = nr;
+                            row(g);
+                            g.first = false;
                             nr = 0;
                         }
-                        continue;
+                        rx[nr] = reinterpret_cast<const float *>(
+                                src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz);
+                        rk[nr++] = (int32_t)((kd * c.KH + kh) * c.KW);
+                        ++rows;
                     }
-                    const void *base = x;
-                    data_type_t bdt = sdt;
-                    if (SW > 1) {
-                        // Split the row into its SW phases, each phase_len long.
-                        for (dim_t p = 0; p < SW; ++p)
-                            for (dim_t j = 0; p + j * SW < c.IW; ++j)
-                                ph[p * phase_len + j] = load_f32(sdt, x, p + j * SW);
-                        base = ph;
-                        bdt = dnnl_f32;
-                    }
-                    const size_t bsz = data_type_size(bdt);
-                    for (dim_t kw = 0; kw < c.KW; ++kw) {
-                        const auto &e = kws[(size_t)kw];
-                        const dim_t len = e.ow_hi - e.ow_lo;
-                        if (len <= 0) continue;
-                        const dim_t first = SW > 1 ? e.phase * phase_len + e.j0 + e.ow_lo : e.j0 + e.ow_lo;
-                        const void *run = static_cast<const char *>(base) + first * bsz;
-                        if (c.is_max) {
-                            ops.acc_max_idx(acc + e.ow_lo, aux + e.ow_lo, run, bdt, len,
-                                    (int32_t)((kd * c.KH + kh) * c.KW + kw));
-                        } else {
-                            ops.acc_add(acc + e.ow_lo, run, bdt, len);
-                            if (c.exclude_padding)
-                                for (dim_t ow = e.ow_lo; ow < e.ow_hi; ++ow) ++aux[ow];
+                }
+                if (nr) {
+                    g.nrows = nr;
+                    g.out = fuse ? reinterpret_cast<float *>(dst + doff * dsz) : acc;
+                    g.rows = c.exclude_padding ? rows : (int32_t)kvol;
+                    row(g);
+                    done = fuse;
+                } else {
+                    // No source row inside: max_init, or a zero sum (0 / n
+                    // and the zero divisor both give 0).
+                    std::fill(acc, acc + c.OW, c.is_max ? c.max_init : 0.f);
+                    if (c.is_max) std::fill(aux, aux + c.OW, 0);
+                }
+            } else {
+                if (c.is_max) {
+                    std::fill(acc, acc + c.OW, c.max_init);
+                    std::fill(aux, aux + c.OW, 0);
+                } else {
+                    std::fill(acc, acc + c.OW, 0.f);
+                    if (c.exclude_padding) std::fill(aux, aux + c.OW, 0);
+                }
+                for (dim_t kd = 0; kd < c.KD; ++kd) {
+                    const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
+                    if (id < 0 || id >= c.ID) continue;
+                    for (dim_t kh = 0; kh < c.KH; ++kh) {
+                        const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
+                        if (ih < 0 || ih >= c.IH) continue;
+                        const char *x = src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz;
+                        const void *base = x;
+                        data_type_t bdt = sdt;
+                        if (SW > 1) {
+                            // Split the row into its SW phases, each phase_len long.
+                            for (dim_t p = 0; p < SW; ++p)
+                                for (dim_t j = 0; p + j * SW < c.IW; ++j)
+                                    ph[p * phase_len + j] = load_f32(sdt, x, p + j * SW);
+                            base = ph;
+                            bdt = dnnl_f32;
+                        }
+                        const size_t bsz = data_type_size(bdt);
+                        for (dim_t kw = 0; kw < c.KW; ++kw) {
+                            const auto &e = kws[(size_t)kw];
+                            const dim_t len = e.ow_hi - e.ow_lo;
+                            if (len <= 0) continue;
+                            const dim_t first = SW > 1 ? e.phase * phase_len + e.j0 + e.ow_lo : e.j0 + e.ow_lo;
+                            const void *run = static_cast<const char *>(base) + first * bsz;
+                            if (c.is_max) {
+                                ops.acc_max_idx(acc + e.ow_lo, aux + e.ow_lo, run, bdt, len,
+                                        (int32_t)((kd * c.KH + kh) * c.KW + kw));
+                            } else {
+                                ops.acc_add(acc + e.ow_lo, run, bdt, len);
+                                if (c.exclude_padding)
+                                    for (dim_t ow = e.ow_lo; ow < e.ow_hi; ++ow) ++aux[ow];
+                            }
                         }
                     }
                 }
+                if (!c.is_max)
+                    for (dim_t ow = 0; ow < c.OW; ++ow) {
+                        const dim_t div = c.exclude_padding ? aux[ow] : kvol;
+                        acc[ow] = div ? acc[ow] / (float)div : 0.f;
+                    }
             }
-            if (row && nr) row(acc, aux, rx, rk, nr, c.IW, c.OW, c.KW, c.DW + 1, c.padL, c.max_init);
-            if (row && !c.is_max && c.exclude_padding)
-                for (dim_t ow = 0; ow < c.OW; ++ow) aux[ow] = (int32_t)rows * pd->kw_count_[(size_t)ow];
-            const dim_t doff = dmd.offset0 + n * d_n + ch * d_c + od * d_d + oh * d_h;
-            if (!c.is_max) {
-                const dim_t kvol = c.KD * c.KH * c.KW;
-                for (dim_t ow = 0; ow < c.OW; ++ow) {
-                    const dim_t div = c.exclude_padding ? aux[ow] : kvol;
-                    acc[ow] = div ? acc[ow] / (float)div : 0.f;
+            if (!done) {
+                if (!ap.empty()) {
+                    dim_t pos[max_ndims] = {n, ch};
+                    if (nd == 5) pos[2] = od;
+                    if (nd >= 4) pos[nd - 2] = oh;
+                    pos[nd - 1] = 0;
+                    ap.apply_row(acc, nullptr, c.OW, pos);
                 }
+                ops.store_scaled(dst + doff * dsz, ddt, acc, 1.f, c.OW);
             }
-            if (!ap.empty()) {
-                dim_t pos[max_ndims] = {n, ch};
-                if (nd == 5) pos[2] = od;
-                if (nd >= 4) pos[nd - 2] = oh;
-                pos[nd - 1] = 0;
-                ap.apply_row(acc, nullptr, c.OW, pos);
-            }
-            ops.store_scaled(dst + doff * dsz, ddt, acc, 1.f, c.OW);
             if (ws) {
                 // The workspace has the dst layout, so the same offsets.
                 const dim_t woff = doff - dmd.offset0 + wmd.offset0;
