@@ -369,6 +369,12 @@ int main() {
             {2, 9, 17, 11, {}, same_plain, dnnl_bf16, true},
             {4, 4, 3, 5, {2, 3}, same_cl, dnnl_bf16, true},
             {2, 6, 8, 4, {}, io2d, dnnl_bf16, true},
+            // Big enough for two threads: the tile cuts of cvt_plan_t::execute
+            // (diff_weights 1000 x 100: 3 row tiles cut again to 4, 256 x 3 +
+            // 232; diff_src 8 x 100: 64 + 36; io2d 530 rows as 272 + 258).
+            {2, 8, 100, 1000, {}, same_plain, dnnl_f32, true},
+            {2, 24, 530, 70, {}, io2d, dnnl_f32, false},
+            {2, 16, 600, 40, {}, same_plain, dnnl_bf16, true},
     };
     int i = 0;
     for (const auto &c : cases) {

@@ -703,13 +703,34 @@ status_t cvt_plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const opera
         });
         return oom ? status::out_of_memory : status::success;
     }
-    // Smaller tiles until every thread has one (multiples of 16 down to 16).
+    // Threads take whole tiles, so each side is cut into equal tiles (1000
+    // rows as 336 + 336 + 328, not 480 + 480 + 40, which gave the first of
+    // two threads 72% of an inner product's weights gradient), and the
+    // longer tile side is cut again until every thread has a tile and the
+    // count divides among the threads (3 tiles on 2 threads run 2:1) or is
+    // large enough for the remainder not to matter. Sides stay multiples
+    // of 16 (down to 16) within the booked tm_ x tn_.
     dim_t tm = tm_, tn = tn_;
-    while (div_up(M, tm) * div_up(N, tn) < nthr && (tm > 16 || tn > 16)) {
-        if (tn >= tm && tn > 16)
-            tn = rnd_up(tn / 2, 16);
-        else
-            tm = rnd_up(tm / 2, 16);
+    if (nthr > 1) {
+        auto side = [](dim_t v, dim_t parts, dim_t booked) {
+            const dim_t t = rnd_up(div_up(v, parts), 16);
+            return t < booked ? t : booked;
+        };
+        dim_t ntm = div_up(M, tm_), ntn = div_up(N, tn_);
+        for (;;) {
+            tm = side(M, ntm, tm_);
+            tn = side(N, ntn, tn_);
+            const dim_t nt = div_up(M, tm) * div_up(N, tn);
+            if (nt >= nthr && (nt % nthr == 0 || nt >= 4 * (dim_t)nthr)) break;
+            if (tn >= tm && tn > 16)
+                ++ntn;
+            else if (tm > 16)
+                ++ntm;
+            else if (tn > 16)
+                ++ntn;
+            else
+                break;
+        }
     }
     const dim_t ntiles = div_up(M, tm) * div_up(N, tn);
     if (ntiles < nthr) nthr = (int)ntiles;
