@@ -193,7 +193,9 @@ conv_bwd::gemm_call_t gemm_conv_bwd_data_t::pd_t::call(const float *wt, const vo
     const conv_bwd::mat_t bm = v.big_m(bs, big, col, n, gr, sp0, len),
                           sm = v.small_m(bs, small, buf, n, gr, sp0, len);
     if (bs.deconv) return conv_bwd::orient(bs.Cs, len, rows, {w, rows, 1}, bm, sm);
-    return conv_bwd::orient(rows, len, bs.Cs, {w, bs.Cs, 1}, sm, bm);
+    // W^T read from wt[cs][(cb, k)]: the GEMM packs it with straight copies
+    // (a transposing pack of the whole weights per image cost a tenth).
+    return conv_bwd::orient(rows, len, bs.Cs, {w, 1, rows}, sm, bm);
 }
 
 status_t gemm_conv_bwd_data_t::pd_t::init(dnnl_engine *) {
@@ -241,7 +243,7 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
     const dim_t KS = b.KS(), rows = b.Cb * KS;
     const data_type_t wdt = wei_d.data_type();
 
-    // Scatter: wt[g][(cb, k)][cs]; gather: wt[g][cs][(cb, k)].
+    // Both kinds: wt[g][cs][(cb, k)].
     const wei_offsets_t wo(wei_d, g, b);
     parallel_nd(b.G, b.Cs, [&](dim_t gr, dim_t cs) {
         float *t = wt + gr * rows * b.Cs;
@@ -250,11 +252,7 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
                 for (dim_t kh = 0; kh < b.KH; ++kh)
                     for (dim_t kw = 0; kw < b.KW; ++kw) {
                         const float w = load_f32(wdt, wei, wo.off(gr, cs, cb, kd, kh, kw));
-                        const dim_t r = cb * KS + (kd * b.KH + kh) * b.KW + kw;
-                        if (b.deconv)
-                            t[cs * rows + r] = w;
-                        else
-                            t[r * b.Cs + cs] = w;
+                        t[cs * rows + cb * KS + (kd * b.KH + kh) * b.KW + kw] = w;
                     }
     });
 
