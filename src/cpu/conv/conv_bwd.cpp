@@ -221,7 +221,15 @@ status_t gemm_conv_bwd_data_t::pd_t::init(dnnl_engine *) {
     if (!bs.deconv && !v.big_mat && !into_user)
         r.book_per_thread(key_acc, (size_t)bs.Cb * bs.BSP() * sizeof(float));
     plan.book(r, key_gemm);
-    r.book(key_wt, (size_t)bs.G * rows * bs.Cs * sizeof(float));
+    const mdw_t wd(*weights_md());
+    const wei_offsets_t wo(wd, geom_, bs);
+    const dim_t KS = bs.KS();
+    wei_in_place = !bs.deconv && wd.data_type() == dnnl_f32 && wo.plain && wo.scs == rows
+                   && wo.scb == KS && wo.skw == 1 && (geom_.ndims < 4 || wo.skh == bs.KW)
+                   && (geom_.ndims < 5 || wo.skd == bs.KH * bs.KW)
+                   && (!geom_.with_groups || wo.sg == bs.Cs * rows);
+    wei_base = wei_in_place ? wo.base : 0;
+    if (!wei_in_place) r.book(key_wt, (size_t)bs.G * rows * bs.Cs * sizeof(float));
     if (!v.big_mat) r.book_per_thread(key_col, (size_t)rows * chunk * sizeof(float));
     if (!v.small_mat) r.book_per_thread(key_small, (size_t)bs.Cs * chunk * sizeof(float));
     return status::success;
@@ -238,23 +246,25 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
     const void *diff_dst = ctx.input(DNNL_ARG_DIFF_DST);
     void *diff_src = ctx.output(DNNL_ARG_DIFF_SRC);
     const auto &sg = ctx.scratchpad();
-    float *wt = sg.get<float>(key_wt);
-    if (!wt) return status::out_of_memory;
     const dim_t KS = b.KS(), rows = b.Cb * KS;
     const data_type_t wdt = wei_d.data_type();
+    float *wt_buf = p->wei_in_place ? nullptr : sg.get<float>(key_wt);
+    if (!p->wei_in_place && !wt_buf) return status::out_of_memory;
+    const float *wt = p->wei_in_place ? static_cast<const float *>(wei) + p->wei_base : wt_buf;
 
-    // Both kinds: wt[g][cs][(cb, k)].
+    // Both kinds: wt[g][cs][(cb, k)] (already so when read in place).
     const wei_offsets_t wo(wei_d, g, b);
-    parallel_nd(b.G, b.Cs, [&](dim_t gr, dim_t cs) {
-        float *t = wt + gr * rows * b.Cs;
-        for (dim_t cb = 0; cb < b.Cb; ++cb)
-            for (dim_t kd = 0; kd < b.KD; ++kd)
-                for (dim_t kh = 0; kh < b.KH; ++kh)
-                    for (dim_t kw = 0; kw < b.KW; ++kw) {
-                        const float w = load_f32(wdt, wei, wo.off(gr, cs, cb, kd, kh, kw));
-                        t[cs * rows + cb * KS + (kd * b.KH + kh) * b.KW + kw] = w;
-                    }
-    });
+    if (!p->wei_in_place)
+        parallel_nd(b.G, b.Cs, [&](dim_t gr, dim_t cs) {
+            float *t = wt_buf + gr * rows * b.Cs;
+            for (dim_t cb = 0; cb < b.Cb; ++cb)
+                for (dim_t kd = 0; kd < b.KD; ++kd)
+                    for (dim_t kh = 0; kh < b.KH; ++kh)
+                        for (dim_t kw = 0; kw < b.KW; ++kw) {
+                            const float w = load_f32(wdt, wei, wo.off(gr, cs, cb, kd, kh, kw));
+                            t[cs * rows + cb * KS + (kd * b.KH + kh) * b.KW + kw] = w;
+                        }
+        });
 
     // Convolution: big = diff_src, small = diff_dst. Deconvolution: big =
     // diff_dst, small = diff_src.
