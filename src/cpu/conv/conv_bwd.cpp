@@ -51,6 +51,43 @@ status_t run_gemm(const gemm::plan_t &plan, const conv_bwd::gemm_call_t &c, floa
                                  key_gemm, ithr);
 }
 
+// Physical offset of weights element W(g, cs, cb, k...) (conv_bwd.hpp's
+// formulation). A plain layout is read through its strides, worked out once
+// (mdw_t::off_v per element made the weights passes of the GEMM paths a
+// tenth of their time); a blocked one through off_v.
+struct wei_offsets_t {
+    const mdw_t &d;
+    const conv_geom_t &geom;
+    const conv_bs_geom_t &b;
+    bool plain = false;
+    dim_t base = 0, sg = 0, scs = 0, scb = 0, skd = 0, skh = 0, skw = 0;
+
+    wei_offsets_t(const mdw_t &md, const conv_geom_t &g, const conv_bs_geom_t &bs)
+        : d(md), geom(g), b(bs) {
+        if (!d.is_plain()) return;
+        const dim_t origin[max_ndims] = {};
+        base = d.off_v(origin);
+        const dim_t *st = d.blk().strides;
+        int k = 0;
+        if (g.with_groups) sg = st[k++];
+        const dim_t so = st[k++], si = st[k++];
+        if (g.ndims == 5) skd = st[k++];
+        if (g.ndims >= 4) skh = st[k++];
+        skw = st[k];
+        // Convolution weights are [g][oc = cs][ic = cb], deconvolution's
+        // [g][oc = cb][ic = cs].
+        scs = b.deconv ? si : so;
+        scb = b.deconv ? so : si;
+        plain = true;
+    }
+    dim_t off(dim_t gr, dim_t cs, dim_t cb, dim_t kd, dim_t kh, dim_t kw) const {
+        if (plain) return base + gr * sg + cs * scs + cb * scb + kd * skd + kh * skh + kw * skw;
+        dim_t pos[max_ndims];
+        b.wei_pos(geom, pos, gr, cs, cb, kd, kh, kw);
+        return d.off_v(pos);
+    }
+};
+
 } // namespace
 
 void conv_bs_geom_t::init(const conv_geom_t &g) {
@@ -156,7 +193,9 @@ conv_bwd::gemm_call_t gemm_conv_bwd_data_t::pd_t::call(const float *wt, const vo
     const conv_bwd::mat_t bm = v.big_m(bs, big, col, n, gr, sp0, len),
                           sm = v.small_m(bs, small, buf, n, gr, sp0, len);
     if (bs.deconv) return conv_bwd::orient(bs.Cs, len, rows, {w, rows, 1}, bm, sm);
-    return conv_bwd::orient(rows, len, bs.Cs, {w, bs.Cs, 1}, sm, bm);
+    // W^T read from wt[cs][(cb, k)]: the GEMM packs it with straight copies
+    // (a transposing pack of the whole weights per image cost a tenth).
+    return conv_bwd::orient(rows, len, bs.Cs, {w, 1, rows}, sm, bm);
 }
 
 status_t gemm_conv_bwd_data_t::pd_t::init(dnnl_engine *) {
@@ -182,7 +221,15 @@ status_t gemm_conv_bwd_data_t::pd_t::init(dnnl_engine *) {
     if (!bs.deconv && !v.big_mat && !into_user)
         r.book_per_thread(key_acc, (size_t)bs.Cb * bs.BSP() * sizeof(float));
     plan.book(r, key_gemm);
-    r.book(key_wt, (size_t)bs.G * rows * bs.Cs * sizeof(float));
+    const mdw_t wd(*weights_md());
+    const wei_offsets_t wo(wd, geom_, bs);
+    const dim_t KS = bs.KS();
+    wei_in_place = !bs.deconv && wd.data_type() == dnnl_f32 && wo.plain && wo.scs == rows
+                   && wo.scb == KS && wo.skw == 1 && (geom_.ndims < 4 || wo.skh == bs.KW)
+                   && (geom_.ndims < 5 || wo.skd == bs.KH * bs.KW)
+                   && (!geom_.with_groups || wo.sg == bs.Cs * rows);
+    wei_base = wei_in_place ? wo.base : 0;
+    if (!wei_in_place) r.book(key_wt, (size_t)bs.G * rows * bs.Cs * sizeof(float));
     if (!v.big_mat) r.book_per_thread(key_col, (size_t)rows * chunk * sizeof(float));
     if (!v.small_mat) r.book_per_thread(key_small, (size_t)bs.Cs * chunk * sizeof(float));
     return status::success;
@@ -199,28 +246,25 @@ status_t gemm_conv_bwd_data_t::execute(const exec_ctx_t &ctx) const {
     const void *diff_dst = ctx.input(DNNL_ARG_DIFF_DST);
     void *diff_src = ctx.output(DNNL_ARG_DIFF_SRC);
     const auto &sg = ctx.scratchpad();
-    float *wt = sg.get<float>(key_wt);
-    if (!wt) return status::out_of_memory;
     const dim_t KS = b.KS(), rows = b.Cb * KS;
     const data_type_t wdt = wei_d.data_type();
+    float *wt_buf = p->wei_in_place ? nullptr : sg.get<float>(key_wt);
+    if (!p->wei_in_place && !wt_buf) return status::out_of_memory;
+    const float *wt = p->wei_in_place ? static_cast<const float *>(wei) + p->wei_base : wt_buf;
 
-    // Scatter: wt[g][(cb, k)][cs]; gather: wt[g][cs][(cb, k)].
-    parallel_nd(b.G, b.Cs, [&](dim_t gr, dim_t cs) {
-        dim_t pos[max_ndims];
-        float *t = wt + gr * rows * b.Cs;
-        for (dim_t cb = 0; cb < b.Cb; ++cb)
-            for (dim_t kd = 0; kd < b.KD; ++kd)
-                for (dim_t kh = 0; kh < b.KH; ++kh)
-                    for (dim_t kw = 0; kw < b.KW; ++kw) {
-                        b.wei_pos(g, pos, gr, cs, cb, kd, kh, kw);
-                        const float w = load_f32(wdt, wei, wei_d.off_v(pos));
-                        const dim_t r = cb * KS + (kd * b.KH + kh) * b.KW + kw;
-                        if (b.deconv)
-                            t[cs * rows + r] = w;
-                        else
-                            t[r * b.Cs + cs] = w;
-                    }
-    });
+    // Both kinds: wt[g][cs][(cb, k)] (already so when read in place).
+    const wei_offsets_t wo(wei_d, g, b);
+    if (!p->wei_in_place)
+        parallel_nd(b.G, b.Cs, [&](dim_t gr, dim_t cs) {
+            float *t = wt_buf + gr * rows * b.Cs;
+            for (dim_t cb = 0; cb < b.Cb; ++cb)
+                for (dim_t kd = 0; kd < b.KD; ++kd)
+                    for (dim_t kh = 0; kh < b.KH; ++kh)
+                        for (dim_t kw = 0; kw < b.KW; ++kw) {
+                            const float w = load_f32(wdt, wei, wo.off(gr, cs, cb, kd, kh, kw));
+                            t[cs * rows + cb * KS + (kd * b.KH + kh) * b.KW + kw] = w;
+                        }
+        });
 
     // Convolution: big = diff_src, small = diff_dst. Deconvolution: big =
     // diff_dst, small = diff_src.
@@ -387,22 +431,24 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
     });
     if (failed.load() != (int)status::success) return (status_t)failed.load();
 
-    // Sum the partials (always in slot order) into the user's diff_weights.
+    // Sum the partials (always in slot order) into slot 0's, one row of
+    // (cb, k) at a time, and store that row into the user's diff_weights.
     const mdw_t dw_d(p->diff_weights_md(0));
     const data_type_t wdt = dw_d.data_type();
+    const wei_offsets_t wo(dw_d, g, b);
     parallel_nd(b.G, b.Cs, [&](dim_t gr, dim_t cs) {
-        dim_t pos[max_ndims];
         const dim_t base = (gr * b.Cs + cs) * rows;
+        float *acc = sg.get<float>(key_part, 0) + base;
+        for (int t = 1; t < nthr; ++t) {
+            const float *pt = sg.get<float>(key_part, t) + base;
+            for (dim_t i = 0; i < rows; ++i) acc[i] += pt[i];
+        }
         for (dim_t cb = 0; cb < b.Cb; ++cb)
             for (dim_t kd = 0; kd < b.KD; ++kd)
                 for (dim_t kh = 0; kh < b.KH; ++kh)
-                    for (dim_t kw = 0; kw < b.KW; ++kw) {
-                        const dim_t i = base + cb * KS + (kd * b.KH + kh) * b.KW + kw;
-                        float v = 0.f;
-                        for (int t = 0; t < nthr; ++t) v += sg.get<float>(key_part, t)[i];
-                        b.wei_pos(g, pos, gr, cs, cb, kd, kh, kw);
-                        store_f32(wdt, diff_wei, dw_d.off_v(pos), v);
-                    }
+                    for (dim_t kw = 0; kw < b.KW; ++kw)
+                        store_f32(wdt, diff_wei, wo.off(gr, cs, cb, kd, kh, kw),
+                                  acc[cb * KS + (kd * b.KH + kh) * b.KW + kw]);
     });
 
     if (!g.with_bias) return status::success;

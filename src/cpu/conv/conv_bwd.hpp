@@ -123,7 +123,11 @@ struct gemm_conv_bwd_data_t : primitive_t {
         conv_bs_geom_t bs;
         conv_bwd_views_t v;
         bool into_user = false; // col2im accumulates in diff_src itself
-        dim_t chunk = 0;        // small-tensor points per GEMM call
+        // Convolution weights f32 in [g][oc][ic][k...] order, dense: the
+        // GEMM reads them in place (from element wei_base), no copy.
+        bool wei_in_place = false;
+        dim_t wei_base = 0;
+        dim_t chunk = 0; // small-tensor points per GEMM call
         gemm::plan_t plan;
     };
     explicit gemm_conv_bwd_data_t(const pd_t *pd) : primitive_t(pd) {}
@@ -155,7 +159,7 @@ struct gemm_conv_bwd_weights_t : primitive_t {
         conv_bs_geom_t bs;
         conv_bwd_views_t v;
         dim_t chunk = 0;
-        int nthr = 1; // partials booked, one per thread slot
+        int nthr = 1;            // partials booked, one per thread slot
         bool fused_bias = false; // convolution with bias: summed in the GEMM sweep
         gemm::plan_t plan;
     };

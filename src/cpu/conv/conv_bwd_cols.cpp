@@ -77,23 +77,25 @@ void im2col(const conv_bs_geom_t &b, const conv_data_view_t &v, dim_t ps, const 
     const float *src = static_cast<const float *>(big);
     for (dim_t j0 = 0; j0 < len;) {
         const seg_t s(b, sp0 + j0, len - j0);
-        for (dim_t cb = 0; cb < b.Cb; ++cb) {
-            const float *chan = src + v.off(n, gr * b.Cb + cb, 0, 0, 0);
-            for (dim_t kd = 0; kd < b.KD; ++kd) {
-                const dim_t bd = s.d * b.sD - b.pD + kd * (b.dD + 1);
-                for (dim_t kh = 0; kh < b.KH; ++kh) {
-                    const dim_t bh = s.h * b.sH - b.pH + kh * (b.dH + 1);
-                    const bool in = bd >= 0 && bd < b.BD && bh >= 0 && bh < b.BH;
-                    for (dim_t kw = 0; kw < b.KW; ++kw) {
-                        float *out = col + (cb * KS + (kd * b.KH + kh) * b.KW + kw) * len + j0;
-                        dim_t lo = 0, hi = 0;
-                        const dim_t off = kw * (b.dW + 1) - b.pW;
-                        if (in) valid_range(s.w0, s.seg, b.sW, off, b.BW, lo, hi);
+        // The valid range of a tap depends on the segment and kw only:
+        // worked out once for all channels.
+        for (dim_t kd = 0; kd < b.KD; ++kd) {
+            const dim_t bd = s.d * b.sD - b.pD + kd * (b.dD + 1);
+            for (dim_t kh = 0; kh < b.KH; ++kh) {
+                const dim_t bh = s.h * b.sH - b.pH + kh * (b.dH + 1);
+                const bool in = bd >= 0 && bd < b.BD && bh >= 0 && bh < b.BH;
+                for (dim_t kw = 0; kw < b.KW; ++kw) {
+                    const dim_t k = (kd * b.KH + kh) * b.KW + kw;
+                    dim_t lo = 0, hi = 0;
+                    const dim_t off = kw * (b.dW + 1) - b.pW;
+                    if (in) valid_range(s.w0, s.seg, b.sW, off, b.BW, lo, hi);
+                    const dim_t pos =
+                            hi > lo ? ((bd * b.BH + bh) * b.BW + (s.w0 + lo) * b.sW + off) * ps : 0;
+                    for (dim_t cb = 0; cb < b.Cb; ++cb) {
+                        float *out = col + (cb * KS + k) * len + j0;
                         std::fill(out, out + lo, 0.f);
                         if (hi > lo) {
-                            const float *row =
-                                    chan
-                                    + ((bd * b.BH + bh) * b.BW + (s.w0 + lo) * b.sW + off) * ps;
+                            const float *row = src + v.off(n, gr * b.Cb + cb, 0, 0, 0) + pos;
                             if (step == 1)
                                 std::memcpy(out + lo, row, sizeof(float) * (hi - lo));
                             else
@@ -113,26 +115,27 @@ void col2im(const conv_bs_geom_t &b, const float *col, dim_t sp0, dim_t len,
     const dim_t KS = b.KS(), step = b.sW * ps;
     for (dim_t j0 = 0; j0 < len;) {
         const seg_t s(b, sp0 + j0, len - j0);
-        for (dim_t cb = 0; cb < b.Cb; ++cb) {
-            float *chan = big + v.off(n, c0 + cb, 0, 0, 0);
-            for (dim_t kd = 0; kd < b.KD; ++kd) {
-                const dim_t bd = s.d * b.sD - b.pD + kd * (b.dD + 1);
-                if (bd < 0 || bd >= b.BD) continue;
-                for (dim_t kh = 0; kh < b.KH; ++kh) {
-                    const dim_t bh = s.h * b.sH - b.pH + kh * (b.dH + 1);
-                    if (bh < 0 || bh >= b.BH) continue;
-                    for (dim_t kw = 0; kw < b.KW; ++kw) {
-                        const float *in = col + (cb * KS + (kd * b.KH + kh) * b.KW + kw) * len + j0;
-                        dim_t lo, hi;
-                        const dim_t off = kw * (b.dW + 1) - b.pW;
-                        valid_range(s.w0, s.seg, b.sW, off, b.BW, lo, hi);
-                        if (hi <= lo) continue;
-                        float *row =
-                                chan + ((bd * b.BH + bh) * b.BW + (s.w0 + lo) * b.sW + off) * ps;
+        // As in im2col: one valid range per (segment, tap) for all channels.
+        for (dim_t kd = 0; kd < b.KD; ++kd) {
+            const dim_t bd = s.d * b.sD - b.pD + kd * (b.dD + 1);
+            if (bd < 0 || bd >= b.BD) continue;
+            for (dim_t kh = 0; kh < b.KH; ++kh) {
+                const dim_t bh = s.h * b.sH - b.pH + kh * (b.dH + 1);
+                if (bh < 0 || bh >= b.BH) continue;
+                for (dim_t kw = 0; kw < b.KW; ++kw) {
+                    const dim_t k = (kd * b.KH + kh) * b.KW + kw;
+                    dim_t lo, hi;
+                    const dim_t off = kw * (b.dW + 1) - b.pW;
+                    valid_range(s.w0, s.seg, b.sW, off, b.BW, lo, hi);
+                    if (hi <= lo) continue;
+                    const dim_t pos = ((bd * b.BH + bh) * b.BW + (s.w0 + lo) * b.sW + off) * ps;
+                    for (dim_t cb = 0; cb < b.Cb; ++cb) {
+                        const float *in = col + (cb * KS + k) * len + j0 + lo;
+                        float *row = big + v.off(n, c0 + cb, 0, 0, 0) + pos;
                         if (step == 1)
-                            for (dim_t j = 0; j < hi - lo; ++j) row[j] += in[lo + j];
+                            for (dim_t j = 0; j < hi - lo; ++j) row[j] += in[j];
                         else
-                            for (dim_t j = 0; j < hi - lo; ++j) row[j * step] += in[lo + j];
+                            for (dim_t j = 0; j < hi - lo; ++j) row[j * step] += in[j];
                     }
                 }
             }
