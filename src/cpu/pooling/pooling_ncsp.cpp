@@ -272,6 +272,19 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
             const dim_t oh = it % c.OH, od = it / c.OH % c.OD, ch = it / (c.OH * c.OD) % c.C;
             const dim_t n = it / (c.OH * c.OD * c.C);
             const dim_t doff = dmd.offset0 + n * d_n + ch * d_c + od * d_d + oh * d_h;
+            // Calls f(kd, kh, row) for each source row of this output row's
+            // window that lies inside the tensor (padding rows skipped).
+            auto for_each_row = [&](auto &&f) {
+                for (dim_t kd = 0; kd < c.KD; ++kd) {
+                    const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
+                    if (id < 0 || id >= c.ID) continue;
+                    for (dim_t kh = 0; kh < c.KH; ++kh) {
+                        const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
+                        if (ih < 0 || ih >= c.IH) continue;
+                        f(kd, kh, src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz);
+                    }
+                }
+            };
             bool done = false; // dst row written
             if (row) {
                 // Up to ncsp_max_rows source rows per call; the last call
@@ -282,24 +295,17 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
                         nullptr, c.exclude_padding ? pd->kw_count_.data() : nullptr, 0};
                 int nr = 0;
                 int32_t rows = 0;
-                for (dim_t kd = 0; kd < c.KD; ++kd) {
-                    const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
-                    if (id < 0 || id >= c.ID) continue;
-                    for (dim_t kh = 0; kh < c.KH; ++kh) {
-                        const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
-                        if (ih < 0 || ih >= c.IH) continue;
-                        if (nr == ncsp_max_rows) {
-                            g.nrows = nr;
-                            row(g);
-                            g.first = false;
-                            nr = 0;
-                        }
-                        rx[nr] = reinterpret_cast<const float *>(
-                                src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz);
-                        rk[nr++] = (int32_t)((kd * c.KH + kh) * c.KW);
-                        ++rows;
+                for_each_row([&](dim_t kd, dim_t kh, const char *x) {
+                    if (nr == ncsp_max_rows) {
+                        g.nrows = nr;
+                        row(g);
+                        g.first = false;
+                        nr = 0;
                     }
-                }
+                    rx[nr] = reinterpret_cast<const float *>(x);
+                    rk[nr++] = (int32_t)((kd * c.KH + kh) * c.KW);
+                    ++rows;
+                });
                 if (nr) {
                     g.nrows = nr;
                     g.out = fuse ? reinterpret_cast<float *>(dst + doff * dsz) : acc;
@@ -320,41 +326,34 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
                     std::fill(acc, acc + c.OW, 0.f);
                     if (c.exclude_padding) std::fill(aux, aux + c.OW, 0);
                 }
-                for (dim_t kd = 0; kd < c.KD; ++kd) {
-                    const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
-                    if (id < 0 || id >= c.ID) continue;
-                    for (dim_t kh = 0; kh < c.KH; ++kh) {
-                        const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
-                        if (ih < 0 || ih >= c.IH) continue;
-                        const char *x = src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz;
-                        const void *base = x;
-                        data_type_t bdt = sdt;
-                        if (SW > 1) {
-                            // Split the row into its SW phases, each phase_len long.
-                            for (dim_t p = 0; p < SW; ++p)
-                                for (dim_t j = 0; p + j * SW < c.IW; ++j)
-                                    ph[p * phase_len + j] = load_f32(sdt, x, p + j * SW);
-                            base = ph;
-                            bdt = dnnl_f32;
-                        }
-                        const size_t bsz = data_type_size(bdt);
-                        for (dim_t kw = 0; kw < c.KW; ++kw) {
-                            const auto &e = kws[(size_t)kw];
-                            const dim_t len = e.ow_hi - e.ow_lo;
-                            if (len <= 0) continue;
-                            const dim_t first = SW > 1 ? e.phase * phase_len + e.j0 + e.ow_lo : e.j0 + e.ow_lo;
-                            const void *run = static_cast<const char *>(base) + first * bsz;
-                            if (c.is_max) {
-                                ops.acc_max_idx(acc + e.ow_lo, aux + e.ow_lo, run, bdt, len,
-                                        (int32_t)((kd * c.KH + kh) * c.KW + kw));
-                            } else {
-                                ops.acc_add(acc + e.ow_lo, run, bdt, len);
-                                if (c.exclude_padding)
-                                    for (dim_t ow = e.ow_lo; ow < e.ow_hi; ++ow) ++aux[ow];
-                            }
+                for_each_row([&](dim_t kd, dim_t kh, const char *x) {
+                    const void *base = x;
+                    data_type_t bdt = sdt;
+                    if (SW > 1) {
+                        // Split the row into its SW phases, each phase_len long.
+                        for (dim_t p = 0; p < SW; ++p)
+                            for (dim_t j = 0; p + j * SW < c.IW; ++j)
+                                ph[p * phase_len + j] = load_f32(sdt, x, p + j * SW);
+                        base = ph;
+                        bdt = dnnl_f32;
+                    }
+                    const size_t bsz = data_type_size(bdt);
+                    for (dim_t kw = 0; kw < c.KW; ++kw) {
+                        const auto &e = kws[(size_t)kw];
+                        const dim_t len = e.ow_hi - e.ow_lo;
+                        if (len <= 0) continue;
+                        const dim_t first = SW > 1 ? e.phase * phase_len + e.j0 + e.ow_lo : e.j0 + e.ow_lo;
+                        const void *run = static_cast<const char *>(base) + first * bsz;
+                        if (c.is_max) {
+                            ops.acc_max_idx(acc + e.ow_lo, aux + e.ow_lo, run, bdt, len,
+                                    (int32_t)((kd * c.KH + kh) * c.KW + kw));
+                        } else {
+                            ops.acc_add(acc + e.ow_lo, run, bdt, len);
+                            if (c.exclude_padding)
+                                for (dim_t ow = e.ow_lo; ow < e.ow_hi; ++ow) ++aux[ow];
                         }
                     }
-                }
+                });
                 if (!c.is_max)
                     for (dim_t ow = 0; ow < c.OW; ++ow) {
                         const dim_t div = c.exclude_padding ? aux[ow] : kvol;
