@@ -8,6 +8,7 @@
 #ifndef KESTREL_CORE_CACHE_KEY_HPP
 #define KESTREL_CORE_CACHE_KEY_HPP
 
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -18,6 +19,10 @@ namespace kestrel {
 
 class key_writer_t {
 public:
+    // A typical key (a convolution: its desc, attributes and the pd's
+    // descriptors) is about 1.5 KiB: one allocation up front.
+    key_writer_t() { bytes_.reserve(2048); }
+
     template <typename T>
     void put(const T &v) {
         static_assert(std::is_arithmetic<T>::value || std::is_enum<T>::value,
@@ -27,11 +32,14 @@ public:
 
     // Only what mdw_t::equal looks at, so equal layouts give equal keys
     // (apart from strides of unit dims, which merely cost a cache miss).
+    // Arrays go in as one run of bytes each (their length is fixed by
+    // ndims and inner_nblks, written before them).
     void put(const memory_desc_t &md) {
+        const int n = md.ndims >= 0 && md.ndims <= max_ndims ? md.ndims : 0;
         put(md.ndims);
         put(md.data_type);
         put(md.format_kind);
-        for (int d = 0; d < md.ndims; ++d) put(md.dims[d]);
+        put_array(md.dims, n);
         if (md.format_kind == dnnl_format_kind_sparse) {
             put(md.sparse.encoding);
             put(md.sparse.nnz);
@@ -40,16 +48,15 @@ public:
         }
         if (md.format_kind != dnnl_blocked) return;
         put(md.offset0);
-        for (int d = 0; d < md.ndims; ++d) {
-            put(md.padded_dims[d]);
-            put(md.padded_offsets[d]);
-            put(md.blocking.strides[d]);
-        }
+        put_array(md.padded_dims, n);
+        put_array(md.padded_offsets, n);
+        put_array(md.blocking.strides, n);
+        const int nb = md.blocking.inner_nblks >= 0 && md.blocking.inner_nblks <= max_ndims
+                ? md.blocking.inner_nblks
+                : 0;
         put(md.blocking.inner_nblks);
-        for (int i = 0; i < md.blocking.inner_nblks; ++i) {
-            put(md.blocking.inner_blks[i]);
-            put(md.blocking.inner_idxs[i]);
-        }
+        put_array(md.blocking.inner_blks, nb);
+        put_array(md.blocking.inner_idxs, nb);
     }
 
     template <typename T>
@@ -59,14 +66,22 @@ public:
     }
 
     void put_str(const char *s) {
-        const std::string str = s ? s : "";
-        put((uint64_t)str.size());
-        bytes_ += str;
+        const size_t n = s ? std::strlen(s) : 0;
+        put((uint64_t)n);
+        if (n) bytes_.append(s, n);
     }
 
     const std::string &bytes() const { return bytes_; }
+    // The key, leaving the writer empty.
+    std::string take() { return std::move(bytes_); }
 
 private:
+    template <typename T>
+    void put_array(const T *a, int n) {
+        static_assert(std::is_arithmetic<T>::value, "arrays of numbers only");
+        bytes_.append(reinterpret_cast<const char *>(a), sizeof(T) * (size_t)n);
+    }
+
     std::string bytes_;
 };
 

@@ -2,7 +2,6 @@
 #include "core/packed_layout.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "core/verbose.hpp"
 #include "dnnl_debug.h"
@@ -49,30 +48,88 @@ struct tag_layout_t {
     int idxs[max_ndims] = {};
 };
 
-bool decode_tag(format_tag_t tag, tag_layout_t &t) {
-    const char *s = dnnl_fmt_tag2str(tag);
-    if (!s) return false;
+// Parses a tag's canonical name (ASCII letters and digits only, so no
+// locale-dependent <cctype> calls).
+bool parse_tag(const char *s, tag_layout_t &t) {
+    auto is_alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+    auto dim_of = [](char c) { return (c >= 'A' && c <= 'Z' ? c - 'A' : c - 'a'); };
     int seen = 0;
-    for (; *s && std::isalpha((unsigned char)*s); ++s) {
-        int d = std::tolower((unsigned char)*s) - 'a';
-        if (d < 0 || d >= max_ndims || (seen & (1 << d)) || t.ndims >= max_ndims)
-            return false;
+    for (; *s && is_alpha(*s); ++s) {
+        int d = dim_of(*s);
+        if (d < 0 || d >= max_ndims || (seen & (1 << d)) || t.ndims >= max_ndims) return false;
         seen |= 1 << d;
         t.order[t.ndims++] = d;
     }
     if (t.ndims == 0 || seen != (1 << t.ndims) - 1) return false;
     while (*s) {
-        if (!std::isdigit((unsigned char)*s) || t.nblks >= max_ndims) return false;
+        if (!is_digit(*s) || t.nblks >= max_ndims) return false;
         dim_t b = 0;
-        for (; std::isdigit((unsigned char)*s); ++s)
+        for (; is_digit(*s) && b < (dim_t(1) << 40); ++s)
             b = b * 10 + (*s - '0');
-        int d = std::tolower((unsigned char)*s) - 'a';
-        if (b <= 0 || d < 0 || d >= t.ndims) return false;
+        if (b <= 0 || !is_alpha(*s)) return false;
+        int d = dim_of(*s);
+        if (d < 0 || d >= t.ndims) return false;
         t.blks[t.nblks] = b;
         t.idxs[t.nblks++] = d;
         ++s;
     }
     return true;
+}
+
+// Every primary tag's layout, parsed once on first use (a function-local
+// static: its initialisation is thread-safe). Primitive creation asks for
+// tag layouts many times per candidate implementation; parsing the name
+// each time was a tenth of a creation's cost. Entries are bytes (~34 KiB in
+// all); a tag whose block would not fit one is parsed on each use.
+class tag_table_t {
+public:
+    tag_table_t() {
+        for (int i = 0; i < (int)dnnl_format_tag_last; ++i) {
+            entry_t &e = entries_[i];
+            tag_layout_t t;
+            const char *s = dnnl_fmt_tag2str((format_tag_t)i);
+            if (!s || !parse_tag(s, t)) continue;
+            e.state = state_t::compact;
+            e.ndims = (uint8_t)t.ndims;
+            e.nblks = (uint8_t)t.nblks;
+            for (int d = 0; d < t.ndims; ++d) e.order[d] = (uint8_t)t.order[d];
+            for (int b = 0; b < t.nblks; ++b) {
+                if (t.blks[b] > 255) e.state = state_t::parse;
+                e.blks[b] = (uint8_t)t.blks[b];
+                e.idxs[b] = (uint8_t)t.idxs[b];
+            }
+        }
+    }
+
+    bool get(format_tag_t tag, tag_layout_t &t) const {
+        if ((int)tag <= 0 || (int)tag >= (int)dnnl_format_tag_last) return false;
+        const entry_t &e = entries_[tag];
+        if (e.state == state_t::invalid) return false;
+        if (e.state == state_t::parse) return parse_tag(dnnl_fmt_tag2str(tag), t);
+        t.ndims = e.ndims;
+        t.nblks = e.nblks;
+        for (int d = 0; d < e.ndims; ++d) t.order[d] = e.order[d];
+        for (int b = 0; b < e.nblks; ++b) {
+            t.blks[b] = e.blks[b];
+            t.idxs[b] = e.idxs[b];
+        }
+        return true;
+    }
+
+private:
+    enum class state_t : uint8_t { invalid, compact, parse };
+    struct entry_t {
+        state_t state = state_t::invalid;
+        uint8_t ndims = 0, nblks = 0;
+        uint8_t order[max_ndims] = {}, blks[max_ndims] = {}, idxs[max_ndims] = {};
+    };
+    entry_t entries_[dnnl_format_tag_last];
+};
+
+bool decode_tag(format_tag_t tag, tag_layout_t &t) {
+    static const tag_table_t table;
+    return table.get(tag, t);
 }
 
 bool valid_dt(data_type_t dt) { return data_type_size(dt) != 0; }

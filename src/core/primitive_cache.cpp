@@ -100,7 +100,9 @@ public:
         const int capacity = primitive_cache_capacity();
         if (capacity <= 0) return pd.create_primitive(out);
 
-        std::promise<result_t> promise;
+        // The promise (a shared-state allocation) only when this thread
+        // is the one to create the primitive.
+        std::unique_ptr<std::promise<result_t>> promise;
         std::shared_future<result_t> value;
         uint64_t id = 0;
         {
@@ -112,8 +114,9 @@ public:
                 value = it->second->value;
             } else {
                 ++misses_;
+                promise.reset(new std::promise<result_t>);
                 id = ++next_id_;
-                value = promise.get_future().share();
+                value = promise->get_future().share();
                 lru_.push_front({key, value, id});
                 map_.emplace(key, lru_.begin());
                 evict_to((size_t)capacity);
@@ -134,12 +137,12 @@ public:
         try {
             r.st = pd.create_primitive(r.prim);
         } catch (...) {
-            promise.set_value({status::runtime_error, nullptr});
+            promise->set_value({status::runtime_error, nullptr});
             forget(key, id);
             throw;
         }
         if (r.st != status::success) r.prim.reset();
-        promise.set_value(r);
+        promise->set_value(r);
         if (r.st != status::success) forget(key, id);
         out = r.prim;
         return r.st;
@@ -240,14 +243,14 @@ bool primitive_cache_key(const dnnl_primitive_desc &h, std::string &key) {
     // thread count they saw at creation.
     k.put(max_threads());
     k.put((uint64_t)h.pd()->scratchpad_size());
-    key = k.bytes();
+    key = k.take();
     return true;
 }
 
 bool primitive_identity_key(const dnnl_primitive_desc &h, std::string &key) {
     key_writer_t k;
     if (!put_identity(k, h)) return false;
-    key = k.bytes();
+    key = k.take();
     return true;
 }
 

@@ -65,3 +65,10 @@ TESTS += test/api/test_submemory_exec
 test_api_test_submemory_exec_SOURCES = test/api/test_submemory_exec.cpp
 test_api_test_submemory_exec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_api_test_submemory_exec_LDADD = lib/libdnnl.la $(TBB_LIBS)
+# Every primary format tag's layout against the naming rule, worked out
+# independently (the library decodes tags through a table built once).
+check_PROGRAMS += test/api/test_tag_layouts
+TESTS += test/api/test_tag_layouts
+test_api_test_tag_layouts_SOURCES = test/api/test_tag_layouts.cpp
+test_api_test_tag_layouts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_api_test_tag_layouts_LDADD = $(TEST_LIBS)
