@@ -8,6 +8,7 @@
 #ifndef KESTREL_CORE_CACHE_KEY_HPP
 #define KESTREL_CORE_CACHE_KEY_HPP
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -20,14 +21,16 @@ namespace kestrel {
 class key_writer_t {
 public:
     // A typical key (a convolution: its desc, attributes and the pd's
-    // descriptors) is about 1.5 KiB: one allocation up front.
-    key_writer_t() { bytes_.reserve(2048); }
+    // descriptors) is about 1.5 KiB: one allocation up front, and each
+    // value a fixed-size copy into it (inlined; keys are built at every
+    // creation, hits included).
+    key_writer_t() { bytes_.resize(2048); }
 
     template <typename T>
     void put(const T &v) {
         static_assert(std::is_arithmetic<T>::value || std::is_enum<T>::value,
                 "write a struct field by field");
-        bytes_.append(reinterpret_cast<const char *>(&v), sizeof(v));
+        write(&v, sizeof(v));
     }
 
     // Only what mdw_t::equal looks at, so equal layouts give equal keys
@@ -68,21 +71,32 @@ public:
     void put_str(const char *s) {
         const size_t n = s ? std::strlen(s) : 0;
         put((uint64_t)n);
-        if (n) bytes_.append(s, n);
+        write(s, n);
     }
 
-    const std::string &bytes() const { return bytes_; }
     // The key, leaving the writer empty.
-    std::string take() { return std::move(bytes_); }
+    std::string take() {
+        bytes_.resize(used_);
+        used_ = 0;
+        return std::move(bytes_);
+    }
 
 private:
     template <typename T>
     void put_array(const T *a, int n) {
         static_assert(std::is_arithmetic<T>::value, "arrays of numbers only");
-        bytes_.append(reinterpret_cast<const char *>(a), sizeof(T) * (size_t)n);
+        write(a, sizeof(T) * (size_t)n);
     }
 
-    std::string bytes_;
+    void write(const void *p, size_t n) {
+        if (n == 0) return;
+        if (bytes_.size() - used_ < n) bytes_.resize(std::max(2 * bytes_.size(), used_ + n));
+        std::memcpy(&bytes_[used_], p, n);
+        used_ += n;
+    }
+
+    std::string bytes_; // [0, used_) written
+    size_t used_ = 0;
 };
 
 } // namespace kestrel

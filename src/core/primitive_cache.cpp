@@ -7,6 +7,7 @@
 
 #include "core/defaults.hpp"
 #include "core/primitive.hpp"
+#include "core/verbose.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
@@ -206,6 +207,75 @@ cache_t &cache() {
     return c;
 }
 
+// The pd cache: prototypes of what the implementation walk chose, in LRU
+// order. Copies are made outside the lock.
+class pd_cache_t {
+public:
+    bool find(const std::string &key, std::shared_ptr<const pd_t> &proto, int &idx) {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = map_.find(key);
+        if (it == map_.end()) {
+            ++misses_;
+            return false;
+        }
+        lru_.splice(lru_.begin(), lru_, it->second);
+        ++hits_;
+        proto = it->second->proto;
+        idx = it->second->impl_idx;
+        return true;
+    }
+
+    void put(const std::string &key, std::shared_ptr<const pd_t> proto, int idx, size_t capacity) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (map_.count(key)) return; // another thread made it meanwhile
+        lru_.push_front({key, std::move(proto), idx});
+        map_.emplace(key, lru_.begin());
+        evict_to(capacity);
+    }
+
+    void shrink(size_t capacity) {
+        std::lock_guard<std::mutex> lock(mu_);
+        evict_to(capacity);
+    }
+
+    void clear() {
+        std::lock_guard<std::mutex> lock(mu_);
+        evict_to(0);
+        hits_ = misses_ = 0;
+    }
+
+    void stats(primitive_cache_stats_t &s) {
+        std::lock_guard<std::mutex> lock(mu_);
+        s.pd_hits = hits_;
+        s.pd_misses = misses_;
+        s.pd_size = (int)lru_.size();
+    }
+
+private:
+    struct entry_t {
+        std::string key;
+        std::shared_ptr<const pd_t> proto;
+        int impl_idx;
+    };
+
+    void evict_to(size_t capacity) {
+        while (lru_.size() > capacity) {
+            map_.erase(lru_.back().key);
+            lru_.pop_back();
+        }
+    }
+
+    std::mutex mu_;
+    std::list<entry_t> lru_;
+    std::unordered_map<std::string, std::list<entry_t>::iterator> map_;
+    uint64_t hits_ = 0, misses_ = 0;
+};
+
+pd_cache_t &pd_cache() {
+    static pd_cache_t c;
+    return c;
+}
+
 } // namespace
 
 namespace {
@@ -262,10 +332,56 @@ status_t primitive_cache_get(const dnnl_primitive_desc &h, std::shared_ptr<primi
     return cache().get(key, *h.pd(), out, hit);
 }
 
-void primitive_cache_shrink(int capacity) { cache().shrink(capacity < 0 ? 0 : (size_t)capacity); }
+bool pd_cache_key(const op_desc_t &desc, const attr_t &attr, const dnnl_engine *engine, impl_list_t list,
+        const dnnl_primitive_desc *hint, std::string &key) {
+    // A backward pd reads its forward hint in ways its identity (name,
+    // descriptors) need not show; and verbose mode prints the walk.
+    if (hint || primitive_cache_capacity() <= 0
+            || verbose::enabled(verbose::flag_dispatch | verbose::flag_create_check))
+        return false;
+    key_writer_t k;
+    k.put(desc.kind);
+    if (!desc.serialize(k)) return false;
+    put_attr(k, attr);
+    // The engine by address: a pd holds its engine's pointer, and an engine
+    // made later at the same address is of the same kind and index.
+    k.put((uint64_t)(uintptr_t)engine);
+    k.put((uint64_t)(uintptr_t)list);
+    // Implementations split work and book per-thread scratchpad by the
+    // thread count they see at creation.
+    k.put(max_threads());
+    key = k.take();
+    return true;
+}
 
-primitive_cache_stats_t primitive_cache_stats() { return cache().stats(); }
+bool pd_cache_find(const std::string &key, std::unique_ptr<pd_t> &pd, int &impl_idx) {
+    std::shared_ptr<const pd_t> proto;
+    if (!pd_cache().find(key, proto, impl_idx)) return false;
+    pd.reset(proto->clone());
+    return pd != nullptr;
+}
 
-void primitive_cache_clear() { cache().clear(); }
+void pd_cache_put(const std::string &key, const pd_t &pd, int impl_idx) {
+    const int capacity = primitive_cache_capacity();
+    if (capacity <= 0) return;
+    std::shared_ptr<const pd_t> proto(pd.clone());
+    if (proto) pd_cache().put(key, std::move(proto), impl_idx, (size_t)capacity);
+}
+
+void primitive_cache_shrink(int capacity) {
+    cache().shrink(capacity < 0 ? 0 : (size_t)capacity);
+    pd_cache().shrink(capacity < 0 ? 0 : (size_t)capacity);
+}
+
+primitive_cache_stats_t primitive_cache_stats() {
+    primitive_cache_stats_t s = cache().stats();
+    pd_cache().stats(s);
+    return s;
+}
+
+void primitive_cache_clear() {
+    cache().clear();
+    pd_cache().clear();
+}
 
 } // namespace kestrel

@@ -42,10 +42,29 @@ bool primitive_cache_key(const dnnl_primitive_desc &h, std::string &key);
 // (no addresses, no thread count): what a cache blob records.
 bool primitive_identity_key(const dnnl_primitive_desc &h, std::string &key);
 
+// The primitive-descriptor cache, in front of the implementation list
+// walk: a problem created before (same kind, op desc, attributes, engine,
+// implementation list and thread count, no forward hint) gets a copy of
+// the pd the walk chose then, without constructing and declining the
+// candidates before it again. Same capacity as the primitive cache (0 turns
+// both off); shrunk and cleared with it. Creations with a hint (backward)
+// and creations while verbose mode prints dispatch or check lines always
+// walk the list.
+//
+// pd_cache_key: false when the problem is not cached (see above).
+bool pd_cache_key(const op_desc_t &desc, const attr_t &attr, const dnnl_engine *engine, impl_list_t list,
+        const dnnl_primitive_desc *hint, std::string &key);
+// A copy of the cached pd and its index in the list; false on a miss.
+bool pd_cache_find(const std::string &key, std::unique_ptr<pd_t> &pd, int &impl_idx);
+// Records a copy of `pd` (what the walk chose) under `key`.
+void pd_cache_put(const std::string &key, const pd_t &pd, int impl_idx);
+
 // Test hooks (internal, not exported).
 struct primitive_cache_stats_t {
     uint64_t hits = 0, misses = 0;
     int size = 0;
+    uint64_t pd_hits = 0, pd_misses = 0; // of the pd cache
+    int pd_size = 0;
 };
 primitive_cache_stats_t primitive_cache_stats();
 void primitive_cache_clear();

@@ -1,6 +1,7 @@
 #include "core/primitive_desc.hpp"
 
 #include "core/primitive.hpp"
+#include "core/primitive_cache.hpp"
 #include "core/verbose.hpp"
 #include "dnnl_debug.h"
 
@@ -337,12 +338,19 @@ status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,
         h->hint.reset(hint->pd()->clone());
         if (!h->hint) return status::out_of_memory;
     }
+    std::string key;
+    const bool cached = pd_cache_key(*h->desc, h->attr, engine, list, hint, key);
+    if (cached && pd_cache_find(key, h->impl, h->impl_idx)) {
+        *out = h.release();
+        return status::success;
+    }
     for (int i = 0; list[i].create; ++i) {
         pd_t *pd = nullptr;
         status_t st = list[i].create(&pd, h->desc.get(), &h->attr, engine, h->hint.get());
         if (st == status::success) {
             h->impl.reset(pd);
             h->impl_idx = i;
+            if (cached) pd_cache_put(key, *pd, i);
             *out = h.release();
             return status::success;
         }

@@ -4,6 +4,7 @@
 // of one descriptor from several threads, and identical results with and
 // without the cache (data movement only, so compared bit for bit).
 #include <atomic>
+#include <string>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -236,6 +237,149 @@ void same_results() {
     dnnl_primitive_desc_destroy(c1);
 }
 
+// A forward convolution pd (nhwc activations, weights `any`); `oc` varies
+// the problem.
+dnnl_primitive_desc_t conv_pd(dnnl_engine_t e, int64_t oc, dnnl_prop_kind_t prop = dnnl_forward_inference) {
+    kt::md_t s(kt::make_md({1, 16, 9, 9}, dnnl_f32, dnnl_nhwc));
+    kt::md_t w(kt::make_md({oc, 16, 3, 3}, dnnl_f32, dnnl_format_tag_any));
+    kt::md_t d(kt::make_md({1, oc, 9, 9}, dnnl_f32, dnnl_nhwc));
+    const dnnl_dims_t one = {1, 1};
+    dnnl_primitive_desc_t pd = nullptr;
+    KT_OK(dnnl_convolution_forward_primitive_desc_create(&pd, e, prop, dnnl_convolution_direct, s, w, nullptr, d,
+            one, nullptr, one, one, nullptr));
+    return pd;
+}
+
+const char *impl_of(const_dnnl_primitive_desc_t pd) {
+    const char *name = nullptr;
+    KT_OK(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name));
+    return name;
+}
+
+// Two pds answer every descriptor query, the implementation name, the
+// memory consumption and the engine alike.
+bool same_pd(const_dnnl_primitive_desc_t a, const_dnnl_primitive_desc_t b) {
+    if (std::string(impl_of(a)) != impl_of(b)) return false;
+    for (dnnl_query_t q : {dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md, dnnl_query_scratchpad_md,
+                 dnnl_query_workspace_md})
+        for (int i = 0; i < 2; ++i)
+            if (!dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(a, q, i), dnnl_primitive_desc_query_md(b, q, i)))
+                return false;
+    int64_t ma = -1, mb = -2;
+    dnnl_engine_t ea = nullptr, eb = nullptr;
+    KT_OK(dnnl_primitive_desc_query(a, dnnl_query_memory_consumption_s64, 0, &ma));
+    KT_OK(dnnl_primitive_desc_query(b, dnnl_query_memory_consumption_s64, 0, &mb));
+    KT_OK(dnnl_primitive_desc_query(a, dnnl_query_engine, 0, &ea));
+    KT_OK(dnnl_primitive_desc_query(b, dnnl_query_engine, 0, &eb));
+    return ma == mb && ea == eb;
+}
+
+// The pd cache: a problem created again gets a copy of the pd the
+// implementation walk chose, equal in every query; what changes the walk's
+// outcome (the problem, the thread count, the engine) misses; backward pds
+// with a hint and capacity 0 bypass it; next_impl continues from a cached
+// pd as from a walked one.
+void pd_cache() {
+    set_capacity(16);
+    kestrel::primitive_cache_clear();
+    dnnl_primitive_desc_t a = conv_pd(eng, 32);
+    auto s0 = stats();
+    dnnl_primitive_desc_t b = conv_pd(eng, 32);
+    auto s1 = stats();
+    tally.check(s0.pd_misses == 1 && s0.pd_size == 1 && s1.pd_hits == 1 && s1.pd_size == 1,
+            "pd cache: the second creation of a problem hits");
+    tally.check(same_pd(a, b), "pd cache: the cached pd answers every query like the walked one");
+    tally.check(a->pd() != b->pd(), "pd cache: each handle owns its pd");
+
+    const std::string first_impl = impl_of(a);
+    // next_impl from the cached pd and from the walked one.
+    bool same_next = true;
+    for (int step = 0; step < 8 && same_next; ++step) {
+        const dnnl_status_t sa = dnnl_primitive_desc_next_impl(a), sb = dnnl_primitive_desc_next_impl(b);
+        same_next = sa == sb && (sa != dnnl_success || same_pd(a, b));
+        if (sa != dnnl_success) break;
+    }
+    tally.check(same_next, "pd cache: next_impl walks on alike from a cached pd");
+
+    // Another problem, another thread count, another engine: misses.
+    const uint64_t m = stats().pd_misses;
+    dnnl_primitive_desc_t c = conv_pd(eng, 48);
+    tally.check(stats().pd_misses == m + 1 && std::string(impl_of(c)).size() > 0, "pd cache: other problem misses");
+    dnnl_primitive_desc_t d = nullptr;
+    kt::with_threads(1, [&] { d = conv_pd(eng, 32); });
+    const bool one_thread_missed = stats().pd_misses == m + 2;
+    dnnl_primitive_desc_t d2 = nullptr;
+    kt::with_threads(1, [&] { d2 = conv_pd(eng, 32); });
+    tally.check(one_thread_missed && stats().pd_misses == m + 2 && same_pd(d, d2),
+            "pd cache: the thread count is part of the key");
+    dnnl_engine_t eng2 = nullptr;
+    KT_OK(dnnl_engine_create(&eng2, dnnl_cpu, 0));
+    dnnl_primitive_desc_t e = conv_pd(eng2, 32);
+    dnnl_engine_t qe = nullptr;
+    KT_OK(dnnl_primitive_desc_query(e, dnnl_query_engine, 0, &qe));
+    tally.check(stats().pd_misses == m + 3 && qe == eng2, "pd cache: another engine misses and is the pd's engine");
+
+    // Backward data with a forward hint: never cached.
+    kt::md_t ds(kt::make_md({1, 16, 9, 9}, dnnl_f32, dnnl_nhwc));
+    kt::md_t w(kt::make_md({32, 16, 3, 3}, dnnl_f32, dnnl_format_tag_any));
+    kt::md_t dd(kt::make_md({1, 32, 9, 9}, dnnl_f32, dnnl_nhwc));
+    dnnl_primitive_desc_t fwd = conv_pd(eng, 32, dnnl_forward_training);
+    const auto before_bwd = stats();
+    const dnnl_dims_t one = {1, 1};
+    for (int i = 0; i < 2; ++i) {
+        dnnl_primitive_desc_t bwd = nullptr;
+        KT_OK(dnnl_convolution_backward_data_primitive_desc_create(&bwd, eng, dnnl_convolution_direct, ds, w, dd, one,
+                nullptr, one, one, fwd, nullptr));
+        dnnl_primitive_desc_destroy(bwd);
+    }
+    const auto after_bwd = stats();
+    tally.check(after_bwd.pd_size == before_bwd.pd_size && after_bwd.pd_hits == before_bwd.pd_hits
+                    && after_bwd.pd_misses == before_bwd.pd_misses,
+            "pd cache: backward pds with a hint bypass it");
+
+    // Shrinking and capacity 0 reach the pd cache too.
+    set_capacity(1);
+    tally.check(stats().pd_size == 1, "pd cache: shrinks with the primitive cache");
+    set_capacity(0);
+    dnnl_primitive_desc_t f = conv_pd(eng, 32);
+    auto s2 = stats();
+    tally.check(s2.pd_size == 0 && first_impl == impl_of(f),
+            "pd cache: capacity 0 empties it and creation still works");
+    set_capacity(16);
+    for (auto p : {a, b, c, d, d2, e, f, fwd}) dnnl_primitive_desc_destroy(p);
+    dnnl_engine_destroy(eng2);
+}
+
+// Threads creating the same few problems at once all get right pds.
+void pd_cache_concurrent() {
+    set_capacity(16);
+    kestrel::primitive_cache_clear();
+    std::vector<std::string> expect;
+    set_capacity(0);
+    for (int64_t oc : {16, 24, 40}) {
+        dnnl_primitive_desc_t pd = conv_pd(eng, oc);
+        expect.push_back(impl_of(pd));
+        dnnl_primitive_desc_destroy(pd);
+    }
+    set_capacity(16);
+    const int nthr = 4;
+    std::atomic<int> bad {0};
+    std::vector<std::thread> ts;
+    for (int t = 0; t < nthr; ++t)
+        ts.emplace_back([&, t] {
+            for (int i = 0; i < 30; ++i) {
+                const int which = (i + t) % 3;
+                dnnl_primitive_desc_t pd = conv_pd(eng, which == 0 ? 16 : which == 1 ? 24 : 40);
+                if (expect[which] != impl_of(pd)) ++bad;
+                dnnl_primitive_desc_destroy(pd);
+            }
+        });
+    for (auto &th : ts) th.join();
+    auto s = stats();
+    tally.check(bad.load() == 0 && s.pd_size == 3 && s.pd_hits + s.pd_misses == 120,
+            "pd cache: concurrent creations of three problems");
+}
+
 void cpp_api() {
     dnnl::set_primitive_cache_capacity(5);
     tally.check(dnnl::get_primitive_cache_capacity() == 5, "dnnl::set/get_primitive_cache_capacity");
@@ -262,6 +406,8 @@ int main() {
     kt::with_threads(1, [] { hit_and_miss(); capacity_zero(); eviction_order(); });
     kt::with_threads(2, [] { hit_and_miss(); capacity_zero(); eviction_order(); same_results(); });
     concurrent();
+    pd_cache();
+    pd_cache_concurrent();
     cpp_api();
     kestrel::primitive_cache_clear();
     dnnl_stream_destroy(strm);

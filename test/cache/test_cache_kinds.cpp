@@ -49,7 +49,7 @@ template <typename desc_t>
 std::string key_of(const desc_t &d) {
     kestrel::key_writer_t k;
     bool ok = d.serialize(k);
-    return ok ? k.bytes() : std::string();
+    return ok ? k.take() : std::string();
 }
 
 kestrel::memory_desc_t plain_md(const dims_v &dims, dnnl_data_type_t dt, dnnl_format_tag_t tag) {
