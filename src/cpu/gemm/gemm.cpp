@@ -421,7 +421,8 @@ const cache_sizes_t &host_caches() {
 //   NC: the packed B blocks of all threads (nthr x KC x NC) take half of
 //       L3. Multiple of NR, in [NR, 4096].
 // Zen 5 (48 KB / 1 MB / 32 MB and more): KC = 256, MC = 504, NC = 4096 for
-// the 12x32 kernel.
+// the 12x32 kernel. plan_t::init lengthens KC (and shortens MC) for
+// products with few columns: few_columns_kc.
 blocking_t derive_blocking(const cache_sizes_t &c, dim_t mr, dim_t nr, int nthr) {
     const dim_t l1 = (dim_t)clamp_size(c.l1, 32u << 10, 8u << 10, 1u << 20);
     const dim_t l2 = (dim_t)clamp_size(c.l2, 512u << 10, 64u << 10, 16u << 20);
