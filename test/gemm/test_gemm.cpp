@@ -292,6 +292,28 @@ void test_blocking() {
     // MC = 131072 / 1344 = 97 -> 96, NC = 4 M / 2688 = 1560 -> 1552.
     b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 6, 16, 2);
     T.check(b.kc == 336 && b.mc == 96 && b.nc == 1552, "blocking for 32K/256K/8M caches, 6x16, 2 threads");
+    // Few columns: KC grows while KC x N (N rounded up to NR) takes at most
+    // a quarter of L2, up to 1024, and MC follows (MC x KC x 4 = L2 / 2).
+    // 48 KB / 1 MB / 32 MB, 12x32 kernel, N = 64: KC <= 262144 / 256 = 1024;
+    // K = 576 is one block, MC = 524288 / 2304 = 227 -> 216. K = 1500:
+    // two blocks of 750, MC = 524288 / 3000 = 174 -> 168. N = 40 rounds to
+    // 64 as well. N = 300 (KC <= 218) keeps the rule's 256.
+    if (isa::has(isa::avx512)) {
+        const gemm::cache_sizes_t zen5 {48u << 10, 1u << 20, 32u << 20};
+        gemm::set_kernel_level_for_testing(gemm::kernel_level_t::avx512);
+        struct {
+            dim_t M, N, K, kc, mc;
+        } fc[] = {{4096, 64, 576, 576, 216}, {4096, 40, 1500, 750, 168}, {4096, 300, 1500, 250, 504}};
+        for (const auto &f : fc) {
+            gemm::plan_t q;
+            const bool okq = q.init(zen5, f.M, f.N, f.K, false, false, 1) == status::success && !q.direct()
+                    && !q.skinny() && q.kc() == f.kc && q.mc() == f.mc;
+            std::snprintf(what, sizeof(what), "few-columns blocking, N=%ld K=%ld: KC %ld (%ld), MC %ld (%ld)",
+                    (long)f.N, (long)f.K, (long)q.kc(), (long)f.kc, (long)q.mc(), (long)f.mc);
+            T.check(okq, what);
+        }
+        gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+    }
     const gemm::cache_sizes_t &h = gemm::host_caches();
     std::printf("  host caches: L1 %zu, L2 %zu, L3 %zu bytes\n", h.l1, h.l2, h.l3);
     // Plans built on the tiny caches use the tiny blocks.
@@ -302,6 +324,46 @@ void test_blocking() {
     T.check(ok && b.kc <= 80 && p.kc() == div_up(1000, div_up(1000, b.kc)) && p.mc() == b.mc && p.nc() <= b.nc
                     && !p.direct(),
             "plan on tiny caches: the tiny blocks, packed");
+}
+
+// Few columns with K cut into long blocks (32 KB / 256 KB / 8 MB caches,
+// N = 20: KC <= 65536 / (32 x 4) = 512 against the rule's 168 or 336, so
+// K = 1100 runs as three blocks of 367, 367, 366): a row tail (301 is no
+// multiple of 4, 6 or 12), a column tail, beta != 0, both orientations of
+// A, each kernel, 1 and 2 threads, against the naive product.
+void test_few_columns() {
+    const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
+    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
+            gemm::kernel_level_t::avx512};
+    for (gemm::kernel_level_t level : levels) {
+        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
+                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
+            continue;
+        gemm::set_kernel_level_for_testing(level);
+        for (bool ta : {false, true}) {
+            shape_t s {301, 20, 1100, ta, false, 1.f, 0.5f};
+            data_t d = make_data(s, 4242 + ta);
+            for (int nthr : {1, 2}) {
+                bool ok = true;
+                dim_t kc = 0;
+                kt::with_threads(nthr, [&] {
+                    runner_t r;
+                    std::vector<float> C = d.C0;
+                    ok = r.init(s, 0, &small) == status::success
+                            && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(), d.ldb,
+                                       s.beta, C.data(), d.ldc, r.grantor(), 10)
+                                    == status::success
+                            && matches(s, d, C);
+                    kc = r.plan.kc();
+                });
+                char what[160];
+                std::snprintf(what, sizeof(what), "few columns, level %d, ta=%d, %d thr: KC %ld, matches",
+                        (int)level, ta, nthr, (long)kc);
+                T.check(ok && kc == 367, what);
+            }
+        }
+    }
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
 }
 
 // execute_st from inside a parallel region: each slot its own buffers.
@@ -501,6 +563,7 @@ int main() {
     if (isa::has(isa::avx2)) grid_for_kernel(gemm::kernel_level_t::avx2, "avx2", &tiny_caches);
     if (isa::has(isa::avx512)) grid_for_kernel(gemm::kernel_level_t::avx512, "avx512", &tiny_caches);
     test_blocking();
+    test_few_columns();
     test_epilogue();
     test_skinny(gemm::kernel_level_t::portable, "portable");
     if (isa::has(isa::avx2)) test_skinny(gemm::kernel_level_t::avx2, "avx2 (packed path)");

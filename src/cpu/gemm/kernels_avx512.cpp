@@ -114,13 +114,26 @@ KESTREL_AVX512 inline __mmask16 lanes_below(dim_t n) {
 
 // Contract: kernels.hpp (pack_fn_t). 16 x 16 tiles through registers: 16
 // masked row loads, the transpose, 16 masked stores of up to 16 columns.
+// Each source row is fetched two tiles (128 bytes) ahead: up to 16 rows
+// read 64 bytes at a time, ld apart, are more streams than the hardware
+// prefetchers follow, and without it packing a row-major A (4096 x 576)
+// or a transposed B (inner product weights) ran at about 4 GB/s, more
+// time than the kernel took on the packed panels (1.8x faster with it on
+// one Zen 5 core; 32 floats ahead beat 48, 64 and 128). Nothing is fetched
+// beyond the k steps asked for.
 KESTREL_AVX512 void pack_transposing(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *dst) {
+    constexpr dim_t ahead = 32;
     for (dim_t p0 = 0; p0 < k; p0 += 16) {
         const dim_t pt = k - p0 < 16 ? k - p0 : 16;
         const __mmask16 mp = lanes_below(pt);
         for (dim_t j0 = 0; j0 < W; j0 += 16) {
             const __mmask16 mj = lanes_below(W - j0);
             const dim_t rows = w - j0;
+            if (p0 + ahead < k)
+                for (int j = 0; j < 16; ++j)
+                    if (j < rows)
+                        _mm_prefetch(reinterpret_cast<const char *>(src + (j0 + j) * ld + p0 + ahead),
+                                _MM_HINT_T0);
             __m512 r[16];
 #pragma GCC unroll 16
             for (int j = 0; j < 16; ++j)
