@@ -357,8 +357,10 @@ conv_bwd::gemm_call_t gemm_conv_bwd_weights_t::pd_t::call(const void *big, const
 // from memory into the packing buffer, then read again): the points are
 // cut into equal chunks, as few as keep both operands of a chunk within
 // what the GEMM runs with its direct tiles. Each chunk then rereads and
-// rewrites the partial diff_weights (Cs x Cb floats, cached): at least
-// min_direct points a chunk keep that a few percent of the product.
+// rewrites the partial diff_weights (Cs x Cb floats): chunks shorter than
+// min_direct points are left to the packed path (1024 -> 256 at 14x14,
+// chunks of 98 points, was a sixth slower than packing; 256 -> 64 at 56x56
+// takes chunks of 392 and gains).
 status_t gemm_conv_bwd_weights_t::pd_t::pick_direct_chunks() {
     direct_chunks = false;
     part_t = false;
@@ -367,7 +369,7 @@ status_t gemm_conv_bwd_weights_t::pd_t::pick_direct_chunks() {
     // is reused by more A tiles): the partials transposed when the big
     // tensor has more channels.
     part_t = bs.Cb * bs.KS() > bs.Cs;
-    constexpr dim_t min_direct = 64;
+    constexpr dim_t min_direct = 256;
     const dim_t SSP = bs.SSP();
     auto plan_for = [&](gemm::plan_t &pl, dim_t len, bool &direct) -> status_t {
         const conv_bwd::gemm_call_t c =
