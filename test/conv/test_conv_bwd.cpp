@@ -788,6 +788,15 @@ int main() {
             {false, 2, 1, 1, 5, 3, {9, 9}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, false},
             {false, 2, 2, 6, 1, 1, {5, 4}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true}, // depthwise
             {false, 2, 2, 1, 3, 4, {5, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_bf16, true},
+            // nxc 1x1 backward weights with enough points that the direct
+            // GEMM tiles take them in several chunks plus a shorter last one
+            // (partials transposed when ic > oc, straight otherwise; mb 1
+            // splits one image's chunks between the threads; groups; a
+            // deconvolution, whose big tensor is diff_dst).
+            {false, 2, 2, 1, 19, 11, {97, 91}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, true},
+            {false, 2, 1, 1, 11, 19, {89, 97}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, false},
+            {false, 2, 1, 2, 13, 10, {93, 95}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, true},
+            {true, 2, 1, 1, 12, 17, {97, 91}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, true},
             {true, 2, 2, 1, 5, 7, {5, 6}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},
             {true, 2, 2, 2, 3, 5, {4, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, nxc, dnnl_f32, false},
             {true, 2, 1, 1, 4, 3, {7, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}, ncx, dnnl_f32, true},

@@ -345,8 +345,71 @@ conv_bwd::gemm_call_t gemm_conv_bwd_weights_t::pd_t::call(const void *big, const
                                                           dim_t n, dim_t gr, dim_t sp0,
                                                           dim_t len) const {
     const dim_t rows = bs.Cb * bs.KS();
+    const conv_bwd::mat_t pm =
+            part_t ? conv_bwd::mat_t{part, 1, bs.Cs} : conv_bwd::mat_t{part, rows, 1};
     return conv_bwd::orient(bs.Cs, rows, len, v.small_m(bs, small, buf, n, gr, sp0, len),
-                            v.big_m(bs, big, col, n, gr, sp0, len).t(), {part, rows, 1});
+                            v.big_m(bs, big, col, n, gr, sp0, len).t(), pm);
+}
+
+// With both operands in place (a 1x1 kernel over f32 tensors whose
+// layouts give op(B) contiguous rows, nxc), packing them chunk by chunk
+// cost about as much as the product (nhwc 1x1: the src chunk was copied
+// from memory into the packing buffer, then read again): the points are
+// cut into equal chunks, as few as keep both operands of a chunk within
+// what the GEMM runs with its direct tiles. Each chunk then rereads and
+// rewrites the partial diff_weights (Cs x Cb floats): chunks shorter than
+// min_direct points are left to the packed path (1024 -> 256 at 14x14,
+// chunks of 98 points, was a sixth slower than packing; 256 -> 64 at 56x56
+// takes chunks of 392 and gains).
+status_t gemm_conv_bwd_weights_t::pd_t::pick_direct_chunks() {
+    direct_chunks = false;
+    part_t = false;
+    if (!v.big_mat || !v.small_mat) return status::success;
+    // The GEMM's C rows are the longer side (a B panel of the direct tiles
+    // is reused by more A tiles): the partials transposed when the big
+    // tensor has more channels.
+    part_t = bs.Cb * bs.KS() > bs.Cs;
+    constexpr dim_t min_direct = 256;
+    const dim_t SSP = bs.SSP();
+    auto plan_for = [&](gemm::plan_t &pl, dim_t len, bool &direct) -> status_t {
+        const conv_bwd::gemm_call_t c =
+                call(nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0, len);
+        KESTREL_CHECK(pl.init(c.M, c.N, c.K, c.ta, c.tb));
+        direct = pl.direct();
+        return status::success;
+    };
+    // Fewest chunks (at least as many as pick_chunk's) whose length runs
+    // direct: doubling the count until it does, then backing off while the
+    // count just below still does.
+    dim_t nch = div_up(SSP, chunk);
+    dim_t len = div_up(SSP, nch);
+    bool direct = false;
+    KESTREL_CHECK(plan_for(plan, len, direct));
+    while (!direct && len > min_direct) {
+        nch *= 2;
+        len = div_up(SSP, nch);
+        KESTREL_CHECK(plan_for(plan, len, direct));
+    }
+    if (!direct || len < std::min(min_direct, SSP)) return part_t = false, status::success;
+    const dim_t nch_min = div_up(SSP, chunk);
+    for (int step = 0; step < 64 && nch > nch_min; ++step) {
+        const dim_t l = div_up(SSP, nch - 1);
+        bool d = false;
+        KESTREL_CHECK(plan_for(plan_tail, l, d));
+        if (!d) break;
+        --nch;
+        len = l;
+    }
+    KESTREL_CHECK(plan_for(plan, len, direct));
+    if (!direct) return part_t = false, status::success;
+    const dim_t last = SSP - (div_up(SSP, len) - 1) * len;
+    if (last != len) {
+        KESTREL_CHECK(plan_for(plan_tail, last, direct));
+        if (!direct) return part_t = false, status::success;
+    }
+    chunk = len;
+    direct_chunks = true;
+    return status::success;
 }
 
 status_t gemm_conv_bwd_weights_t::pd_t::init(dnnl_engine *) {
@@ -361,9 +424,13 @@ status_t gemm_conv_bwd_weights_t::pd_t::init(dnnl_engine *) {
     nthr = max_threads();
     const dim_t rows = bs.Cb * bs.KS();
     chunk = pick_chunk(bs, nthr, true, v.big_mat);
-    const dim_t pts = bs.SSP() % chunk == 0 ? chunk : DNNL_RUNTIME_DIM_VAL;
-    const conv_bwd::gemm_call_t c = call(nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0, pts);
-    KESTREL_CHECK(plan.init(c.M, c.N, c.K, c.ta, c.tb));
+    KESTREL_CHECK(pick_direct_chunks());
+    if (!direct_chunks) {
+        const dim_t pts = bs.SSP() % chunk == 0 ? chunk : DNNL_RUNTIME_DIM_VAL;
+        const conv_bwd::gemm_call_t c =
+                call(nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0, pts);
+        KESTREL_CHECK(plan.init(c.M, c.N, c.K, c.ta, c.tb));
+    }
     auto &r = scratchpad_registry();
     r.set_nthr(nthr);
     plan.book(r, key_gemm);
@@ -412,7 +479,7 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
             if (!v.big_mat) im2col(b, v.big, v.big_ps, big, n, gr, sp0, len, col);
             if (!v.small_mat) small_chunk_load(b, v.small, v.small_ps, small, n, gr, sp0, len, buf);
             const status_t st = run_gemm(
-                    p->plan,
+                    p->direct_chunks && len != chunk ? p->plan_tail : p->plan,
                     p->call(big, small, col, buf, part + gr * b.Cs * rows, n, gr, sp0, len), 1.f,
                     false, sg, ithr);
             if (st != status::success) failed = (int)st;
@@ -436,20 +503,36 @@ status_t gemm_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
     const mdw_t dw_d(p->diff_weights_md(0));
     const data_type_t wdt = dw_d.data_type();
     const wei_offsets_t wo(dw_d, g, b);
-    parallel_nd(b.G, b.Cs, [&](dim_t gr, dim_t cs) {
-        const dim_t base = (gr * b.Cs + cs) * rows;
-        float *acc = sg.get<float>(key_part, 0) + base;
-        for (int t = 1; t < nthr; ++t) {
-            const float *pt = sg.get<float>(key_part, t) + base;
-            for (dim_t i = 0; i < rows; ++i) acc[i] += pt[i];
-        }
-        for (dim_t cb = 0; cb < b.Cb; ++cb)
-            for (dim_t kd = 0; kd < b.KD; ++kd)
-                for (dim_t kh = 0; kh < b.KH; ++kh)
-                    for (dim_t kw = 0; kw < b.KW; ++kw)
-                        store_f32(wdt, diff_wei, wo.off(gr, cs, cb, kd, kh, kw),
-                                  acc[cb * KS + (kd * b.KH + kh) * b.KW + kw]);
-    });
+    if (p->part_t) {
+        // Partials stored transposed, [g][(cb, k)][cs].
+        parallel_nd(b.G, rows, [&](dim_t gr, dim_t r) {
+            const dim_t base = (gr * rows + r) * b.Cs;
+            float *acc = sg.get<float>(key_part, 0) + base;
+            for (int t = 1; t < nthr; ++t) {
+                const float *pt = sg.get<float>(key_part, t) + base;
+                for (dim_t i = 0; i < b.Cs; ++i) acc[i] += pt[i];
+            }
+            const dim_t cb = r / KS, k = r % KS;
+            const dim_t kw = k % b.KW, kh = k / b.KW % b.KH, kd = k / (b.KW * b.KH);
+            for (dim_t cs = 0; cs < b.Cs; ++cs)
+                store_f32(wdt, diff_wei, wo.off(gr, cs, cb, kd, kh, kw), acc[cs]);
+        });
+    } else {
+        parallel_nd(b.G, b.Cs, [&](dim_t gr, dim_t cs) {
+            const dim_t base = (gr * b.Cs + cs) * rows;
+            float *acc = sg.get<float>(key_part, 0) + base;
+            for (int t = 1; t < nthr; ++t) {
+                const float *pt = sg.get<float>(key_part, t) + base;
+                for (dim_t i = 0; i < rows; ++i) acc[i] += pt[i];
+            }
+            for (dim_t cb = 0; cb < b.Cb; ++cb)
+                for (dim_t kd = 0; kd < b.KD; ++kd)
+                    for (dim_t kh = 0; kh < b.KH; ++kh)
+                        for (dim_t kw = 0; kw < b.KW; ++kw)
+                            store_f32(wdt, diff_wei, wo.off(gr, cs, cb, kd, kh, kw),
+                                      acc[cb * KS + (kd * b.KH + kh) * b.KW + kw]);
+        });
+    }
 
     if (!g.with_bias) return status::success;
     void *diff_bias = ctx.output(DNNL_ARG_DIFF_BIAS);

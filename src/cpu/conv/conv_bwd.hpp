@@ -155,6 +155,9 @@ struct gemm_conv_bwd_weights_t : primitive_t {
         // its shape).
         conv_bwd::gemm_call_t call(const void *big, const void *small, float *col, float *buf,
                                    float *part, dim_t n, dim_t gr, dim_t sp0, dim_t len) const;
+        // Sets direct_chunks, part_t, chunk and the plans when the operands
+        // allow the direct tiles (see conv_bwd.cpp).
+        status_t pick_direct_chunks();
 
         conv_bs_geom_t bs;
         conv_bwd_views_t v;
@@ -162,6 +165,13 @@ struct gemm_conv_bwd_weights_t : primitive_t {
         int nthr = 1;            // partials booked, one per thread slot
         bool fused_bias = false; // convolution with bias: summed in the GEMM sweep
         gemm::plan_t plan;
+        // Both operands read in place (1x1, f32, rows of op(B) contiguous):
+        // the points are cut into chunks small enough for the GEMM's
+        // direct tiles, no packing at all; plan_tail serves the last,
+        // shorter chunk when there is one.
+        bool direct_chunks = false;
+        bool part_t = false; // partials stored [g][(cb, k)][cs]
+        gemm::plan_t plan_tail;
     };
     explicit gemm_conv_bwd_weights_t(const pd_t *pd) : primitive_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;

@@ -247,17 +247,23 @@ status_t direct_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
             const float *src_n = src + src_d.off_v(pos);
             g.data_pos(pos, n, 0, od, oh, 0);
             const float *dd_row = dd + dd_d.off_v(pos);
-            for (dim_t cb = 0; cb < g.G * OCb; ++cb) { // oc block over all groups
+            // Oc blocks over all groups, two of one group at a time when
+            // there are two left (one src broadcast feeds both).
+            for (dim_t cb = 0; cb < g.G * OCb;) {
                 const dim_t gr = cb / OCb;
+                const bool pair = cb + 1 < (gr + 1) * OCb;
                 const float *dd_b = dd_row + cb * d_cb;
-                if (bpart) {
-                    float *bp = bpart + cb * 16;
-                    for (dim_t ow = 0; ow < g.OW; ++ow)
-                        for (int l = 0; l < 16; ++l) bp[l] += dd_b[ow * d_w + l];
-                }
+                if (bpart)
+                    for (dim_t c = cb; c < cb + (pair ? 2 : 1); ++c) {
+                        float *bp = bpart + c * 16;
+                        const float *db = dd_row + c * d_cb;
+                        for (dim_t ow = 0; ow < g.OW; ++ow)
+                            for (int l = 0; l < 16; ++l) bp[l] += db[ow * d_w + l];
+                    }
                 for (dim_t icb = 0; icb < ICb; ++icb) {
                     const float *src_b = src_n + (gr * ICb + icb) * s_cb;
                     float *pb = part + (cb * ICb + icb) * KS * 256;
+                    float *pb1 = pb + ICb * KS * 256; // block cb + 1, same icb
                     for (dim_t kd = 0; kd < g.KD; ++kd) {
                         const dim_t id = od * g.SD - g.PD + kd * (g.DD + 1);
                         if (id < 0 || id >= g.ID) continue;
@@ -270,13 +276,20 @@ status_t direct_conv_bwd_weights_t::execute(const exec_ctx_t &ctx) const {
                                 const dim_t lo = off >= 0 ? 0 : div_up(-off, g.SW);
                                 const dim_t hi = g.IW - 1 - off < 0 ? 0 : std::min(g.OW, (g.IW - 1 - off) / g.SW + 1);
                                 if (hi <= lo) continue;
-                                direct_bwd_w_16c_row(pb + ((kd * g.KH + kh) * g.KW + kw) * 256,
-                                        src_b + id * s_d + ih * s_h + (lo * g.SW + off) * s_w, g.SW * s_w,
-                                        dd_b + lo * d_w, d_w, hi - lo);
+                                const dim_t k = ((kd * g.KH + kh) * g.KW + kw) * 256;
+                                const float *sp = src_b + id * s_d + ih * s_h + (lo * g.SW + off) * s_w;
+                                if (!pair) {
+                                    direct_bwd_w_16c_row(pb + k, sp, g.SW * s_w, dd_b + lo * d_w, d_w, hi - lo);
+                                    continue;
+                                }
+                                for (int half = 0; half < 16; half += 8)
+                                    direct_bwd_w_16c_row_x2(pb + k + half * 16, pb1 + k + half * 16, sp + half,
+                                            g.SW * s_w, dd_b + lo * d_w, dd_b + d_cb + lo * d_w, d_w, hi - lo);
                             }
                         }
                     }
                 }
+                cb += pair ? 2 : 1;
             }
         }
     });

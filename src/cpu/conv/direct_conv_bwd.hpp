@@ -67,8 +67,10 @@ private:
 // dilation and padding; groups of whole blocks. Work items are output rows
 // (image, od, oh), split over the threads; each thread accumulates its
 // own partial diff_weights (and diff_bias) in the scratchpad in the
-// 16i16o block layout, one 16 x 16 block at a time over a row of points
-// (direct_bwd_w_16c_row); the partials are then summed in slot order into
+// 16i16o block layout over a row of points, two oc blocks of a group at a
+// time, half of their src channels per pass (direct_bwd_w_16c_row_x2), or
+// a single block's 16 x 16 when one is left (direct_bwd_w_16c_row); the
+// partials are then summed in slot order into
 // the user's diff_weights, whatever its blocked layout.
 struct direct_conv_bwd_weights_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, conv_bwd_pd_t, direct_conv_bwd_weights_t> {
@@ -90,6 +92,12 @@ private:
 // dw[i * 16 + o] += sum over j < n of src[j * s_src + i] * ddst[j * s_dd + o]
 // (AVX-512).
 void direct_bwd_w_16c_row(float *dw, const float *src, dim_t s_src, const float *ddst, dim_t s_dd, dim_t n);
+// Two oc blocks at once, for half of the src channels of a block:
+// dw0[i * 16 + o] += sum over j < n of src[j * s_src + i] * dd0[j * s_dd + o]
+// and dw1 likewise with dd1, for i < 8: each src value broadcast once for
+// both (10 loads per 16 FMAs where one block takes 17).
+void direct_bwd_w_16c_row_x2(float *dw0, float *dw1, const float *src, dim_t s_src, const float *dd0,
+        const float *dd1, dim_t s_dd, dim_t n);
 
 } // namespace kestrel
 
