@@ -400,6 +400,23 @@ int main() {
         p.q.sum = true, p.q.sum_first = true, p.q.sum_scale = 1.f;
         add(p, "2D any (packed weights), no tails, leading sum, relu");
     }
+    // No output stage (scales folded into alpha, no bias, post-op or dst
+    // scale): the vector store of the int8 epilogue, saturating both ends.
+    {
+        prb_t p = base(20, 300, 70, 2, dnnl_ab, dnnl_format_tag_any);
+        p.ddt = dnnl_s8, p.q.wei_scales = {0.001f};
+        add(p, "2D any, u8 -> s8, common scale only (saturates)");
+    }
+    {
+        prb_t p = base(11, 130, 53, 2, dnnl_ab, dnnl_ab);
+        p.sdt = dnnl_s8, p.ddt = dnnl_u8, p.q.src_zp = true, p.q.src_zp_v = 9, p.q.src_scale = 0.004f;
+        add(p, "2D ab, s8 src zp -> u8, common scale only (saturates)");
+    }
+    {
+        prb_t p = base(5, 77, 29, 2, dnnl_ab, dnnl_format_tag_any);
+        p.ddt = dnnl_f32, p.q.src_zp = true, p.q.src_zp_v = 200;
+        add(p, "2D any, u8 src zp -> f32, no scales");
+    }
     for (auto &c : cases) run_case(t, eng, strm, c.first, c.second);
     packed_layout(t, eng);
     bad_input(t, eng, strm);
