@@ -110,6 +110,9 @@ void test_tiles() {
                     const float alpha = t == 2 ? 0.5f : 1.f, beta = t == 0 ? 0.f : t == 1 ? 1.f : -0.5f;
                     tile_case(mb, nb, kb, t & 1, (t >> 1) & 1, alpha, beta, seed++);
                 }
+    // K past one 512-k chunk of the tile routine (C then accumulates over
+    // chunks with beta applied once), odd, with row and column tails.
+    for (int t = 0; t < 4; ++t) tile_case(13, 33, 1025, t & 1, (t >> 1) & 1, t == 2 ? 0.5f : 1.f, t == 1 ? 0.f : -0.5f, seed++);
 }
 
 // ------------------------------------------------------ matmul and IP
@@ -197,10 +200,13 @@ void matmul_case(dim_t M, dim_t K, dim_t N, bool ts, bool tw, dt ddt, bool bias,
 
 void test_matmul() {
     uint64_t seed = 100;
-    // Across cvt_plan_t's tiles and K chunks (144 x 512, 256) and the
+    // Across cvt_plan_t's tiles and K chunks (480 x 512, 256; 1024 x 512
+    // on the dot path, which takes K in chunks of 512) and the
     // microkernel's 12 x 32 panels.
+    // {M, K, N}; 1030 rows: two tiles of rows on the dot path (1024 tall),
+    // 530 k: two chunks of its tile routine.
     const dim_t shapes[][3] = {{1, 1, 1}, {1, 300, 40}, {13, 3, 33}, {12, 256, 32}, {25, 257, 70}, {150, 300, 520},
-            {145, 513, 17}};
+            {145, 513, 17}, {1030, 530, 33}};
     int v = 0;
     for (const auto &sh : shapes)
         for (int t = 0; t < 4; ++t, ++v)

@@ -23,6 +23,7 @@ namespace {
 // conversion to a few percent of the time. 144 rows converted B three
 // times as often (f16 2048^3: 0.4x f32 with the scalar conversion).
 constexpr dim_t tile_m = 480, tile_n = 512, tile_k = 256;
+constexpr dim_t tile_m_bf16 = 1024;
 constexpr double min_flops_per_thread = 32.0 * 1024;
 
 bool is_runtime(dim_t v) { return v == DNNL_RUNTIME_DIM_VAL; }
@@ -558,6 +559,10 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
     kfull_ = is_runtime(K) ? std::numeric_limits<dim_t>::max() : K;
     nthr_ = nthr > 0 ? nthr : max_threads();
     bf16_dot_ = a_dt == dnnl_bf16 && b_dt == dnnl_bf16 && !with_zp && bf16_dot_available();
+    // The dot path packs B once per tile row and K chunk straight from B's
+    // rows (no f32 panel to keep small): taller tiles read B from memory
+    // fewer times (2048^3: 2 instead of 5).
+    if (bf16_dot_) tm_ = cap(M, tile_m_bf16);
     gemv_a_ = 0;
     const bool int_w = b_dt == dnnl_s8 || b_dt == dnnl_u8 || b_dt == dnnl_s4 || b_dt == dnnl_u4;
     if (int_w && !transb && !is_runtime(K) && K > 0 && isa::has(isa::avx512)) {
