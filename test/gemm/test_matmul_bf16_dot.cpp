@@ -122,20 +122,20 @@ using tag = dnnl::memory::format_tag;
 
 // dst = relu?(scale * src x wei + bias) (+ dst0 when sum), through dnnl.hpp.
 void matmul_case(dim_t M, dim_t K, dim_t N, bool ts, bool tw, dt ddt, bool bias, bool sum, float scale,
-        int nthr, uint64_t seed) {
+        int nthr, uint64_t seed, bool relu = true) {
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     dnnl::stream str(eng);
     dnnl::memory::desc sd({M, K}, dt::bf16, ts ? tag::ba : tag::ab), wd({K, N}, dt::bf16, tw ? tag::ba : tag::ab),
             dd({M, N}, ddt, tag::ab), bd({1, N}, dt::f32, tag::ab);
     dnnl::post_ops po;
     if (sum) po.append_sum(1.f);
-    po.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    if (relu) po.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f);
     dnnl::primitive_attr attr;
     attr.set_post_ops(po);
     if (scale != 1.f) attr.set_scales_mask(DNNL_ARG_SRC, 0);
     char what[160];
-    std::snprintf(what, sizeof(what), "matmul %ldx%ldx%ld ts=%d tw=%d dst=%s bias=%d sum=%d scale=%g %d thr", (long)M,
-            (long)K, (long)N, ts, tw, ddt == dt::f32 ? "f32" : "bf16", bias, sum, scale, nthr);
+    std::snprintf(what, sizeof(what), "matmul %ldx%ldx%ld ts=%d tw=%d dst=%s bias=%d sum=%d scale=%g relu=%d %d thr",
+            (long)M, (long)K, (long)N, ts, tw, ddt == dt::f32 ? "f32" : "bf16", bias, sum, scale, relu, nthr);
     dnnl::matmul::primitive_desc pd = bias ? dnnl::matmul::primitive_desc(eng, sd, wd, bd, dd, attr)
                                            : dnnl::matmul::primitive_desc(eng, sd, wd, dd, attr);
     T.check(std::string(pd.impl_info_str()) == "gemm:cvt", (std::string(what) + ": gemm:cvt").c_str());
@@ -180,7 +180,7 @@ void matmul_case(dim_t M, dim_t K, dim_t N, bool ts, bool tw, dt ddt, bool bias,
                 sa += std::fabs(p);
             }
             double pre = scale * acc + (bias ? bp[j] : 0.0) + (sum ? d0[(size_t)(i * N + j)] : 0.0);
-            const double want = pre > 0 ? pre : 0.0;
+            const double want = pre > 0 || !relu ? pre : 0.0;
             // Accumulation as in the header, then scale, bias and sum: 3
             // more roundings of values bounded by the magnitudes below.
             const double mag = std::fabs(scale) * sa + (bias ? std::fabs(bp[j]) : 0.0)
@@ -212,6 +212,14 @@ void test_matmul() {
         for (int t = 0; t < 4; ++t, ++v)
             matmul_case(sh[0], sh[1], sh[2], t & 1, (t >> 1) & 1, v % 2 ? dt::bf16 : dt::f32, v % 3 != 0, v % 4 == 1,
                     v % 5 == 2 ? 0.75f : 1.f, 1 + v % 2, seed++);
+    // No epilogue (no bias, no post-op but a leading sum, which is the
+    // GEMM's beta): a bf16 dst takes the kernel's stores directly, from
+    // one K chunk or after several.
+    const dim_t plain[][3] = {{13, 70, 33}, {40, 600, 70}, {1, 1025, 17}};
+    for (const auto &sh : plain)
+        for (int t = 0; t < 4; ++t)
+            matmul_case(sh[0], sh[1], sh[2], t & 1, false, dt::bf16, false, t >= 2, t == 1 ? 0.75f : 1.f, 1 + t % 2,
+                    seed++, false);
 }
 
 // Inner product (the same engine under gemm:cvt): dst = src x wei^T + bias.

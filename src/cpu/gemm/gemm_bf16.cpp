@@ -131,11 +131,25 @@ KESTREL_BF16 KESTREL_TILE_STEP void step(const uint32_t *a, const uint32_t *b, _
     }
 }
 
+// 16 floats to bf16 as the library's f32_to_bf16 rounds them (to nearest
+// even on the bits, subnormals kept; NaNs keep their high half, quieted),
+// not vcvtneps2bf16, which flushes subnormals.
+KESTREL_BF16 KESTREL_TILE_STEP __m256i to_bf16(__m512 f) {
+    const __m512i v = _mm512_castps_si512(f);
+    const __mmask16 nan = _mm512_cmpgt_epi32_mask(
+            _mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(v, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
+    r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(0x40)));
+    return _mm512_cvtepi32_epi16(r);
+}
+
 // C rows [0, h) x columns [0, w) (w <= NR) = alpha * sum over g of the
 // products of the pairs of a (MR rows of A_LD words) and b (kp groups of
 // NR words) + beta * C, with beta == 0 not reading C (vdpbf16ps order).
+// out: the results go there as bf16 instead (C only read).
 KESTREL_BF16 void kernel(dim_t kp, const uint32_t *a, const uint32_t *b, float *C, dim_t ldc, float alpha,
-        float beta, dim_t h, dim_t w) {
+        float beta, dim_t h, dim_t w, uint16_t *out, dim_t ldo) {
     __m512 c[MR][2];
     KESTREL_UNROLL(12)
     for (int i = 0; i < MR; ++i) c[i][0] = c[i][1] = _mm512_setzero_ps();
@@ -156,6 +170,12 @@ KESTREL_BF16 void kernel(dim_t kp, const uint32_t *a, const uint32_t *b, float *
         if (beta != 0.f) {
             r0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, ci), r0);
             r1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, ci + 16), r1);
+        }
+        if (out) {
+            uint16_t *oi = out + i * ldo;
+            _mm256_mask_storeu_epi16(oi, m0, to_bf16(r0));
+            _mm256_mask_storeu_epi16(oi + 16, m1, to_bf16(r1));
+            continue;
         }
         _mm512_mask_storeu_ps(ci, m0, r0);
         _mm512_mask_storeu_ps(ci + 16, m1, r1);
@@ -185,7 +205,7 @@ size_t bf16_pack_b_bytes(dim_t tk, dim_t tn) {
 
 void bf16_dot_tile(dim_t mb, dim_t nb, dim_t kb, float alpha, const bf16_block_t &A, dim_t m0,
         dim_t k0, const bf16_block_t &B, dim_t n0, float beta, float *C, dim_t ldc, uint32_t *pa,
-        uint32_t *pb) {
+        uint32_t *pb, uint16_t *out, dim_t ldo) {
 #ifdef KESTREL_HAVE_BF16_DOT
     if (mb <= 0 || nb <= 0) return;
     if (kb <= 0) { // C = beta * C (0 * C = 0: C is not read)
@@ -197,6 +217,7 @@ void bf16_dot_tile(dim_t mb, dim_t nb, dim_t kb, float alpha, const bf16_block_t
         const dim_t kc = kb - kc0 < KC ? kb - kc0 : KC, kp = (kc + 1) / 2;
         const float bt = kc0 == 0 ? beta : 1.f;
         const float al = alpha;
+        uint16_t *o = kc0 + kc >= kb ? out : nullptr; // the last chunk writes out
         // The blocks of this chunk at their origins (m0, k0 + kc0) and (k0 + kc0, n0).
         const dim_t k = k0 + kc0;
         bf16_block_t a = A, b = B;
@@ -211,13 +232,14 @@ void bf16_dot_tile(dim_t mb, dim_t nb, dim_t kb, float alpha, const bf16_block_t
             pack_a_panel(a, i, h, kc, pa);
             for (dim_t j = 0; j < nb; j += NR) {
                 const dim_t w = nb - j < NR ? nb - j : NR;
-                kernel(kp, pa, pb + (j / NR) * kp * NR, C + i * ldc + j, ldc, al, bt, h, w);
+                kernel(kp, pa, pb + (j / NR) * kp * NR, C + i * ldc + j, ldc, al, bt, h, w,
+                        o ? o + i * ldo + j : nullptr, ldo);
             }
         }
     }
 #else
     (void)mb, (void)nb, (void)kb, (void)alpha, (void)A, (void)m0, (void)k0, (void)B, (void)n0,
-            (void)beta, (void)C, (void)ldc, (void)pa, (void)pb;
+            (void)beta, (void)C, (void)ldc, (void)pa, (void)pb, (void)out, (void)ldo;
 #endif
 }
 

@@ -614,10 +614,13 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
         const shifted_ep_t sep(ep, m0, n0);
         dim_t k0 = 0;
         if (dot) {
+            // A bf16 C without an epilogue takes the kernel's last stores
+            // directly (no f32 tile to narrow afterwards).
+            uint16_t *c16 = pc && !ep && c_dt_ == dnnl_bf16 && K > 0 ? reinterpret_cast<uint16_t *>(c_org) : nullptr;
             bf16_dot_tile(mb, nb, K, alpha, ab, m0, 0, bb, n0, beta, Cf, ldcf, reinterpret_cast<uint32_t *>(pa),
-                    reinterpret_cast<uint32_t *>(pb));
+                    reinterpret_cast<uint32_t *>(pb), c16, ldc);
             if (ep) sep.apply(0, 0, mb, nb, Cf, ldcf);
-            if (pc) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
+            if (pc && !c16) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
             continue;
         }
         do {
