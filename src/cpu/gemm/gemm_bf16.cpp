@@ -106,10 +106,21 @@ KESTREL_BF16 void pack_b_rows(const bf16_block_t &b, dim_t np, dim_t kb, uint32_
     const __m512i lo_idx = _mm512_load_si512(idx), hi_idx = _mm512_load_si512(idx + 32);
     const dim_t kp = (kb + 1) / 2, panel = kp * NR;
     const __m512i z = _mm512_setzero_si512();
+    // Rows whose lines are asked for ahead of their use: B's rows are
+    // often a multiple of 4 KB apart, which the hardware prefetchers do not
+    // follow across pages.
+    constexpr dim_t ahead = 8;
     for (dim_t g = 0; g < kp; ++g) {
         const uint16_t *s0 = b.p + 2 * g * b.ld;
         const uint16_t *s1 = 2 * g + 1 < kb ? s0 + b.ld : nullptr;
         uint32_t *d = dst + g * NR;
+        if (2 * (g + ahead) + 1 < kb) {
+            const uint16_t *f0 = b.p + 2 * (g + ahead) * b.ld;
+            for (dim_t j = 0; j < np; ++j) {
+                _mm_prefetch(reinterpret_cast<const char *>(f0 + j * NR), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char *>(f0 + b.ld + j * NR), _MM_HINT_T0);
+            }
+        }
         for (dim_t j = 0; j < np; ++j) {
             const __m512i r0 = _mm512_loadu_si512(s0 + j * NR);
             const __m512i r1 = s1 ? _mm512_loadu_si512(s1 + j * NR) : z;
