@@ -41,17 +41,18 @@ inline uint16_t at(const bf16_block_t &x, dim_t r, dim_t c) {
 
 // B panel of `w` <= NR valid columns starting at column c0 (generic:
 // tails and transposed B): pairs (2g, 2g + 1) of each column.
-void pack_b_panel(const bf16_block_t &b, dim_t c0, dim_t w, dim_t kb, uint32_t *dst) {
+// g_done: pairs [0, g_done) of a transposed B panel already written.
+void pack_b_panel(const bf16_block_t &b, dim_t c0, dim_t w, dim_t kb, uint32_t *dst, dim_t g_done = 0) {
     const dim_t kp = (kb + 1) / 2;
     if (b.trans) { // column j of op(B) is contiguous along k: one 32-bit load per pair
         const dim_t kfull = kb / 2;
         for (dim_t j = 0; j < NR; ++j) {
             if (j >= w) {
-                for (dim_t g = 0; g < kp; ++g) dst[g * NR + j] = 0;
+                for (dim_t g = g_done; g < kp; ++g) dst[g * NR + j] = 0;
                 continue;
             }
             const uint16_t *s = b.p + (c0 + j) * b.ld;
-            for (dim_t g = 0; g < kfull; ++g) std::memcpy(&dst[g * NR + j], s + 2 * g, 4);
+            for (dim_t g = g_done; g < kfull; ++g) std::memcpy(&dst[g * NR + j], s + 2 * g, 4);
             if (kp > kfull) dst[kfull * NR + j] = s[2 * kfull];
         }
         return;
@@ -128,6 +129,45 @@ KESTREL_BF16 void pack_b_rows(const bf16_block_t &b, dim_t np, dim_t kb, uint32_
             _mm512_store_si512(d + j * panel + 16, _mm512_permutex2var_epi16(r0, hi_idx, r1));
         }
     }
+}
+
+// Full panels of a transposed B (column j of op(B) contiguous along k):
+// pairs [0, kp16) (a multiple of 16) of columns [c0, c0 + NR), by 16 x 16
+// transposes of 32-bit words (16 columns x 16 pairs in, 16 pairs x 16
+// columns out). Returns kp16.
+KESTREL_BF16 dim_t pack_b_trans16(const bf16_block_t &b, dim_t c0, dim_t kb, uint32_t *dst) {
+    const dim_t kp16 = kb / 2 / 16 * 16;
+    for (dim_t g0 = 0; g0 < kp16; g0 += 16)
+        for (dim_t h = 0; h < NR; h += 16) {
+            __m512i r[16], t[16];
+            for (int j = 0; j < 16; ++j) r[j] = _mm512_loadu_si512(b.p + (c0 + h + j) * b.ld + 2 * g0);
+            // Words of columns 2q, 2q + 1 interleaved, then pairs of them
+            // from columns 4q..4q+3: lane l of t[4q + m] holds pair 4l + m
+            // of those four columns.
+            for (int q = 0; q < 8; ++q) {
+                t[2 * q] = _mm512_unpacklo_epi32(r[2 * q], r[2 * q + 1]);
+                t[2 * q + 1] = _mm512_unpackhi_epi32(r[2 * q], r[2 * q + 1]);
+            }
+            for (int q = 0; q < 4; ++q) {
+                r[4 * q + 0] = _mm512_unpacklo_epi64(t[4 * q], t[4 * q + 2]);
+                r[4 * q + 1] = _mm512_unpackhi_epi64(t[4 * q], t[4 * q + 2]);
+                r[4 * q + 2] = _mm512_unpacklo_epi64(t[4 * q + 1], t[4 * q + 3]);
+                r[4 * q + 3] = _mm512_unpackhi_epi64(t[4 * q + 1], t[4 * q + 3]);
+            }
+            // Gather lane l of the four column groups: pair 4l + m of all 16.
+            uint32_t *d = dst + g0 * NR + h;
+            for (int m = 0; m < 4; ++m) {
+                const __m512i p0 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0x44);
+                const __m512i p1 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0xee);
+                const __m512i p2 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0x44);
+                const __m512i p3 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0xee);
+                _mm512_store_si512(d + (0 + m) * NR, _mm512_shuffle_i32x4(p0, p2, 0x88));
+                _mm512_store_si512(d + (4 + m) * NR, _mm512_shuffle_i32x4(p0, p2, 0xdd));
+                _mm512_store_si512(d + (8 + m) * NR, _mm512_shuffle_i32x4(p1, p3, 0x88));
+                _mm512_store_si512(d + (12 + m) * NR, _mm512_shuffle_i32x4(p1, p3, 0xdd));
+            }
+        }
+    return kp16;
 }
 
 // One k pair into the 12 x 32 accumulators.
@@ -236,8 +276,11 @@ void bf16_dot_tile(dim_t mb, dim_t nb, dim_t kb, float alpha, const bf16_block_t
         b.p = B.trans ? B.p + n0 * B.ld + k : B.p + k * B.ld + n0;
         const dim_t nfull = b.trans ? 0 : nb / NR; // panels for pack_b_rows
         if (nfull > 0) pack_b_rows(b, nfull, kc, pb);
-        for (dim_t j = nfull * NR; j < nb; j += NR)
-            pack_b_panel(b, j, nb - j < NR ? nb - j : NR, kc, pb + (j / NR) * kp * NR);
+        for (dim_t j = nfull * NR; j < nb; j += NR) {
+            const dim_t w = nb - j < NR ? nb - j : NR;
+            uint32_t *d = pb + (j / NR) * kp * NR;
+            pack_b_panel(b, j, w, kc, d, b.trans && w == NR ? pack_b_trans16(b, j, kc, d) : 0);
+        }
         for (dim_t i = 0; i < mb; i += MR) {
             const dim_t h = mb - i < MR ? mb - i : MR;
             pack_a_panel(a, i, h, kc, pa);
