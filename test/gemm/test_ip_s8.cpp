@@ -3,6 +3,11 @@
 // the quantization output stage of common/kt_s8.hpp. Every case runs with
 // 1 and 2 threads through the C API; one through the C++ API. Bad input
 // must give a clear status and leave dst alone.
+// 2D weights in format `any` come back from gemm:s8 in a blocked layout
+// (the GEMM's packed panels): the test fills plain `ab` weights and
+// reorders them into it, as a user does, and checks the layout's shape
+// (blocks of OC and groups of 4 IC, zero padding kept by the reorder, a
+// round trip back to `ab`) without reading its bytes by hand.
 #include "common/kt_s8.hpp"
 #include "dnnl.hpp"
 
@@ -29,12 +34,41 @@ double rnd_of(kt::rng_t &r, dnnl_data_type_t dt) {
     }
 }
 
+int inner_nblks(const_dnnl_memory_desc_t md) {
+    int n = 0;
+    KT_OK(dnnl_memory_desc_query(md, dnnl_query_inner_nblks_s32, &n));
+    return n;
+}
+
+// A reorder between two memories on the CPU engine (exact for s8 to s8).
+void reorder(dnnl_engine_t eng, dnnl_stream_t strm, const_dnnl_memory_desc_t from, void *src,
+        const_dnnl_memory_desc_t to, void *dst) {
+    dnnl_primitive_desc_t rpd;
+    KT_OK(dnnl_reorder_primitive_desc_create(&rpd, from, eng, to, eng, nullptr));
+    dnnl_primitive_t r;
+    KT_OK(dnnl_primitive_create(&r, rpd));
+    dnnl_memory_t ms, md;
+    KT_OK(dnnl_memory_create(&ms, from, eng, src));
+    KT_OK(dnnl_memory_create(&md, to, eng, dst));
+    dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, ms}, {DNNL_ARG_TO, md}};
+    KT_OK(dnnl_primitive_execute(r, strm, 2, args));
+    KT_OK(dnnl_stream_wait(strm));
+    dnnl_memory_destroy(ms);
+    dnnl_memory_destroy(md);
+    dnnl_primitive_destroy(r);
+    dnnl_primitive_desc_destroy(rpd);
+}
+
 // Checks one pd (the one it points at) on fresh data.
 bool run_pd(dnnl_engine_t eng, dnnl_stream_t strm, const_dnnl_primitive_desc_t pd, const prb_t &p) {
     const_dnnl_memory_desc_t smd = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, DNNL_ARG_SRC);
     const_dnnl_memory_desc_t wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, DNNL_ARG_WEIGHTS);
     const_dnnl_memory_desc_t dmd = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, DNNL_ARG_DST);
-    const kt::plain_layout_t sl(smd), wl(wmd), dl(dmd);
+    // Blocked weights (gemm:s8's packed layout, 2D only) are filled in a
+    // plain `ab` copy and reordered in.
+    const bool blocked_w = inner_nblks(wmd) > 0;
+    kt::md_t wab(blocked_w ? kt::make_md({p.oc, p.ic}, dnnl_s8, dnnl_ab) : nullptr);
+    const kt::plain_layout_t sl(smd), wl(blocked_w ? (const_dnnl_memory_desc_t)wab : wmd), dl(dmd);
     int64_t inner = 1; // spatial points per channel
     for (int i = 0; i < p.nd - 2; ++i) inner *= p.sp[i];
     const int64_t K = p.ic * inner;
@@ -77,8 +111,20 @@ bool run_pd(dnnl_engine_t eng, dnnl_stream_t strm, const_dnnl_primitive_desc_t p
         kt::set_elem(p.ddt, db.data(), (int64_t)i, old[i]);
     }
 
-    kt::execute_quant(eng, strm, pd, sb.data(), wb.data(), p.bdt != dnnl_data_type_undef ? bb.data() : nullptr,
-            db.data(), p.q, 2, p.oc);
+    std::vector<char> wpk; // the weights in the pd's blocked layout
+    if (blocked_w) {
+        // Bytes the reorder must overwrite (padding included) start non-zero.
+        wpk.assign(dnnl_memory_desc_get_size(wmd) + 1, (char)0x5a);
+        reorder(eng, strm, wab, wb.data(), wmd, wpk.data() + 1); // +1: an odd address
+        std::vector<char> back(wb.size(), 0);
+        reorder(eng, strm, wmd, wpk.data() + 1, wab, back.data());
+        if (back != wb) {
+            std::fprintf(stderr, "  weights: ab -> packed -> ab is not the identity\n");
+            return false;
+        }
+    }
+    kt::execute_quant(eng, strm, pd, sb.data(), blocked_w ? wpk.data() + 1 : wb.data(),
+            p.bdt != dnnl_data_type_undef ? bb.data() : nullptr, db.data(), p.q, 2, p.oc);
 
     const int32_t zp = p.q.src_zp ? p.q.src_zp_v : 0;
     int bad = 0;
@@ -164,6 +210,71 @@ void bad_input(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm) {
     t.check(untouched, "failed execution wrote nothing");
     for (auto m : {ms, mw, md}) dnnl_memory_destroy(m);
     dnnl_primitive_destroy(prim);
+    dnnl_primitive_desc_destroy(pd);
+}
+
+// What gemm:s8 makes of 2D `any` weights: blocked, dims and data type
+// kept, OC padded to its block and IC to 4 (the reorder's output then
+// holds zeros there), and the same descriptor passed back in is taken as
+// it is by gemm:s8. 4D `any` weights stay plain (the layout's groups of 4
+// would cut across the spatial dims).
+void packed_layout(kt::tally_t &t, dnnl_engine_t eng) {
+    for (int64_t ic : {1, 4, 37}) {
+        const prb_t p = base(8, ic, 50, 2, dnnl_ab, dnnl_format_tag_any);
+        dnnl_primitive_desc_t pd = nullptr;
+        KT_OK(make_pd(&pd, eng, p, dnnl_s8, p.oc, nullptr));
+        const_dnnl_memory_desc_t w = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        int nd = 0, nblks = 0;
+        dnnl_data_type_t dt = dnnl_data_type_undef;
+        const dnnl_dims_t *dims = nullptr, *pdims = nullptr, *blks = nullptr, *idxs = nullptr;
+        KT_OK(dnnl_memory_desc_query(w, dnnl_query_ndims_s32, &nd));
+        KT_OK(dnnl_memory_desc_query(w, dnnl_query_data_type, &dt));
+        KT_OK(dnnl_memory_desc_query(w, dnnl_query_dims, &dims));
+        KT_OK(dnnl_memory_desc_query(w, dnnl_query_padded_dims, &pdims));
+        KT_OK(dnnl_memory_desc_query(w, dnnl_query_inner_nblks_s32, &nblks));
+        KT_OK(dnnl_memory_desc_query(w, dnnl_query_inner_blks, &blks));
+        KT_OK(dnnl_memory_desc_query(w, dnnl_query_inner_idxs, &idxs));
+        const int64_t nr = nblks == 2 ? (*blks)[0] : 0;
+        char what[96];
+        std::snprintf(what, sizeof what, "2D any weights (IC %ld): blocked OC x 4 IC, padded", (long)ic);
+        t.check(nd == 2 && dt == dnnl_s8 && (*dims)[0] == p.oc && (*dims)[1] == ic && nblks == 2
+                        && (*idxs)[0] == 0 && (*idxs)[1] == 1 && (*blks)[1] == 4 && nr % 16 == 0 && nr > 0
+                        && (*pdims)[0] == (p.oc + nr - 1) / nr * nr && (*pdims)[1] == (ic + 3) / 4 * 4
+                        && dnnl_memory_desc_get_size(w) == (size_t)((*pdims)[0] * (*pdims)[1]),
+                what);
+        // The reorder from ab leaves zeros in the padding: every byte of
+        // the padded layout comes from a weight or is zero, so the sum of
+        // the bytes equals the sum of the weights.
+        std::vector<int8_t> wab((size_t)(p.oc * ic)), wpk(dnnl_memory_desc_get_size(w), 9);
+        kt::rng_t r((uint64_t)ic);
+        int64_t want = 0, got = 0;
+        for (auto &v : wab) want += v = (int8_t)(r.next() % 255 - 127);
+        dnnl_stream_t strm;
+        KT_OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+        kt::md_t ab(kt::make_md({p.oc, ic}, dnnl_s8, dnnl_ab));
+        reorder(eng, strm, ab, wab.data(), w, wpk.data());
+        for (int8_t v : wpk) got += v;
+        std::snprintf(what, sizeof what, "2D any weights (IC %ld): reorder zero-fills the padding", (long)ic);
+        t.check(got == want, what);
+        // The queried descriptor given back: gemm:s8 again, same layout.
+        dnnl_primitive_desc_t pd2 = nullptr;
+        kt::md_t s(src_md(p, p.sdt)), d(kt::make_md({p.mb, p.oc}, p.ddt, dnnl_ab));
+        const dnnl_status_t st
+                = dnnl_inner_product_forward_primitive_desc_create(&pd2, eng, dnnl_forward_inference, s, w, nullptr, d, nullptr);
+        const char *impl = "";
+        if (st == dnnl_success) dnnl_primitive_desc_query(pd2, dnnl_query_impl_info_str, 0, &impl);
+        std::snprintf(what, sizeof what, "2D packed weights passed in (IC %ld): gemm:s8, same layout", (long)ic);
+        t.check(st == dnnl_success && std::string(impl) == "gemm:s8"
+                        && dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd2, dnnl_query_weights_md, 0), w),
+                what);
+        if (pd2) dnnl_primitive_desc_destroy(pd2);
+        dnnl_stream_destroy(strm);
+        dnnl_primitive_desc_destroy(pd);
+    }
+    const prb_t p = base(2, 3, 5, 4, dnnl_abcd, dnnl_format_tag_any);
+    dnnl_primitive_desc_t pd = nullptr;
+    KT_OK(make_pd(&pd, eng, p, dnnl_s8, p.oc, nullptr));
+    t.check(inner_nblks(dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0)) == 0, "4D any weights: plain");
     dnnl_primitive_desc_destroy(pd);
 }
 
@@ -264,7 +375,50 @@ int main() {
         p.ddt = dnnl_s32, p.want_impl = "ref:any";
         add(p, "src nchw with weights nhwc (reference)");
     }
+    {
+        // K = 150 (not a multiple of 4), OC = 100 (not of the panel width),
+        // enough work for 2 threads: s8 src (column sums from the packed
+        // weights), per-OC scales, bias, s8 dst.
+        prb_t p = base(40, 150, 100, 2, dnnl_ab, dnnl_format_tag_any);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s8, p.bdt = dnnl_f32, p.q.src_scale = 0.5f, p.q.dst_scale = 0.05f;
+        for (int i = 0; i < 100; ++i) p.q.wei_scales.push_back(0.0625f * (float)(i % 3 + 1));
+        add(p, "2D any (packed weights), s8 src, per-oc scales, f32 bias");
+    }
+    {
+        prb_t p = base(33, 201, 49, 2, dnnl_ab, dnnl_format_tag_any);
+        p.ddt = dnnl_s32, p.bdt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = 13;
+        add(p, "2D any (packed weights), u8 src zp, s32 dst exact");
+    }
+    {
+        prb_t p = base(1, 3, 1, 2, dnnl_ab, dnnl_format_tag_any);
+        p.sdt = dnnl_s8, p.ddt = dnnl_f32, p.q.src_zp = true, p.q.src_zp_v = -5;
+        add(p, "2D any (packed weights), 1x3 -> 1, s8 src zp");
+    }
+    {
+        prb_t p = base(17, 64, 96, 2, dnnl_ab, dnnl_format_tag_any);
+        p.ddt = dnnl_u8, p.q.wei_scales = {0.03125f}, p.q.elt = dnnl_eltwise_relu;
+        p.q.sum = true, p.q.sum_first = true, p.q.sum_scale = 1.f;
+        add(p, "2D any (packed weights), no tails, leading sum, relu");
+    }
+    // No output stage (scales folded into alpha, no bias, post-op or dst
+    // scale): the vector store of the int8 epilogue, saturating both ends.
+    {
+        prb_t p = base(20, 300, 70, 2, dnnl_ab, dnnl_format_tag_any);
+        p.ddt = dnnl_s8, p.q.wei_scales = {0.001f};
+        add(p, "2D any, u8 -> s8, common scale only (saturates)");
+    }
+    {
+        prb_t p = base(11, 130, 53, 2, dnnl_ab, dnnl_ab);
+        p.sdt = dnnl_s8, p.ddt = dnnl_u8, p.q.src_zp = true, p.q.src_zp_v = 9, p.q.src_scale = 0.004f;
+        add(p, "2D ab, s8 src zp -> u8, common scale only (saturates)");
+    }
+    {
+        prb_t p = base(5, 77, 29, 2, dnnl_ab, dnnl_format_tag_any);
+        p.ddt = dnnl_f32, p.q.src_zp = true, p.q.src_zp_v = 200;
+        add(p, "2D any, u8 src zp -> f32, no scales");
+    }
     for (auto &c : cases) run_case(t, eng, strm, c.first, c.second);
+    packed_layout(t, eng);
     bad_input(t, eng, strm);
     cpp_api(t);
     dnnl_stream_destroy(strm);

@@ -110,6 +110,9 @@ void test_tiles() {
                     const float alpha = t == 2 ? 0.5f : 1.f, beta = t == 0 ? 0.f : t == 1 ? 1.f : -0.5f;
                     tile_case(mb, nb, kb, t & 1, (t >> 1) & 1, alpha, beta, seed++);
                 }
+    // K past one 512-k chunk of the tile routine (C then accumulates over
+    // chunks with beta applied once), odd, with row and column tails.
+    for (int t = 0; t < 4; ++t) tile_case(13, 33, 1025, t & 1, (t >> 1) & 1, t == 2 ? 0.5f : 1.f, t == 1 ? 0.f : -0.5f, seed++);
 }
 
 // ------------------------------------------------------ matmul and IP
@@ -119,20 +122,20 @@ using tag = dnnl::memory::format_tag;
 
 // dst = relu?(scale * src x wei + bias) (+ dst0 when sum), through dnnl.hpp.
 void matmul_case(dim_t M, dim_t K, dim_t N, bool ts, bool tw, dt ddt, bool bias, bool sum, float scale,
-        int nthr, uint64_t seed) {
+        int nthr, uint64_t seed, bool relu = true) {
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     dnnl::stream str(eng);
     dnnl::memory::desc sd({M, K}, dt::bf16, ts ? tag::ba : tag::ab), wd({K, N}, dt::bf16, tw ? tag::ba : tag::ab),
             dd({M, N}, ddt, tag::ab), bd({1, N}, dt::f32, tag::ab);
     dnnl::post_ops po;
     if (sum) po.append_sum(1.f);
-    po.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    if (relu) po.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f);
     dnnl::primitive_attr attr;
     attr.set_post_ops(po);
     if (scale != 1.f) attr.set_scales_mask(DNNL_ARG_SRC, 0);
     char what[160];
-    std::snprintf(what, sizeof(what), "matmul %ldx%ldx%ld ts=%d tw=%d dst=%s bias=%d sum=%d scale=%g %d thr", (long)M,
-            (long)K, (long)N, ts, tw, ddt == dt::f32 ? "f32" : "bf16", bias, sum, scale, nthr);
+    std::snprintf(what, sizeof(what), "matmul %ldx%ldx%ld ts=%d tw=%d dst=%s bias=%d sum=%d scale=%g relu=%d %d thr",
+            (long)M, (long)K, (long)N, ts, tw, ddt == dt::f32 ? "f32" : "bf16", bias, sum, scale, relu, nthr);
     dnnl::matmul::primitive_desc pd = bias ? dnnl::matmul::primitive_desc(eng, sd, wd, bd, dd, attr)
                                            : dnnl::matmul::primitive_desc(eng, sd, wd, dd, attr);
     T.check(std::string(pd.impl_info_str()) == "gemm:cvt", (std::string(what) + ": gemm:cvt").c_str());
@@ -177,7 +180,7 @@ void matmul_case(dim_t M, dim_t K, dim_t N, bool ts, bool tw, dt ddt, bool bias,
                 sa += std::fabs(p);
             }
             double pre = scale * acc + (bias ? bp[j] : 0.0) + (sum ? d0[(size_t)(i * N + j)] : 0.0);
-            const double want = pre > 0 ? pre : 0.0;
+            const double want = pre > 0 || !relu ? pre : 0.0;
             // Accumulation as in the header, then scale, bias and sum: 3
             // more roundings of values bounded by the magnitudes below.
             const double mag = std::fabs(scale) * sa + (bias ? std::fabs(bp[j]) : 0.0)
@@ -197,15 +200,26 @@ void matmul_case(dim_t M, dim_t K, dim_t N, bool ts, bool tw, dt ddt, bool bias,
 
 void test_matmul() {
     uint64_t seed = 100;
-    // Across cvt_plan_t's tiles and K chunks (144 x 512, 256) and the
+    // Across cvt_plan_t's tiles and K chunks (480 x 512, 256; 1024 x 512
+    // on the dot path, which takes K in chunks of 512) and the
     // microkernel's 12 x 32 panels.
+    // {M, K, N}; 1030 rows: two tiles of rows on the dot path (1024 tall),
+    // 530 k: two chunks of its tile routine.
     const dim_t shapes[][3] = {{1, 1, 1}, {1, 300, 40}, {13, 3, 33}, {12, 256, 32}, {25, 257, 70}, {150, 300, 520},
-            {145, 513, 17}};
+            {145, 513, 17}, {1030, 530, 33}};
     int v = 0;
     for (const auto &sh : shapes)
         for (int t = 0; t < 4; ++t, ++v)
             matmul_case(sh[0], sh[1], sh[2], t & 1, (t >> 1) & 1, v % 2 ? dt::bf16 : dt::f32, v % 3 != 0, v % 4 == 1,
                     v % 5 == 2 ? 0.75f : 1.f, 1 + v % 2, seed++);
+    // No epilogue (no bias, no post-op but a leading sum, which is the
+    // GEMM's beta): a bf16 dst takes the kernel's stores directly, from
+    // one K chunk or after several.
+    const dim_t plain[][3] = {{13, 70, 33}, {40, 600, 70}, {1, 1025, 17}};
+    for (const auto &sh : plain)
+        for (int t = 0; t < 4; ++t)
+            matmul_case(sh[0], sh[1], sh[2], t & 1, false, dt::bf16, false, t >= 2, t == 1 ? 0.75f : 1.f, 1 + t % 2,
+                    seed++, false);
 }
 
 // Inner product (the same engine under gemm:cvt): dst = src x wei^T + bias.

@@ -1,8 +1,14 @@
 // Packing and the 12x32 vdpbf16ps microkernel behind bf16_dot_tile.
 //
-// Packed layouts (k in pairs, kp = ceil(kb / 2); one 32-bit word holds the
+// K is taken in chunks of at most KC; per chunk, B is packed once for the
+// whole tile (it stays in L2) and A one 12-row micro-panel at a time (it
+// stays in L1 while the kernel sweeps the B panels).
+// Packed layouts (k in pairs, kp = ceil(kc / 2); one 32-bit word holds the
 // bf16 values of k = 2g (low half) and 2g + 1 (high half)):
-//   A micro-panel of MR rows: pa[g * MR + i]   = op(A)(i, 2g | 2g + 1)
+//   A micro-panel of MR rows: pa[i * A_LD + g] = op(A)(i, 2g | 2g + 1)
+//     (row i is a plain copy of the row of op(A): no interleaving; the
+//     fixed row stride A_LD lets the kernel address all rows off one
+//     pointer)
 //   B micro-panel of NR cols: pb[g * NR + j]   = op(B)(2g | 2g + 1, j)
 // Rows, columns and the odd k past the block are zeros in both.
 #include "cpu/gemm/gemm_bf16.hpp"
@@ -10,9 +16,9 @@
 #include <cstring>
 
 #include "cpu/isa.hpp"
+#include "cpu/simd.hpp"
 
 #if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 10)
-#include <immintrin.h>
 #define KESTREL_HAVE_BF16_DOT 1
 #endif
 
@@ -22,54 +28,76 @@ namespace gemm {
 namespace {
 
 constexpr dim_t MR = 12, NR = 32;
+// K chunk: a 12-row A micro-panel (12 x 512 bf16, 12 KB) in L1 beside the
+// B stream; a B block of 512 x 512 (512 KB) in a 1 MB L2. The row stride
+// of the A micro-panel is padded by 64 bytes so its rows do not share L1
+// sets.
+constexpr dim_t KC = 512, A_LD = KC / 2 + 16;
 
 // The value op(X)(r, c) of a block, r and c relative to its origin.
 inline uint16_t at(const bf16_block_t &x, dim_t r, dim_t c) {
     return x.trans ? x.p[c * x.ld + r] : x.p[r * x.ld + c];
 }
 
-// Pairs (r, 2g) and (r, 2g + 1) of op(X) with r along the panel's wide dim:
-// for A the rows, for B (read as op(B)^T) the columns.
-inline uint32_t pair(const bf16_block_t &x, bool x_is_b, dim_t r, dim_t k, dim_t kb) {
-    const uint16_t lo = x_is_b ? at(x, k, r) : at(x, r, k);
-    const uint16_t hi = k + 1 < kb ? (x_is_b ? at(x, k + 1, r) : at(x, r, k + 1)) : 0;
-    return (uint32_t)lo | (uint32_t)hi << 16;
-}
-
-// One panel of `width` lanes (MR or NR) starting at lane r0; w <= width of
-// them valid. `contig` says the two halves of a pair are adjacent in memory
-// (A not transposed, B transposed): then a pair is one 32-bit load.
-void pack_panel(const bf16_block_t &x, bool x_is_b, dim_t r0, dim_t w, dim_t width, dim_t kb,
-        uint32_t *dst) {
+// B panel of `w` <= NR valid columns starting at column c0 (generic:
+// tails and transposed B): pairs (2g, 2g + 1) of each column.
+// g_done: pairs [0, g_done) of a transposed B panel already written.
+void pack_b_panel(const bf16_block_t &b, dim_t c0, dim_t w, dim_t kb, uint32_t *dst, dim_t g_done = 0) {
     const dim_t kp = (kb + 1) / 2;
-    const bool contig = x_is_b ? x.trans : !x.trans;
-    if (contig) {
+    if (b.trans) { // column j of op(B) is contiguous along k: one 32-bit load per pair
         const dim_t kfull = kb / 2;
-        for (dim_t r = 0; r < width; ++r) {
-            if (r >= w) {
-                for (dim_t g = 0; g < kp; ++g) dst[g * width + r] = 0;
+        for (dim_t j = 0; j < NR; ++j) {
+            if (j >= w) {
+                for (dim_t g = g_done; g < kp; ++g) dst[g * NR + j] = 0;
                 continue;
             }
-            const uint16_t *s = x.p + (r0 + r) * x.ld;
-            for (dim_t g = 0; g < kfull; ++g) std::memcpy(&dst[g * width + r], s + 2 * g, 4);
-            if (kp > kfull) dst[kfull * width + r] = s[2 * kfull];
+            const uint16_t *s = b.p + (c0 + j) * b.ld;
+            for (dim_t g = g_done; g < kfull; ++g) std::memcpy(&dst[g * NR + j], s + 2 * g, 4);
+            if (kp > kfull) dst[kfull * NR + j] = s[2 * kfull];
         }
         return;
     }
     for (dim_t g = 0; g < kp; ++g) {
-        uint32_t *d = dst + g * width;
-        dim_t r = 0;
-        for (; r < w; ++r) d[r] = pair(x, x_is_b, r0 + r, 2 * g, kb);
-        for (; r < width; ++r) d[r] = 0;
+        uint32_t *d = dst + g * NR;
+        dim_t j = 0;
+        for (; j < w; ++j) {
+            const uint16_t lo = at(b, 2 * g, c0 + j);
+            const uint16_t hi = 2 * g + 1 < kb ? at(b, 2 * g + 1, c0 + j) : 0;
+            d[j] = (uint32_t)lo | (uint32_t)hi << 16;
+        }
+        for (; j < NR; ++j) d[j] = 0;
+    }
+}
+
+// A micro-panel: rows [r0, r0 + h) of op(A), k in [0, kb), as MR rows of
+// A_LD words (rows past h and the odd k zero).
+void pack_a_panel(const bf16_block_t &a, dim_t r0, dim_t h, dim_t kb, uint32_t *dst) {
+    const dim_t kp = (kb + 1) / 2;
+    for (dim_t i = 0; i < MR; ++i) {
+        uint16_t *d = reinterpret_cast<uint16_t *>(dst + i * A_LD);
+        if (i >= h) {
+            std::memset(d, 0, (size_t)kp * 4);
+            continue;
+        }
+        if (!a.trans) {
+            std::memcpy(d, a.p + (r0 + i) * a.ld, (size_t)kb * 2);
+        } else {
+            const uint16_t *s = a.p + r0 + i;
+            for (dim_t k = 0; k < kb; ++k) d[k] = s[k * a.ld];
+        }
+        if (kb % 2) d[kb] = 0;
     }
 }
 
 #ifdef KESTREL_HAVE_BF16_DOT
 #define KESTREL_BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")))
 
-// B panels with k along rows in memory (B not transposed, NR columns per
-// panel, full panels only): rows 2g and 2g + 1 interleaved by word.
-KESTREL_BF16 void pack_b_rows(const bf16_block_t &b, dim_t n0, dim_t kb, uint32_t *dst) {
+// Full B panels with k along rows in memory (B not transposed): columns
+// [0, np * NR), rows 2g and 2g + 1 interleaved by word. Row pair by row
+// pair across all the panels, so B is read along its rows (whole cache
+// lines, in the order the hardware prefetchers follow) rather than down
+// 64-byte columns one page apart.
+KESTREL_BF16 void pack_b_rows(const bf16_block_t &b, dim_t np, dim_t kb, uint32_t *dst) {
     // Output word j of the low half pairs r0[j] with r1[j] (index bit 5
     // picks r1); the high half does the same for j + 16.
     alignas(64) static const uint16_t idx[64] = {0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
@@ -77,42 +105,131 @@ KESTREL_BF16 void pack_b_rows(const bf16_block_t &b, dim_t n0, dim_t kb, uint32_
             51, 20, 52, 21, 53, 22, 54, 23, 55, 24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62,
             31, 63};
     const __m512i lo_idx = _mm512_load_si512(idx), hi_idx = _mm512_load_si512(idx + 32);
-    const dim_t kfull = kb / 2;
-    for (dim_t g = 0; g < kfull; ++g) {
-        const __m512i r0 = _mm512_loadu_si512(b.p + 2 * g * b.ld + n0);
-        const __m512i r1 = _mm512_loadu_si512(b.p + (2 * g + 1) * b.ld + n0);
-        _mm512_store_si512(dst + g * NR, _mm512_permutex2var_epi16(r0, lo_idx, r1));
-        _mm512_store_si512(dst + g * NR + 16, _mm512_permutex2var_epi16(r0, hi_idx, r1));
-    }
-    if (kb % 2) {
-        const __m512i r0 = _mm512_loadu_si512(b.p + 2 * kfull * b.ld + n0);
-        const __m512i z = _mm512_setzero_si512();
-        _mm512_store_si512(dst + kfull * NR, _mm512_permutex2var_epi16(r0, lo_idx, z));
-        _mm512_store_si512(dst + kfull * NR + 16, _mm512_permutex2var_epi16(r0, hi_idx, z));
+    const dim_t kp = (kb + 1) / 2, panel = kp * NR;
+    const __m512i z = _mm512_setzero_si512();
+    // Rows whose lines are asked for ahead of their use: B's rows are
+    // often a multiple of 4 KB apart, which the hardware prefetchers do not
+    // follow across pages.
+    constexpr dim_t ahead = 8;
+    for (dim_t g = 0; g < kp; ++g) {
+        const uint16_t *s0 = b.p + 2 * g * b.ld;
+        const uint16_t *s1 = 2 * g + 1 < kb ? s0 + b.ld : nullptr;
+        uint32_t *d = dst + g * NR;
+        if (2 * (g + ahead) + 1 < kb) {
+            const uint16_t *f0 = b.p + 2 * (g + ahead) * b.ld;
+            for (dim_t j = 0; j < np; ++j) {
+                _mm_prefetch(reinterpret_cast<const char *>(f0 + j * NR), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char *>(f0 + b.ld + j * NR), _MM_HINT_T0);
+            }
+        }
+        for (dim_t j = 0; j < np; ++j) {
+            const __m512i r0 = _mm512_loadu_si512(s0 + j * NR);
+            const __m512i r1 = s1 ? _mm512_loadu_si512(s1 + j * NR) : z;
+            _mm512_store_si512(d + j * panel, _mm512_permutex2var_epi16(r0, lo_idx, r1));
+            _mm512_store_si512(d + j * panel + 16, _mm512_permutex2var_epi16(r0, hi_idx, r1));
+        }
     }
 }
 
-// acc[i * NR + j] = sum over g of the two products of pa[g * MR + i] and
-// pb[g * NR + j] (f32, vdpbf16ps order).
-KESTREL_BF16 void kernel(dim_t kp, const uint32_t *a, const uint32_t *b, float *acc) {
-    __m512 c[MR][2];
-#pragma GCC unroll 12
-    for (int i = 0; i < MR; ++i) c[i][0] = c[i][1] = _mm512_setzero_ps();
-    for (dim_t g = 0; g < kp; ++g) {
-        const __m512bh b0 = (__m512bh)_mm512_load_si512(b + g * NR);
-        const __m512bh b1 = (__m512bh)_mm512_load_si512(b + g * NR + 16);
-        const uint32_t *ag = a + g * MR;
-#pragma GCC unroll 12
-        for (int i = 0; i < MR; ++i) {
-            const __m512bh av = (__m512bh)_mm512_set1_epi32((int)ag[i]);
-            c[i][0] = _mm512_dpbf16_ps(c[i][0], av, b0);
-            c[i][1] = _mm512_dpbf16_ps(c[i][1], av, b1);
+// Full panels of a transposed B (column j of op(B) contiguous along k):
+// pairs [0, kp16) (a multiple of 16) of columns [c0, c0 + NR), by 16 x 16
+// transposes of 32-bit words (16 columns x 16 pairs in, 16 pairs x 16
+// columns out). Returns kp16.
+KESTREL_BF16 dim_t pack_b_trans16(const bf16_block_t &b, dim_t c0, dim_t kb, uint32_t *dst) {
+    const dim_t kp16 = kb / 2 / 16 * 16;
+    for (dim_t g0 = 0; g0 < kp16; g0 += 16)
+        for (dim_t h = 0; h < NR; h += 16) {
+            __m512i r[16], t[16];
+            for (int j = 0; j < 16; ++j) r[j] = _mm512_loadu_si512(b.p + (c0 + h + j) * b.ld + 2 * g0);
+            // Words of columns 2q, 2q + 1 interleaved, then pairs of them
+            // from columns 4q..4q+3: lane l of t[4q + m] holds pair 4l + m
+            // of those four columns.
+            for (int q = 0; q < 8; ++q) {
+                t[2 * q] = _mm512_unpacklo_epi32(r[2 * q], r[2 * q + 1]);
+                t[2 * q + 1] = _mm512_unpackhi_epi32(r[2 * q], r[2 * q + 1]);
+            }
+            for (int q = 0; q < 4; ++q) {
+                r[4 * q + 0] = _mm512_unpacklo_epi64(t[4 * q], t[4 * q + 2]);
+                r[4 * q + 1] = _mm512_unpackhi_epi64(t[4 * q], t[4 * q + 2]);
+                r[4 * q + 2] = _mm512_unpacklo_epi64(t[4 * q + 1], t[4 * q + 3]);
+                r[4 * q + 3] = _mm512_unpackhi_epi64(t[4 * q + 1], t[4 * q + 3]);
+            }
+            // Gather lane l of the four column groups: pair 4l + m of all 16.
+            uint32_t *d = dst + g0 * NR + h;
+            for (int m = 0; m < 4; ++m) {
+                const __m512i p0 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0x44);
+                const __m512i p1 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0xee);
+                const __m512i p2 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0x44);
+                const __m512i p3 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0xee);
+                _mm512_store_si512(d + (0 + m) * NR, _mm512_shuffle_i32x4(p0, p2, 0x88));
+                _mm512_store_si512(d + (4 + m) * NR, _mm512_shuffle_i32x4(p0, p2, 0xdd));
+                _mm512_store_si512(d + (8 + m) * NR, _mm512_shuffle_i32x4(p1, p3, 0x88));
+                _mm512_store_si512(d + (12 + m) * NR, _mm512_shuffle_i32x4(p1, p3, 0xdd));
+            }
         }
-    }
-#pragma GCC unroll 12
+    return kp16;
+}
+
+// One k pair into the 12 x 32 accumulators.
+KESTREL_BF16 KESTREL_TILE_STEP void step(const uint32_t *a, const uint32_t *b, __m512 (&c)[MR][2]) {
+    const __m512bh b0 = (__m512bh)_mm512_load_si512(b);
+    const __m512bh b1 = (__m512bh)_mm512_load_si512(b + 16);
+    KESTREL_UNROLL(12)
     for (int i = 0; i < MR; ++i) {
-        _mm512_store_ps(acc + i * NR, c[i][0]);
-        _mm512_store_ps(acc + i * NR + 16, c[i][1]);
+        const __m512bh av = (__m512bh)_mm512_set1_epi32((int)a[i * A_LD]);
+        c[i][0] = _mm512_dpbf16_ps(c[i][0], av, b0);
+        c[i][1] = _mm512_dpbf16_ps(c[i][1], av, b1);
+    }
+}
+
+// 16 floats to bf16 as the library's f32_to_bf16 rounds them (to nearest
+// even on the bits, subnormals kept; NaNs keep their high half, quieted),
+// not vcvtneps2bf16, which flushes subnormals.
+KESTREL_BF16 KESTREL_TILE_STEP __m256i to_bf16(__m512 f) {
+    const __m512i v = _mm512_castps_si512(f);
+    const __mmask16 nan = _mm512_cmpgt_epi32_mask(
+            _mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(v, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
+    r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(0x40)));
+    return _mm512_cvtepi32_epi16(r);
+}
+
+// C rows [0, h) x columns [0, w) (w <= NR) = alpha * sum over g of the
+// products of the pairs of a (MR rows of A_LD words) and b (kp groups of
+// NR words) + beta * C, with beta == 0 not reading C (vdpbf16ps order).
+// out: the results go there as bf16 instead (C only read).
+KESTREL_BF16 void kernel(dim_t kp, const uint32_t *a, const uint32_t *b, float *C, dim_t ldc, float alpha,
+        float beta, dim_t h, dim_t w, uint16_t *out, dim_t ldo) {
+    __m512 c[MR][2];
+    KESTREL_UNROLL(12)
+    for (int i = 0; i < MR; ++i) c[i][0] = c[i][1] = _mm512_setzero_ps();
+    // The C lines are needed once at the end: ask for them now.
+    for (dim_t i = 0; i < h; ++i) {
+        _mm_prefetch(reinterpret_cast<const char *>(C + i * ldc), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char *>(C + i * ldc + w - 1), _MM_HINT_T0);
+    }
+    for (dim_t g = 0; g < kp; ++g) step(a + g, b + g * NR, c);
+    const __mmask16 m0 = w >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << w) - 1u);
+    const __mmask16 m1 = w >= NR ? (__mmask16)0xffff : w <= 16 ? (__mmask16)0 : (__mmask16)((1u << (w - 16)) - 1u);
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    KESTREL_UNROLL(12)
+    for (int i = 0; i < MR; ++i) {
+        if (i >= h) break;
+        float *ci = C + i * ldc;
+        __m512 r0 = _mm512_mul_ps(va, c[i][0]), r1 = _mm512_mul_ps(va, c[i][1]);
+        if (beta != 0.f) {
+            r0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, ci), r0);
+            r1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, ci + 16), r1);
+        }
+        if (out) {
+            uint16_t *oi = out + i * ldo;
+            _mm256_mask_storeu_epi16(oi, m0, to_bf16(r0));
+            _mm256_mask_storeu_epi16(oi + 16, m1, to_bf16(r1));
+            continue;
+        }
+        _mm512_mask_storeu_ps(ci, m0, r0);
+        _mm512_mask_storeu_ps(ci + 16, m1, r1);
     }
 }
 #endif
@@ -128,51 +245,55 @@ bool bf16_dot_available() {
 }
 
 size_t bf16_pack_a_bytes(dim_t tm, dim_t tk) {
-    return (size_t)((tm + MR - 1) / MR * MR) * ((tk + 1) / 2) * 4;
+    (void)tm, (void)tk;
+    return (size_t)(MR * A_LD * 4);
 }
 
 size_t bf16_pack_b_bytes(dim_t tk, dim_t tn) {
-    return (size_t)((tn + NR - 1) / NR * NR) * ((tk + 1) / 2) * 4;
+    const dim_t kc = tk < KC ? tk : KC;
+    return (size_t)((tn + NR - 1) / NR * NR) * ((kc + 1) / 2) * 4;
 }
 
 void bf16_dot_tile(dim_t mb, dim_t nb, dim_t kb, float alpha, const bf16_block_t &A, dim_t m0,
         dim_t k0, const bf16_block_t &B, dim_t n0, float beta, float *C, dim_t ldc, uint32_t *pa,
-        uint32_t *pb) {
+        uint32_t *pb, uint16_t *out, dim_t ldo) {
 #ifdef KESTREL_HAVE_BF16_DOT
-    // The blocks at their origins (m0, k0) and (k0, n0).
-    bf16_block_t a = A, b = B;
-    a.p = A.trans ? A.p + k0 * A.ld + m0 : A.p + m0 * A.ld + k0;
-    b.p = B.trans ? B.p + n0 * B.ld + k0 : B.p + k0 * B.ld + n0;
-    const dim_t kp = (kb + 1) / 2;
-    for (dim_t j = 0; j < nb; j += NR) {
-        const dim_t w = nb - j < NR ? nb - j : NR;
-        uint32_t *d = pb + (j / NR) * kp * NR;
-        if (!b.trans && w == NR)
-            pack_b_rows(b, j, kb, d);
-        else
-            pack_panel(b, true, j, w, NR, kb, d);
+    if (mb <= 0 || nb <= 0) return;
+    if (kb <= 0) { // C = beta * C (0 * C = 0: C is not read)
+        for (dim_t i = 0; i < mb; ++i)
+            for (dim_t j = 0; j < nb; ++j) C[i * ldc + j] = beta == 0.f ? 0.f : beta * C[i * ldc + j];
+        return;
     }
-    for (dim_t i = 0; i < mb; i += MR)
-        pack_panel(a, false, i, mb - i < MR ? mb - i : MR, MR, kb, pa + (i / MR) * kp * MR);
-    alignas(64) float acc[MR * NR];
-    for (dim_t i = 0; i < mb; i += MR) {
-        const dim_t h = mb - i < MR ? mb - i : MR;
-        for (dim_t j = 0; j < nb; j += NR) {
+    for (dim_t kc0 = 0; kc0 < kb; kc0 += KC) {
+        const dim_t kc = kb - kc0 < KC ? kb - kc0 : KC, kp = (kc + 1) / 2;
+        const float bt = kc0 == 0 ? beta : 1.f;
+        const float al = alpha;
+        uint16_t *o = kc0 + kc >= kb ? out : nullptr; // the last chunk writes out
+        // The blocks of this chunk at their origins (m0, k0 + kc0) and (k0 + kc0, n0).
+        const dim_t k = k0 + kc0;
+        bf16_block_t a = A, b = B;
+        a.p = A.trans ? A.p + k * A.ld + m0 : A.p + m0 * A.ld + k;
+        b.p = B.trans ? B.p + n0 * B.ld + k : B.p + k * B.ld + n0;
+        const dim_t nfull = b.trans ? 0 : nb / NR; // panels for pack_b_rows
+        if (nfull > 0) pack_b_rows(b, nfull, kc, pb);
+        for (dim_t j = nfull * NR; j < nb; j += NR) {
             const dim_t w = nb - j < NR ? nb - j : NR;
-            kernel(kp, pa + (i / MR) * kp * MR, pb + (j / NR) * kp * NR, acc);
-            for (dim_t r = 0; r < h; ++r) {
-                float *c = C + (i + r) * ldc + j;
-                const float *t = acc + r * NR;
-                if (beta == 0.f)
-                    for (dim_t q = 0; q < w; ++q) c[q] = alpha * t[q];
-                else
-                    for (dim_t q = 0; q < w; ++q) c[q] = alpha * t[q] + beta * c[q];
+            uint32_t *d = pb + (j / NR) * kp * NR;
+            pack_b_panel(b, j, w, kc, d, b.trans && w == NR ? pack_b_trans16(b, j, kc, d) : 0);
+        }
+        for (dim_t i = 0; i < mb; i += MR) {
+            const dim_t h = mb - i < MR ? mb - i : MR;
+            pack_a_panel(a, i, h, kc, pa);
+            for (dim_t j = 0; j < nb; j += NR) {
+                const dim_t w = nb - j < NR ? nb - j : NR;
+                kernel(kp, pa, pb + (j / NR) * kp * NR, C + i * ldc + j, ldc, al, bt, h, w,
+                        o ? o + i * ldo + j : nullptr, ldo);
             }
         }
     }
 #else
     (void)mb, (void)nb, (void)kb, (void)alpha, (void)A, (void)m0, (void)k0, (void)B, (void)n0,
-            (void)beta, (void)C, (void)ldc, (void)pa, (void)pb;
+            (void)beta, (void)C, (void)ldc, (void)pa, (void)pb, (void)out, (void)ldo;
 #endif
 }
 

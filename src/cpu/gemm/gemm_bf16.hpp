@@ -35,9 +35,12 @@ size_t bf16_pack_b_bytes(dim_t tk, dim_t tn);
 
 // One tile on the calling thread; pa/pb are 64-byte aligned buffers of the
 // sizes above. Only call when bf16_dot_available().
+// out (optional, kb > 0 only): the final values go there rounded to bf16
+// (to nearest even, leading dim ldo) instead of into C; C then holds only
+// partial sums (and is read for beta as usual).
 void bf16_dot_tile(dim_t mb, dim_t nb, dim_t kb, float alpha, const bf16_block_t &A, dim_t m0,
         dim_t k0, const bf16_block_t &B, dim_t n0, float beta, float *C, dim_t ldc, uint32_t *pa,
-        uint32_t *pb);
+        uint32_t *pb, uint16_t *out = nullptr, dim_t ldo = 0);
 
 } // namespace gemm
 } // namespace kestrel

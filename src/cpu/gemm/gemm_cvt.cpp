@@ -23,6 +23,7 @@ namespace {
 // conversion to a few percent of the time. 144 rows converted B three
 // times as often (f16 2048^3: 0.4x f32 with the scalar conversion).
 constexpr dim_t tile_m = 480, tile_n = 512, tile_k = 256;
+constexpr dim_t tile_m_bf16 = 1024;
 constexpr double min_flops_per_thread = 32.0 * 1024;
 
 bool is_runtime(dim_t v) { return v == DNNL_RUNTIME_DIM_VAL; }
@@ -555,8 +556,13 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
     tm_ = cap(M, tile_m);
     tn_ = cap(N, tile_n);
     tk_ = cap(K, tile_k);
+    kfull_ = is_runtime(K) ? std::numeric_limits<dim_t>::max() : K;
     nthr_ = nthr > 0 ? nthr : max_threads();
     bf16_dot_ = a_dt == dnnl_bf16 && b_dt == dnnl_bf16 && !with_zp && bf16_dot_available();
+    // The dot path packs B once per tile row and K chunk straight from B's
+    // rows (no f32 panel to keep small): taller tiles read B from memory
+    // fewer times (2048^3: 2 instead of 5).
+    if (bf16_dot_) tm_ = cap(M, tile_m_bf16);
     gemv_a_ = 0;
     const bool int_w = b_dt == dnnl_s8 || b_dt == dnnl_u8 || b_dt == dnnl_s4 || b_dt == dnnl_u4;
     if (int_w && !transb && !is_runtime(K) && K > 0 && isa::has(isa::avx512)) {
@@ -573,7 +579,8 @@ void cvt_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const
     size_t a_bytes = (size_t)tm_ * tk_ * sizeof(float), b_bytes = (size_t)tk_ * tn_ * sizeof(float);
     if (bf16_dot_) {
         a_bytes = std::max(a_bytes, bf16_pack_a_bytes(tm_, tk_));
-        b_bytes = std::max(b_bytes, bf16_pack_b_bytes(tk_, tn_));
+        // The dot path takes K whole (bf16_dot_tile chunks it itself).
+        b_bytes = std::max(b_bytes, bf16_pack_b_bytes(kfull_, tn_));
     }
     if (gemv_a_ > 0) a_bytes = std::max(a_bytes, (size_t)gemv_a_ * sizeof(float));
     if (cvt_a_ || gemv_a_ > 0) reg.book_per_thread(base + key_a, a_bytes);
@@ -607,14 +614,13 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
         const shifted_ep_t sep(ep, m0, n0);
         dim_t k0 = 0;
         if (dot) {
-            do {
-                const dim_t kb = K - k0 < tk_ ? K - k0 : tk_;
-                bf16_dot_tile(mb, nb, kb, alpha, ab, m0, k0, bb, n0, k0 == 0 ? beta : 1.f, Cf, ldcf,
-                        reinterpret_cast<uint32_t *>(pa), reinterpret_cast<uint32_t *>(pb));
-                k0 += kb;
-            } while (k0 < K);
+            // A bf16 C without an epilogue takes the kernel's last stores
+            // directly (no f32 tile to narrow afterwards).
+            uint16_t *c16 = pc && !ep && c_dt_ == dnnl_bf16 && K > 0 ? reinterpret_cast<uint16_t *>(c_org) : nullptr;
+            bf16_dot_tile(mb, nb, K, alpha, ab, m0, 0, bb, n0, beta, Cf, ldcf, reinterpret_cast<uint32_t *>(pa),
+                    reinterpret_cast<uint32_t *>(pb), c16, ldc);
             if (ep) sep.apply(0, 0, mb, nb, Cf, ldcf);
-            if (pc) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
+            if (pc && !c16) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
             continue;
         }
         do {

@@ -95,6 +95,7 @@ private:
     // instead of f32 panels, when the CPU has AVX512-BF16.
     bool bf16_dot_ = false;
     dim_t tm_ = 0, tn_ = 0, tk_ = 0; // largest tile and chunk
+    dim_t kfull_ = 0;                  // K, or the largest dim_t when it is a runtime dim
     // Weights decompression with at most 4 rows of C runs a GEMV that
     // decompresses in registers (gemm_cvt.cpp); gemv_a_ is how many f32
     // elements of op(A) its per-thread region holds (0: no such path).

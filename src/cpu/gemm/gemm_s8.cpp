@@ -338,7 +338,10 @@ kernel_level_t s8_set_kernel_level_for_testing(kernel_level_t l) {
     return (kernel_level_t)level_cap.exchange((int)l);
 }
 
+int s8_kernel_nr() { return pick_kernel()->nr; }
+
 const char *s8_plan_t::kernel_name() const { return uk_ ? uk_->name : "none"; }
+int s8_plan_t::nr() const { return uk_ ? uk_->nr : 0; }
 
 status_t s8_plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, bool a_signed,
         bool want_row_sum, bool want_col_sum, int nthr) {
@@ -376,10 +379,10 @@ status_t s8_plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, bo
     return status::success;
 }
 
-void s8_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
+void s8_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base, bool packs_b) const {
     const size_t k4 = (size_t)div_up(K_, 4);
     reg.book_per_thread(base + s8_key_pack_a, (k4 > 0 ? k4 : 1) * mc_ * 4, 64);
-    reg.book_per_thread(base + s8_key_pack_b, (k4 > 0 ? k4 : 1) * nc_ * 4, 64);
+    reg.book_per_thread(base + s8_key_pack_b, packs_b ? (k4 > 0 ? k4 : 1) * nc_ * 4 : 64, 64);
     // Row sums (mc), column sums (nc), s8 compensation (nc).
     reg.book_per_thread(base + s8_key_sums, (size_t)(mc_ + 2 * nc_) * sizeof(int32_t), 64);
 }
@@ -414,9 +417,30 @@ void s8_plan_t::pack_b_all(const int8_t *B, dim_t ldb, void *packed_b) const {
     });
 }
 
+void s8_plan_t::packed_col_sums(const void *panels, int32_t *out) const {
+    if (!uk_ || N_ <= 0) return;
+    const int8_t *p = static_cast<const int8_t *>(panels);
+    const dim_t NR = uk_->nr, k4 = div_up(K_, 4), kfull = K_ / 4, np = div_up(N_, NR);
+    parallel(nthr_ < np ? nthr_ : (int)np, [&](int ithr, int nthr) {
+        dim_t ps, pe;
+        balance211(np, nthr, ithr, ps, pe);
+        for (dim_t q = ps; q < pe; ++q) {
+            const dim_t j0 = q * NR, nr = N_ - j0 < NR ? N_ - j0 : NR;
+            const int8_t *pp = p + j0 * k4 * 4;
+            panel_sums(pp, kfull, (int)NR, nr, out + j0);
+            if (kfull < k4) // the real rows of the last group
+                for (dim_t j = 0; j < nr; ++j) {
+                    uint32_t t = (uint32_t)out[j0 + j];
+                    for (dim_t r = 0; r < K_ - 4 * kfull; ++r) t += (uint32_t)(int32_t)pp[(kfull * NR + j) * 4 + r];
+                    out[j0 + j] = (int32_t)t;
+                }
+        }
+    });
+}
+
 void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb, dim_t m0,
         dim_t m1, dim_t n0, dim_t n1, uint8_t *pa, int8_t *pb, int32_t *sums,
-        const s8_epilogue_t &ep, const void *packed_b) const {
+        const s8_epilogue_t &ep, const void *packed_b, const int32_t *packed_csum) const {
     const uint8_t *A = static_cast<const uint8_t *>(Av);
     const int MR = uk_->mr, NR = uk_->nr;
     const dim_t K = K_, k4 = div_up(K, 4);
@@ -427,8 +451,11 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
     const int8_t *bpre = static_cast<const int8_t *>(packed_b);
     for (dim_t jc = n0; jc < n1; jc += nc_) {
         const dim_t nc = n1 - jc < nc_ ? n1 - jc : nc_;
-        if (bpre) { // packed beforehand, column sums included
-            csum = reinterpret_cast<const int32_t *>(bpre + packed_panels_bytes()) + jc;
+        if (bpre) { // packed beforehand, column sums included or apart
+            if (packed_csum)
+                csum = packed_csum + jc;
+            else if (col_sum_ || a_signed_)
+                csum = reinterpret_cast<const int32_t *>(bpre + packed_panels_bytes()) + jc;
         } else {
             pack_b_block(transb_ ? B + jc * ldb : B + jc, ldb, transb_, K, k4, nc, NR, pb);
             if (col_sum_ || a_signed_)
@@ -469,7 +496,7 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
 
 status_t s8_plan_t::execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb,
         const scratchpad::grantor_t &g, scratchpad::key_t base, const s8_epilogue_t &ep,
-        const void *packed_b) const {
+        const void *packed_b, const int32_t *packed_csum) const {
     if (M_ <= 0 || N_ <= 0) return status::success;
     const dim_t MR = uk_->mr, NR = uk_->nr;
     const dim_t mb = div_up(M_, MR), nb = div_up(N_, NR);
@@ -495,7 +522,7 @@ status_t s8_plan_t::execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb
             oom = true;
             return;
         }
-        run_block(A, lda, B, ldb, ms, me, ns, ne, pa, pb, sums, ep, packed_b);
+        run_block(A, lda, B, ldb, ms, me, ns, ne, pa, pb, sums, ep, packed_b, packed_csum);
     };
     if (nthr == 1)
         body(0, 1);
@@ -513,7 +540,7 @@ status_t s8_plan_t::execute_st(dim_t M, const void *A, dim_t lda, const int8_t *
     int8_t *pb = g.get<int8_t>(base + s8_key_pack_b, ithr);
     int32_t *sums = g.get<int32_t>(base + s8_key_sums, ithr);
     if (!pa || !pb || !sums) return status::out_of_memory;
-    run_block(A, lda, B, ldb, 0, M, 0, N_, pa, pb, sums, ep, packed_b);
+    run_block(A, lda, B, ldb, 0, M, 0, N_, pa, pb, sums, ep, packed_b, nullptr);
     return status::success;
 }
 

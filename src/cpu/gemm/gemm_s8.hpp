@@ -49,14 +49,19 @@ public:
     // Sizes must be known (no runtime dims). nthr 0 means max_threads().
     status_t init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, bool a_signed,
             bool want_row_sum, bool want_col_sum, int nthr = 0);
-    void book(scratchpad::registry_t &reg, scratchpad::key_t base) const;
+    // packs_b false: every execute() will get packed_b (no B block booked).
+    void book(scratchpad::registry_t &reg, scratchpad::key_t base, bool packs_b = true) const;
     // A is uint8_t or int8_t as the plan says. Returns out_of_memory when a
     // thread's buffers were not granted (its tiles are then not produced).
     // packed_b: optional, what pack_b_all() made of this same B (B is
     // then not read).
+    // packed_csum: with packed_b, the column sums of B when they are not
+    // stored after the panels (packed_col_sums() made them; needed only
+    // when needs_col_sums()).
     status_t execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb,
             const scratchpad::grantor_t &g, scratchpad::key_t base,
-            const s8_epilogue_t &ep, const void *packed_b = nullptr) const;
+            const s8_epilogue_t &ep, const void *packed_b = nullptr,
+            const int32_t *packed_csum = nullptr) const;
 
     // The first M rows (M <= the planned M) on the calling thread alone,
     // with the buffers of slot ithr: for callers that spread many small
@@ -71,7 +76,15 @@ public:
     size_t packed_b_bytes() const;
     void pack_b_all(const int8_t *B, dim_t ldb, void *packed_b) const;
 
+    // Panels laid out by someone else (weights reordered once into the
+    // blocked layout the panels are, see ip_s8.cpp): their column sums
+    // over the K real rows (bytes past K are not read), N values into out,
+    // in parallel. needs_col_sums(): whether execute() reads them.
+    void packed_col_sums(const void *panels, int32_t *out) const;
+    bool needs_col_sums() const { return col_sum_ || a_signed_; }
+
     const char *kernel_name() const;
+    int nr() const;
     int nthr() const { return nthr_; }
     dim_t mc() const { return mc_; }
     dim_t nc() const { return nc_; }
@@ -79,7 +92,7 @@ public:
 private:
     void run_block(const void *A, dim_t lda, const int8_t *B, dim_t ldb, dim_t m0, dim_t m1,
             dim_t n0, dim_t n1, uint8_t *pa, int8_t *pb, int32_t *sums,
-            const s8_epilogue_t &ep, const void *packed_b) const;
+            const s8_epilogue_t &ep, const void *packed_b, const int32_t *packed_csum) const;
     size_t packed_panels_bytes() const; // where the column sums start in packed_b
 
     dim_t M_ = 0, N_ = 0, K_ = 0;
@@ -89,6 +102,10 @@ private:
     dim_t mc_ = 0, nc_ = 0;
     const s8_ukernel_t *uk_ = nullptr;
 };
+
+// The panel width (NR) of the kernel plans created now would use: the
+// column block of the packed B layout.
+int s8_kernel_nr();
 
 // Caps the int8 kernel chosen by plans created afterwards (testing only;
 // not thread-safe against concurrent plan creation). Returns the previous cap.

@@ -71,6 +71,9 @@ struct gemm_ip_fwd_t : primitive_t {
 // gemm_ip_fwd_t: dst = src x weights^T exact in s32, the src zero point
 // through the weights' column sums, then the shared output stage (scales,
 // bias, post-ops, dst scale and zero point) and dst's rounding.
+// 2D weights in format `any` take the blocked layout of the GEMM's packed
+// B panels (ip_s8.cpp: OC blocks of the kernel's NR, IC in groups of 4),
+// so the user reorders them once and no execution packs them.
 struct gemm_s8_ip_fwd_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, ip_fwd_pd_t, gemm_s8_ip_fwd_t> {
         using desc_t = ip_fwd_desc_t;
@@ -79,10 +82,11 @@ struct gemm_s8_ip_fwd_t : primitive_t {
         const char *name() const override { return "gemm:s8"; }
         status_t init(dnnl_engine *) override;
 
-        enum : scratchpad::key_t { key_plan = 0, key_bias = gemm::s8_key_count };
+        enum : scratchpad::key_t { key_plan = 0, key_bias = gemm::s8_key_count, key_csum };
 
         gemm::s8_plan_t plan;
         ip_gemm_view_t gv;
+        bool packed_w = false; // weights_md_ is the packed panel layout
     };
     explicit gemm_s8_ip_fwd_t(const pd_t *pd) : primitive_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;

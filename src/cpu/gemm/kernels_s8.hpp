@@ -15,9 +15,11 @@
 //   variants for short panels: rows[m] (1 <= m <= MR) computes the same for
 //   i < m only (rows past m of acc are left alone; a keeps its MR stride),
 //   so a panel of m < MR real rows costs m rows of work. acc is a 64-byte aligned
-//   MR x NR tile the framework owns; b is 64-byte aligned (and NR * 4 is a
-//   multiple of 64, so every group is); a may be at any 4-byte boundary
-//   (it is read by 4-byte broadcasts). k4 may be 0.
+//   MR x NR tile the framework owns; b may be at any address (packed
+//   weights can come straight from a user's buffer: an inner product's
+//   weights in the packed layout), though the framework's own panels are
+//   64-byte aligned; a may be at any 4-byte boundary (it is read by 4-byte
+//   broadcasts). k4 may be 0.
 #ifndef KESTREL_CPU_GEMM_KERNELS_S8_HPP
 #define KESTREL_CPU_GEMM_KERNELS_S8_HPP
 

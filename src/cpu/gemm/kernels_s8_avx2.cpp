@@ -34,8 +34,8 @@ KESTREL_AVX2 void kernel(
     }
     const __m256i lo_bytes = _mm256_set1_epi16(0x00ff);
     for (dim_t g = 0; g < k4; ++g) {
-        const __m256i b0 = _mm256_load_si256((const __m256i *)(b + g * NR * 4));
-        const __m256i b1 = _mm256_load_si256((const __m256i *)(b + g * NR * 4 + 32));
+        const __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + g * NR * 4));
+        const __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + g * NR * 4 + 32));
         // s8 bytes k0, k2 (even) and k1, k3 (odd) of each column, as s16.
         const __m256i b0e = _mm256_srai_epi16(_mm256_slli_epi16(b0, 8), 8);
         const __m256i b0o = _mm256_srai_epi16(b0, 8);

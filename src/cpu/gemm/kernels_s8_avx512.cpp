@@ -27,9 +27,9 @@ template <int R>
 KESTREL_VNNI inline __attribute__((always_inline)) void step(
         const uint8_t *a, const int8_t *b, dim_t g, __m512i (&c)[R][3]) {
     const int8_t *bg = b + g * NR * 4;
-    const __m512i b0 = _mm512_load_si512(bg);
-    const __m512i b1 = _mm512_load_si512(bg + 64);
-    const __m512i b2 = _mm512_load_si512(bg + 128);
+    const __m512i b0 = _mm512_loadu_si512(bg);
+    const __m512i b1 = _mm512_loadu_si512(bg + 64);
+    const __m512i b2 = _mm512_loadu_si512(bg + 128);
     const uint8_t *ag = a + g * MR * 4;
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {

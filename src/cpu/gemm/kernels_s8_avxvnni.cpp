@@ -37,8 +37,8 @@ KESTREL_AVXVNNI void kernel(
 #pragma GCC unroll 2
     for (dim_t g = 0; g < k4; ++g) {
         const int8_t *bg = b + g * NR * 4;
-        const __m256i b0 = _mm256_load_si256((const __m256i *)bg);
-        const __m256i b1 = _mm256_load_si256((const __m256i *)(bg + 32));
+        const __m256i b0 = _mm256_loadu_si256((const __m256i *)bg);
+        const __m256i b1 = _mm256_loadu_si256((const __m256i *)(bg + 32));
         const uint8_t *ag = a + g * MR * 4;
 #pragma GCC unroll 6
         for (int i = 0; i < MR; ++i) {

@@ -9,6 +9,8 @@
 #include "cpu/gemm/gemm_s8.hpp"
 #include "cpu/gemm/gemm_util.hpp"
 #include "cpu/gemm/kernels_s8.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/simd.hpp"
 #include "cpu/types.hpp"
 
 namespace kestrel {
@@ -97,6 +99,39 @@ inline void store_row(data_type_t dt, void *dst, dim_t off, const float *t, dim_
     }
 }
 
+#if defined(__x86_64__)
+// The tile without an output stage or a sum, into s8, u8 or f32 dst, 16
+// values at a time: f = alpha * (float)(acc - zp * colsum) (s32 wrapping),
+// then for 8-bit dst NaN to 0, the clamp to the type's range and the
+// conversion in the current rounding mode (to nearest even, as
+// round_sat8), for f32 the value itself. The scalar loops below compute
+// the same; this is the common int8 output (a scale folded into alpha).
+__attribute__((target("avx512f,avx512bw"))) inline void s8_tile_out_avx512(const int32_t *acc, dim_t ld, dim_t m,
+        dim_t n, float alpha, uint32_t zp, const int32_t *col_sum, data_type_t ddt, char *dst, dim_t ldc) {
+    const __m512 va = _mm512_set1_ps(alpha);
+    const __m512 lo = _mm512_set1_ps(ddt == dnnl_s8 ? -128.f : 0.f), hi = _mm512_set1_ps(ddt == dnnl_s8 ? 127.f : 255.f);
+    const __m512i vzp = _mm512_set1_epi32((int)zp);
+    for (dim_t i = 0; i < m; ++i)
+        for (dim_t j = 0; j < n; j += 16) {
+            const __mmask16 k = n - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1u);
+            __m512i a = _mm512_maskz_loadu_epi32(k, acc + i * ld + j);
+            if (zp) a = _mm512_sub_epi32(a, _mm512_mullo_epi32(vzp, _mm512_maskz_loadu_epi32(k, col_sum + j)));
+            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), va);
+            const dim_t o = i * ldc + j;
+            if (ddt == dnnl_f32) {
+                _mm512_mask_storeu_ps(reinterpret_cast<float *>(dst) + o, k, f);
+                continue;
+            }
+            f = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(f, f, _CMP_ORD_Q), f);
+            const __m512i r = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
+            if (ddt == dnnl_s8)
+                _mm512_mask_cvtsepi32_storeu_epi8(dst + o, k, r);
+            else
+                _mm512_mask_cvtusepi32_storeu_epi8(dst + o, k, r);
+        }
+}
+#endif
+
 // One GEMM's tiles into dst: the exact s32 sum minus src_zp * colsum(B),
 // then as the float GEMM path does it: alpha * acc (+ beta * old dst for a
 // leading sum), the output stage, dst's rounding and saturation.
@@ -118,8 +153,15 @@ public:
                 store_s32_via_f32(reinterpret_cast<int32_t *>(dst) + (m0 + i) * ldc + n0, acc + i * ld, n);
             return;
         }
-        float t[s8_max_mr * s8_max_nr];
         const uint32_t zp = (uint32_t)src_zp;
+#if defined(__x86_64__)
+        if (!stage && beta == 0.f && (ddt == dnnl_s8 || ddt == dnnl_u8 || ddt == dnnl_f32) && isa::has(isa::avx512)) {
+            const size_t sz = ddt == dnnl_f32 ? 4 : 1;
+            s8_tile_out_avx512(acc, ld, m, n, alpha, zp, col_sum, ddt, dst + (m0 * ldc + n0) * sz, ldc);
+            return;
+        }
+#endif
+        float t[s8_max_mr * s8_max_nr];
         for (dim_t i = 0; i < m; ++i) {
             const int32_t *a = acc + i * ld;
             float *ti = t + i * n;
