@@ -336,7 +336,10 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     dim_t GB = nxc ? NB : 1;
     while (GB > 1 && g.MB * OHB * div_up(NB, GB) < 8 * (dim_t)max_threads()) GB = div_up(GB, (dim_t)2);
     const dim_t NG = div_up(NB, GB);
-    const dim_t CW = GB > 1 ? 4 * dw_ur : g.OW, NCH = div_up(g.OW, CW);
+    // Chunks start at the first interior column (the first one also takes
+    // the left edge), so whole blocks of dw_ur tile them.
+    const dim_t CW = GB > 1 ? 4 * dw_ur : g.OW, c_lo = std::min(proto.lo, g.OW);
+    const dim_t NCH = GB > 1 ? std::max<dim_t>(1, div_up(g.OW - c_lo, CW)) : 1;
     const dim_t pos0[4] = {0, 0, 0, 0};
     const dim_t s_n = src_d.blk().strides[0], d_n = ds[0];
     const float *src0 = src + src_d.off_v(pos0);
@@ -346,7 +349,8 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const dim_t cb_b = nxc ? i2 * GB : i1, cb_e = nxc ? std::min(NB, cb_b + GB) : i1 + 1;
         const dim_t oh0 = ohb * RH, nrows = std::min(RH, g.OH - oh0);
         for (dim_t ch = 0; ch < NCH; ++ch) {
-            const dim_t ow_b = ch * CW, ow_e = std::min(g.OW, ow_b + CW);
+            const dim_t ow_b = ch == 0 ? 0 : c_lo + ch * CW;
+            const dim_t ow_e = ch == NCH - 1 ? g.OW : c_lo + (ch + 1) * CW;
             for (dim_t cb = cb_b; cb < cb_e; ++cb) {
                 dw_row_t rr[2];
                 const dim_t nc = std::min<dim_t>(dw_blk, C - cb * dw_blk);
