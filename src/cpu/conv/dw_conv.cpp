@@ -348,6 +348,14 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const dim_t ohb = nxc ? i1 : i2;
         const dim_t cb_b = nxc ? i2 * GB : i1, cb_e = nxc ? std::min(NB, cb_b + GB) : i1 + 1;
         const dim_t oh0 = ohb * RH, nrows = std::min(RH, g.OH - oh0);
+        // The rows' vertical taps, once per work item (not per chunk and block).
+        dw_row_t rb[2];
+        for (dim_t k = 0; k < nrows; ++k) {
+            rb[k] = proto;
+            rb[k].ih0 = (oh0 + k) * g.SH - g.PH;
+            dw_taps(rb[k].ih0, g.DH + 1, g.KH, g.IH, rb[k].kh0, rb[k].kh1);
+        }
+        const bool pair = nrows == 2 && rb[0].kh0 == 0 && rb[0].kh1 == 3 && rb[1].kh0 == 0 && rb[1].kh1 == 3;
         for (dim_t ch = 0; ch < NCH; ++ch) {
             const dim_t ow_b = ch == 0 ? 0 : c_lo + ch * CW;
             const dim_t ow_e = ch == NCH - 1 ? g.OW : c_lo + (ch + 1) * CW;
@@ -356,17 +364,13 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 const dim_t nc = std::min<dim_t>(dw_blk, C - cb * dw_blk);
                 for (dim_t k = 0; k < nrows; ++k) {
                     dw_row_t &r = rr[k];
-                    r = proto;
+                    r = rb[k];
                     r.m = (__mmask16)((1u << nc) - 1);
                     r.src = src0 + n * s_n + cb * s_cb;
                     r.wei = wei + cb * KS * dw_blk;
                     r.bias = bias ? bias + cb * dw_blk : nullptr;
                     r.dst = dst0 + n * d_n + cb * d_cb + (oh0 + k) * ds[2];
-                    r.ih0 = (oh0 + k) * g.SH - g.PH;
-                    dw_taps(r.ih0, g.DH + 1, g.KH, g.IH, r.kh0, r.kh1);
                 }
-                const bool pair = nrows == 2 && rr[0].kh0 == 0 && rr[0].kh1 == 3 && rr[1].kh0 == 0
-                        && rr[1].kh1 == 3;
                 if (pair && nc == dw_blk)
                     dw_pair_avx512<true>(rr[0], rr[1], ds[2], ow_b, ow_e);
                 else if (pair)
