@@ -2,7 +2,9 @@
 // group) through dw:avx512:nCx16c / dw:avx512:nhwc, against a naive loop in
 // double written here. With the ISA capped below AVX-512 other
 // implementations serve and only the numbers are checked.
-// Shapes reach every branch: channel counts with a tail of the 16-lane
+// Shapes reach every branch: 3x3 stride-1 row pairs (odd row counts,
+// pairs at the padded edges, nhwc column chunks over channel-block groups),
+// channel counts with a tail of the 16-lane
 // block (and fewer than 16), columns at both edges (padding 0, 1, 2 and
 // asymmetric, windows wider than the row), stride 2, dilation, interior
 // runs of 8 columns and their remainder, 1x1 and 5x5 kernels; weights in
@@ -193,6 +195,18 @@ int main() {
             {1, 48, 5, 4, 3, 3, 1, 1, 0, 1, 1, 2, 1, 2, false, p_relu}, // window wider than the row
             {1, 33, 4, 19, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, true, p_none}, // 1x1
             {1, 16, 10, 40, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, false, p_clip}, // stride 2, right padding only
+            // 3x3 stride 1: output rows in pairs. Channel tail, no padding,
+            // an odd row count (the last row alone), fewer than 8 interior
+            // columns (the row-by-row remainder).
+            {1, 20, 7, 9, 3, 3, 1, 1, 0, 0, 0, 0, 0, 0, true, p_relu},
+            // nhwc column chunks of 32 over groups of channel blocks (the last
+            // group short, a channel tail): a chunk's remainder recomputes its
+            // last 8 interior columns; pairs at the top and bottom edges fall
+            // back to single rows.
+            {2, 40, 12, 45, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, true, p_linear},
+            // Padding 2 over 3 rows: rows whose windows start or end outside,
+            // one interior row.
+            {1, 16, 3, 40, 3, 3, 1, 1, 0, 0, 2, 1, 2, 1, false, p_none},
     };
     for (int threads : {1, 2})
         kt::with_threads(threads, [&] {

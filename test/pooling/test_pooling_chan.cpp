@@ -4,8 +4,10 @@
 // reference written here: max, avg including and excluding padding, f32
 // and bf16, channel counts that are not a multiple of the block or vector,
 // padding on every side, windows partly or wholly outside src, strides 1,
-// 2 and 3, dilation, 1 and 2 threads. Max pooling trains with a workspace
-// which the backward then reads: the gradient must land on the reference's
+// 2 and 3 (3x3 stride 2 also through the row-pair kernel: odd row counts,
+// pairs at the padded edges, short and long interiors), dilation, 1 and 2
+// threads. Max pooling trains with a workspace which the backward then
+// reads: the gradient must land on the reference's
 // first maximum; max inference (no workspace) gets NaN, -0 and +0 among
 // its inputs and must match the reference's strict > bit for bit (a NaN
 // never wins, the first of -0 and +0 stays). Offsets are computed in this file; nothing of the library
@@ -308,6 +310,11 @@ int main() {
     const prob_t probs[] = {
             // ns N C  {D,H,W}      {KD,KH,KW} {SD,SH,SW} {dil}     {pad l}    {pad r}
             {2, 2, 0, {1, 13, 29}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}}, // 3x3 s2 p1
+            // 3x3 s2 (AVX-512, no workspace: output rows in pairs): fewer
+            // than 8 interior columns; no padding, every pair whole, two
+            // blocks of 8 columns and a remainder (the last 8 again).
+            {2, 1, 0, {1, 8, 11}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}},
+            {2, 1, 0, {1, 9, 40}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
             {2, 1, 0, {1, 6, 19}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}}, // stride 1
             {2, 1, 0, {1, 9, 23}, {1, 4, 5}, {1, 3, 3}, {0, 0, 0}, {0, 2, 3}, {0, 1, 0}}, // stride 3, asymmetric
             {2, 1, 0, {1, 7, 12}, {1, 2, 3}, {1, 1, 2}, {0, 1, 1}, {0, 0, 2}, {0, 1, 1}}, // dilation

@@ -1,7 +1,10 @@
 // Depthwise convolution (groups = channels, one input and one output
 // channel per group), f32, 2D, on nChw16c or nhwc data with AVX-512: 16
-// channels in the lanes of a vector, an output row of a channel block per
-// work item, 8 columns at a time in registers. Each output element is
+// channels in the lanes of a vector, 8 columns at a time in registers. A
+// work item is an output row of a channel block, or for 3x3 stride-1
+// undilated kernels a pair of rows (4 src rows read for 2 output rows, each
+// src vector loaded once for all its taps); on nhwc a work item takes a
+// group of channel blocks 32 columns at a time. Each output element is
 // bias + sum over the valid (kh, kw) taps of src * weight, in kh then kw
 // order, with one FMA per tap; a lone relu / linear / clip post-op is
 // applied in registers before the store. Columns whose window crosses the
@@ -15,6 +18,7 @@
 
 #include "cpu/conv/conv_impls.hpp"
 #include "cpu/isa.hpp"
+#include "cpu/simd.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
@@ -126,6 +130,45 @@ KESTREL_AVX512 inline void dw_cols_k3(const dw_row_t &r, dim_t ow) {
     for (int j = 0; j < N; ++j) dw_store(r, r.dst + (ow + j) * r.d_w, acc[j]);
 }
 
+// N interior columns from ow of two adjacent output rows (r and the row
+// below it, d_h floats further in dst) of a 3x3, unit-stride, undilated
+// kernel whose six taps rows all lie inside the src: the four src rows are
+// walked once, each src vector loaded once and used by every (row, kw) tap
+// it serves, so a row pair reads 4 src rows instead of 6. Each output still
+// sums bias + its taps in kh then kw order, one FMA each (as dw_cols).
+template <int N, bool FULL>
+KESTREL_AVX512 inline void dw_rows2_k3(const dw_row_t &r, dim_t d_h, dim_t ow) {
+    const __m512 b0 = r.bias ? _mm512_maskz_loadu_ps(r.m, r.bias) : _mm512_setzero_ps();
+    __m512 acc0[N], acc1[N], wv[9];
+    KESTREL_UNROLL(8)
+    for (int j = 0; j < N; ++j) acc0[j] = acc1[j] = b0;
+    KESTREL_UNROLL(9)
+    for (int k = 0; k < 9; ++k) wv[k] = _mm512_loadu_ps(r.wei + k * dw_blk);
+    const float *base = r.src + r.ih0 * r.s_h + (ow - r.PW) * r.s_w;
+    KESTREL_UNROLL(4)
+    for (int s = 0; s < 4; ++s) {
+        const float *row = base + s * r.s_h;
+        for (dim_t c = 0; c < N; ++c)
+            _mm_prefetch((const char *)((uintptr_t)row + (uintptr_t)((4 * N + c) * r.s_w * 4)), _MM_HINT_T0);
+        KESTREL_UNROLL(10)
+        for (int i = 0; i < N + 2; ++i) {
+            const __m512 v = dw_ld<FULL>(r, row + i * r.s_w);
+            KESTREL_UNROLL(3)
+            for (int kw = 0; kw < 3; ++kw) {
+                const int j = i - kw;
+                if (j < 0 || j >= N) continue;
+                if (s < 3) acc0[j] = _mm512_fmadd_ps(v, wv[s * 3 + kw], acc0[j]);
+                if (s > 0) acc1[j] = _mm512_fmadd_ps(v, wv[(s - 1) * 3 + kw], acc1[j]);
+            }
+        }
+    }
+    KESTREL_UNROLL(8)
+    for (int j = 0; j < N; ++j) {
+        dw_store(r, r.dst + (ow + j) * r.d_w, acc0[j]);
+        dw_store(r, r.dst + d_h + (ow + j) * r.d_w, acc1[j]);
+    }
+}
+
 // One edge column: only the kw taps inside the row.
 KESTREL_AVX512 inline void dw_edge(const dw_row_t &r, dim_t ow) {
     __m512 acc = r.bias ? _mm512_maskz_loadu_ps(r.m, r.bias) : _mm512_setzero_ps();
@@ -142,15 +185,46 @@ KESTREL_AVX512 inline void dw_edge(const dw_row_t &r, dim_t ow) {
     dw_store(r, r.dst + ow * r.d_w, acc);
 }
 
+// Columns [ow_b, ow_e) of one output row.
 template <bool FULL>
-KESTREL_AVX512 void dw_row_avx512(const dw_row_t &r) {
-    dim_t ow = 0;
-    for (; ow < std::min(r.lo, r.OW); ++ow) dw_edge(r, ow);
+KESTREL_AVX512 void dw_row_avx512(const dw_row_t &r, dim_t ow_b, dim_t ow_e) {
+    dim_t ow = ow_b;
+    const dim_t ie = std::min(r.hi, ow_e);
+    for (; ow < std::min(r.lo, ow_e); ++ow) dw_edge(r, ow);
     if (r.KW == 3 && r.SW == 1 && r.DW1 == 1)
-        for (; ow + dw_ur <= r.hi; ow += dw_ur) dw_cols_k3<dw_ur, FULL>(r, ow);
-    for (; ow + dw_ur <= r.hi; ow += dw_ur) dw_cols<dw_ur, FULL>(r, ow);
-    for (; ow < r.hi; ++ow) dw_cols<1, FULL>(r, ow);
-    for (; ow < r.OW; ++ow) dw_edge(r, ow);
+        for (; ow + dw_ur <= ie; ow += dw_ur) dw_cols_k3<dw_ur, FULL>(r, ow);
+    for (; ow + dw_ur <= ie; ow += dw_ur) dw_cols<dw_ur, FULL>(r, ow);
+    for (; ow < ie; ++ow) dw_cols<1, FULL>(r, ow);
+    for (; ow < ow_e; ++ow) dw_edge(r, ow);
+}
+
+// Columns [ow_b, ow_e) of output rows r (oh) and r1 (oh + 1), both with
+// every kh tap inside the src, of a 3x3 unit-stride undilated kernel: the
+// interior columns in pairs of rows (dw_rows2_k3), the edges and a
+// remainder shorter than a block row by row. A remainder after at least
+// one block of interior columns of the range is instead the last dw_ur
+// of them again (the overlap is rewritten with the same values).
+template <bool FULL>
+KESTREL_AVX512 void dw_pair_avx512(const dw_row_t &r, const dw_row_t &r1, dim_t d_h, dim_t ow_b, dim_t ow_e) {
+    dim_t ow = ow_b;
+    for (; ow < std::min(r.lo, ow_e); ++ow) {
+        dw_edge(r, ow);
+        dw_edge(r1, ow);
+    }
+    const dim_t ie = std::min(r.hi, ow_e);
+    for (; ow + dw_ur <= ie; ow += dw_ur) dw_rows2_k3<dw_ur, FULL>(r, d_h, ow);
+    if (ow < ie && ie - std::max(r.lo, ow_b) >= dw_ur) {
+        dw_rows2_k3<dw_ur, FULL>(r, d_h, ie - dw_ur);
+        ow = ie;
+    }
+    for (; ow < ie; ++ow) {
+        dw_cols<1, FULL>(r, ow);
+        dw_cols<1, FULL>(r1, ow);
+    }
+    for (; ow < ow_e; ++ow) {
+        dw_edge(r, ow);
+        dw_edge(r1, ow);
+    }
 }
 
 #undef KESTREL_AVX512
@@ -250,22 +324,66 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const dim_t s_cb = p->nxc ? dw_blk : ss[1], d_cb = p->nxc ? dw_blk : ds[1];
     // nhwc walks the channel blocks of a row together (they share lines).
     const bool nxc = p->nxc;
-    parallel_nd(g.MB, nxc ? g.OH : NB, nxc ? NB : g.OH, [&](dim_t n, dim_t i1, dim_t i2) {
-        const dim_t cb = nxc ? i2 : i1, oh = nxc ? i1 : i2;
-        dw_row_t r = proto;
-        const dim_t nc = std::min<dim_t>(dw_blk, C - cb * dw_blk);
-        r.m = (__mmask16)((1u << nc) - 1);
-        const dim_t pos0[4] = {n, 0, 0, 0};
-        r.src = src + src_d.off_v(pos0) + cb * s_cb;
-        r.dst = dst + dst_d.off_v(pos0) + cb * d_cb + oh * ds[2];
-        r.wei = wei + cb * KS * dw_blk;
-        r.bias = bias ? bias + cb * dw_blk : nullptr;
-        r.ih0 = oh * g.SH - g.PH;
-        dw_taps(r.ih0, g.DH + 1, g.KH, g.IH, r.kh0, r.kh1);
-        if (nc == dw_blk)
-            dw_row_avx512<true>(r);
-        else
-            dw_row_avx512<false>(r);
+    // 3x3 unit-stride undilated kernels take output rows in pairs (each
+    // pair reads 4 src rows, not 6); the others one row per work item.
+    const bool k3 = g.KH == 3 && g.KW == 3 && g.SH == 1 && g.SW == 1 && g.DH == 0 && g.DW == 0;
+    const dim_t RH = k3 ? 2 : 1, OHB = div_up(g.OH, RH);
+    // nhwc takes the channel blocks of a row pair column chunk by column
+    // chunk (they share the chunk's cache lines); nChw16c a whole row pair
+    // (or row) of one block per work item.
+    // (Groups of GB blocks: fewer when there are too few row pairs to
+    // keep every thread busy.)
+    dim_t GB = nxc ? NB : 1;
+    while (GB > 1 && g.MB * OHB * div_up(NB, GB) < 8 * (dim_t)max_threads()) GB = div_up(GB, (dim_t)2);
+    const dim_t NG = div_up(NB, GB);
+    // Chunks start at the first interior column (the first one also takes
+    // the left edge), so whole blocks of dw_ur tile them.
+    const dim_t CW = GB > 1 ? 4 * dw_ur : g.OW, c_lo = std::min(proto.lo, g.OW);
+    const dim_t NCH = GB > 1 ? std::max<dim_t>(1, div_up(g.OW - c_lo, CW)) : 1;
+    const dim_t pos0[4] = {0, 0, 0, 0};
+    const dim_t s_n = src_d.blk().strides[0], d_n = ds[0];
+    const float *src0 = src + src_d.off_v(pos0);
+    float *dst0 = dst + dst_d.off_v(pos0);
+    parallel_nd(g.MB, nxc ? OHB : NB, nxc ? NG : OHB, [&](dim_t n, dim_t i1, dim_t i2) {
+        const dim_t ohb = nxc ? i1 : i2;
+        const dim_t cb_b = nxc ? i2 * GB : i1, cb_e = nxc ? std::min(NB, cb_b + GB) : i1 + 1;
+        const dim_t oh0 = ohb * RH, nrows = std::min(RH, g.OH - oh0);
+        // The rows' vertical taps, once per work item (not per chunk and block).
+        dw_row_t rb[2];
+        for (dim_t k = 0; k < nrows; ++k) {
+            rb[k] = proto;
+            rb[k].ih0 = (oh0 + k) * g.SH - g.PH;
+            dw_taps(rb[k].ih0, g.DH + 1, g.KH, g.IH, rb[k].kh0, rb[k].kh1);
+        }
+        const bool pair = nrows == 2 && rb[0].kh0 == 0 && rb[0].kh1 == 3 && rb[1].kh0 == 0 && rb[1].kh1 == 3;
+        for (dim_t ch = 0; ch < NCH; ++ch) {
+            const dim_t ow_b = ch == 0 ? 0 : c_lo + ch * CW;
+            const dim_t ow_e = ch == NCH - 1 ? g.OW : c_lo + (ch + 1) * CW;
+            for (dim_t cb = cb_b; cb < cb_e; ++cb) {
+                dw_row_t rr[2];
+                const dim_t nc = std::min<dim_t>(dw_blk, C - cb * dw_blk);
+                for (dim_t k = 0; k < nrows; ++k) {
+                    dw_row_t &r = rr[k];
+                    r = rb[k];
+                    r.m = (__mmask16)((1u << nc) - 1);
+                    r.src = src0 + n * s_n + cb * s_cb;
+                    r.wei = wei + cb * KS * dw_blk;
+                    r.bias = bias ? bias + cb * dw_blk : nullptr;
+                    r.dst = dst0 + n * d_n + cb * d_cb + (oh0 + k) * ds[2];
+                }
+                if (pair && nc == dw_blk)
+                    dw_pair_avx512<true>(rr[0], rr[1], ds[2], ow_b, ow_e);
+                else if (pair)
+                    dw_pair_avx512<false>(rr[0], rr[1], ds[2], ow_b, ow_e);
+                else
+                    for (dim_t k = 0; k < nrows; ++k) {
+                        if (nc == dw_blk)
+                            dw_row_avx512<true>(rr[k], ow_b, ow_e);
+                        else
+                            dw_row_avx512<false>(rr[k], ow_b, ow_e);
+                    }
+            }
+        }
     });
     return status::success;
 }

@@ -36,32 +36,43 @@ __attribute__((target("avx512f"))) void affine_blk16_f32(float *y, const float *
 // sum over np points, st bytes apart, of x[i] (SQ: of (x[i] - mean[i])^2).
 // Four accumulators in turn hide the add latency; their order differs
 // from the reference's, which the tests allow for.
-template <bool BF, bool SQ>
+// FULL: all 16 lanes valid, a plain load (masked ones cost here).
+template <bool BF, bool SQ, bool FULL>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m512 stat_term_avx512(
         const char *q, __mmask16 m, __m512 vm, __m512 acc) {
     __m512 v = BF ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, q)), 16))
-                  : _mm512_maskz_loadu_ps(m, q);
+            : FULL ? _mm512_loadu_ps(q)
+                   : _mm512_maskz_loadu_ps(m, q);
     if (!SQ) return _mm512_add_ps(acc, v);
     v = _mm512_sub_ps(v, vm);
     return _mm512_fmadd_ps(v, v, acc);
+}
+
+template <bool BF, bool SQ, bool FULL>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline void stat_loop_avx512(
+        float *acc, const char *x, dim_t st, dim_t np, const float *mean, __mmask16 m) {
+    const __m512 vm = SQ ? _mm512_maskz_loadu_ps(m, mean) : _mm512_setzero_ps();
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    dim_t p = 0;
+    for (; p + 4 <= np; p += 4) {
+        const char *q = x + p * st;
+        a0 = stat_term_avx512<BF, SQ, FULL>(q, m, vm, a0);
+        a1 = stat_term_avx512<BF, SQ, FULL>(q + st, m, vm, a1);
+        a2 = stat_term_avx512<BF, SQ, FULL>(q + 2 * st, m, vm, a2);
+        a3 = stat_term_avx512<BF, SQ, FULL>(q + 3 * st, m, vm, a3);
+    }
+    for (; p < np; ++p) a0 = stat_term_avx512<BF, SQ, FULL>(x + p * st, m, vm, a0);
+    _mm512_mask_storeu_ps(acc, m, _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
 }
 
 template <bool BF, bool SQ>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void stat_run_avx512(
         float *acc, const char *x, dim_t st, dim_t np, const float *mean, dim_t n) {
     const __mmask16 m = (__mmask16)((1u << n) - 1);
-    const __m512 vm = SQ ? _mm512_maskz_loadu_ps(m, mean) : _mm512_setzero_ps();
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    dim_t p = 0;
-    for (; p + 4 <= np; p += 4) {
-        const char *q = x + p * st;
-        a0 = stat_term_avx512<BF, SQ>(q, m, vm, a0);
-        a1 = stat_term_avx512<BF, SQ>(q + st, m, vm, a1);
-        a2 = stat_term_avx512<BF, SQ>(q + 2 * st, m, vm, a2);
-        a3 = stat_term_avx512<BF, SQ>(q + 3 * st, m, vm, a3);
-    }
-    for (; p < np; ++p) a0 = stat_term_avx512<BF, SQ>(x + p * st, m, vm, a0);
-    _mm512_mask_storeu_ps(acc, m, _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+    if (!BF && n == 16)
+        stat_loop_avx512<BF, SQ, true>(acc, x, st, np, mean, m);
+    else
+        stat_loop_avx512<BF, SQ, false>(acc, x, st, np, mean, m);
 }
 
 // The same for f32 on AVX2: 16 channels as two halves under lane masks.

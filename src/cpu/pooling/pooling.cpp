@@ -1,7 +1,9 @@
 // Pooling forward: a reference implementation for any layout and a fast one
 // for channel-innermost layouts (nhwc, nChw8c, nChw16c), vectorised over
 // channels through vec_ops_t (max and avg pooling on AVX-512 and AVX2:
-// register kernels, chan_row_avx512 / chan_row_avx2). Plain channel-first layouts have their own
+// register kernels, chan_row_avx512 / chan_row_avx2; 3x3 stride-2 windows
+// two output rows at a time on AVX-512, chan_pair_row_avx512). Plain
+// channel-first layouts have their own
 // (pooling_ncsp.cpp), vectorised along output rows.
 #include <algorithm>
 #include <cmath>
@@ -15,6 +17,7 @@
 #include "cpu/pooling/pooling_pd.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/post_ops.hpp"
+#include "cpu/simd.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
@@ -183,6 +186,99 @@ KESTREL_AVX512 void chan_row_avx512(const chan_row_t &r, dim_t ow_b, dim_t ow_e,
         }
         ow += nc;
     }
+}
+
+// 3x3 windows at stride 2 (undilated, 2D), two output rows at once: N
+// columns from ow of row r and of the row below it (dst r1), both rows'
+// windows wholly inside the src vertically and the columns interior. The
+// five src rows are walked once, each of their 2N + 1 vectors loaded once
+// and applied to every (row, kw) tap it serves (a stride-2 window shares
+// its first column with the previous window and the middle src row with
+// the other output row): 5 (2N + 1) loads for 18 N taps. Every output
+// still takes its taps in kh then kw order from the same start, so the
+// values are chan_cols_avx512's bit for bit. No workspace. FULL: all 16
+// channels valid, plain loads and stores (masked ones cost ~10% here).
+template <bool BF, pool_op_t OP, int N, bool FULL>
+KESTREL_AVX512 void chan_pair_avx512(const chan_row_t &r, char *dst1, dim_t ow, dim_t c0, __mmask16 m) {
+    constexpr bool MAX = OP == pool_op_t::max;
+    const dim_t esz = BF ? 2 : 4;
+    __m512 acc0[N], acc1[N];
+    KESTREL_UNROLL(8)
+    for (int j = 0; j < N; ++j) acc0[j] = acc1[j] = MAX ? _mm512_set1_ps(r.init) : _mm512_setzero_ps();
+    const char *base = r.src + c0 * esz + (ow * 2 - r.padL) * r.sw + r.ih0 * r.sh;
+    KESTREL_UNROLL(5)
+    for (int s = 0; s < 5; ++s) {
+        const char *p = base + s * r.sh;
+        prefetch_cols(p, 4 * N * 2 * r.sw, 2 * N, r.sw);
+        KESTREL_UNROLL(17)
+        for (int i = 0; i < 2 * N + 1; ++i) {
+            const __m512 v = FULL && !BF ? _mm512_loadu_ps(p + i * r.sw) : chan_ld<BF>(p + i * r.sw, m);
+            KESTREL_UNROLL(3)
+            for (int kw = 0; kw < 3; ++kw) {
+                if ((i - kw) % 2 != 0) continue;
+                const int j = (i - kw) / 2;
+                if (j < 0 || j >= N) continue;
+                if (s < 3) acc0[j] = MAX ? _mm512_max_ps(v, acc0[j]) : _mm512_add_ps(acc0[j], v);
+                if (s >= 2) acc1[j] = MAX ? _mm512_max_ps(v, acc1[j]) : _mm512_add_ps(acc1[j], v);
+            }
+        }
+    }
+    if (!MAX) {
+        // Every window of the pair is whole: 9 taps either way.
+        const __m512 vd = _mm512_set1_ps(9.f);
+        KESTREL_UNROLL(8)
+        for (int j = 0; j < N; ++j) {
+            acc0[j] = _mm512_div_ps(acc0[j], vd);
+            acc1[j] = _mm512_div_ps(acc1[j], vd);
+        }
+    }
+    KESTREL_UNROLL(8)
+    for (int j = 0; j < N; ++j) {
+        char *d0 = r.dst + (ow + j) * r.dsw + c0 * esz, *d1 = dst1 + (ow + j) * r.dsw + c0 * esz;
+        if (BF && MAX) { // truncation is exact: every value came from bf16
+            _mm256_mask_storeu_epi16(d0, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(acc0[j]), 16)));
+            _mm256_mask_storeu_epi16(d1, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(acc1[j]), 16)));
+        } else if (BF) {
+            _mm256_mask_storeu_epi16(d0, m, chan_to_bf16(acc0[j]));
+            _mm256_mask_storeu_epi16(d1, m, chan_to_bf16(acc1[j]));
+        } else if (FULL) {
+            _mm512_storeu_ps(d0, acc0[j]);
+            _mm512_storeu_ps(d1, acc1[j]);
+        } else {
+            _mm512_mask_storeu_ps(d0, m, acc0[j]);
+            _mm512_mask_storeu_ps(d1, m, acc1[j]);
+        }
+    }
+}
+
+// Columns [ow_b, ow_e) of the output rows r and r1 (see chan_pair_avx512):
+// the interior in blocks of 8 columns of both rows (a remainder after at
+// least one block as the last 8 interior columns again: the overlap is
+// rewritten with the same values), the rest row by row.
+template <bool BF, pool_op_t OP>
+KESTREL_AVX512 void chan_pair_row_avx512(
+        const chan_row_t &r, const chan_row_t &r1, dim_t ow_b, dim_t ow_e, dim_t lo, dim_t hi) {
+    constexpr int N = 8;
+    const dim_t l = std::min(std::max(lo, ow_b), ow_e), h = std::max(l, std::min(hi, ow_e));
+    if (h - l < N) {
+        chan_row_avx512<BF, OP, false>(r, ow_b, ow_e, lo, hi);
+        chan_row_avx512<BF, OP, false>(r1, ow_b, ow_e, lo, hi);
+        return;
+    }
+    for (dim_t c0 = 0; c0 < r.C; c0 += 16) {
+        const dim_t n = std::min<dim_t>(16, r.C - c0);
+        const __mmask16 m = (__mmask16)((1u << n) - 1);
+        const auto kern = n == 16 ? chan_pair_avx512<BF, OP, N, true> : chan_pair_avx512<BF, OP, N, false>;
+        dim_t ow = l;
+        for (; ow + N <= h; ow += N) kern(r, r1.dst, ow, c0, m);
+        if (ow < h) kern(r, r1.dst, h - N, c0, m);
+    }
+    // The left edge after the interior: its lines are in cache by then
+    // (first, each of its few loads would wait for memory alone).
+    chan_row_avx512<BF, OP, false>(r, ow_b, l, lo, hi);
+    chan_row_avx512<BF, OP, false>(r1, ow_b, l, lo, hi);
+    chan_row_avx512<BF, OP, false>(r, h, ow_e, lo, hi);
+    chan_row_avx512<BF, OP, false>(r1, h, ow_e, lo, hi);
 }
 
 #undef KESTREL_AVX512
@@ -567,6 +663,37 @@ struct vec_pooling_fwd_t : primitive_t {
         const dim_t owb = rows >= mt ? 1 : std::min<dim_t>(div_up(c.OW, (dim_t)4), div_up((dim_t)mt, rows));
         const dim_t owc = div_up(c.OW, owb);
         const chan_row_fn_t row = chan_row_kernel(pd->avx512_, bf, c.is_max, ws != nullptr);
+        // 3x3 stride-2 2D windows on AVX-512 without a workspace: output
+        // rows in pairs (chan_pair_row_avx512) when there are rows enough.
+        if (pd->avx512_ && !ws && c.ndims == 4 && c.KH == 3 && c.KW == 3 && c.SH == 2 && c.SW == 2 && c.DH == 0
+                && c.DW == 0 && owb == 1) {
+            const dim_t OHP = div_up(c.OH, (dim_t)2);
+            parallel_nd(c.MB * NB * OHP, [&](dim_t it) {
+                const dim_t ohp = it % OHP, cb = it / OHP % NB, n = it / OHP / NB;
+                chan_row_t a[2];
+                const dim_t nr = std::min<dim_t>(2, c.OH - ohp * 2);
+                for (dim_t k = 0; k < nr; ++k) {
+                    const dim_t oh = ohp * 2 + k;
+                    a[k] = proto;
+                    a[k].src = src + (smd.offset0 + n * ss[0] + cb * ss[1]) * esz;
+                    a[k].dst = dst + (dmd.offset0 + n * ds[0] + cb * ds[1] + oh * ds[3]) * esz;
+                    a[k].ws = nullptr;
+                    a[k].id0 = -c.padF, a[k].ih0 = oh * 2 - c.padT;
+                    a[k].kd0 = 0, a[k].kd1 = 1;
+                    tap_range(a[k].ih0, 3, 1, c.IH, a[k].kh0, a[k].kh1);
+                }
+                const bool pair = nr == 2 && a[0].kh0 == 0 && a[0].kh1 == 3 && a[1].kh0 == 0 && a[1].kh1 == 3;
+                if (pair && c.is_max)
+                    (bf ? chan_pair_row_avx512<true, pool_op_t::max> : chan_pair_row_avx512<false, pool_op_t::max>)(
+                            a[0], a[1], 0, c.OW, lo, hi);
+                else if (pair)
+                    (bf ? chan_pair_row_avx512<true, pool_op_t::avg> : chan_pair_row_avx512<false, pool_op_t::avg>)(
+                            a[0], a[1], 0, c.OW, lo, hi);
+                else
+                    for (dim_t k = 0; k < nr; ++k) row(a[k], 0, c.OW, lo, hi);
+            });
+            return status::success;
+        }
         parallel_nd(rows * owb, [&](dim_t it) {
             dim_t r = it;
             const dim_t b = r % owb; r /= owb;

@@ -69,10 +69,13 @@ KESTREL_AVX512 inline __m512 ncsp_taps(const float *x, dim_t s, dim_t IW, bool f
 template <int SW>
 KESTREL_AVX512 inline __m512 ncsp_taps_m(const float *x, dim_t s, __mmask16 ml, __mmask16 mh, __m512 fill) {
     const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    // Whole halves (most of a partly outside run) take plain loads: masked
+    // ones cost here.
     const uintptr_t p = (uintptr_t)x + (uintptr_t)(s * (dim_t)sizeof(float));
-    const __m512 lo = _mm512_mask_loadu_ps(fill, ml, (const void *)p);
+    const __m512 lo = ml == 0xffff ? _mm512_loadu_ps((const void *)p) : _mm512_mask_loadu_ps(fill, ml, (const void *)p);
     if (SW == 1) return lo;
-    const __m512 hi = _mm512_mask_loadu_ps(fill, mh, (const void *)(p + 64));
+    const __m512 hi = mh == 0xffff ? _mm512_loadu_ps((const void *)(p + 64))
+                                   : _mm512_mask_loadu_ps(fill, mh, (const void *)(p + 64));
     return _mm512_permutex2var_ps(lo, even, hi);
 }
 
@@ -165,7 +168,10 @@ KESTREL_AVX512 void ncsp_row_avx512(const ncsp_row_args_t &g) {
             const __mmask16 nz = _mm512_test_epi32_mask(dv, dv);
             a = _mm512_maskz_div_ps(nz, a, _mm512_cvtepi32_ps(dv));
         }
-        _mm512_mask_storeu_ps(g.out + ow0, om, a);
+        if (om == 0xffff)
+            _mm512_storeu_ps(g.out + ow0, a);
+        else
+            _mm512_mask_storeu_ps(g.out + ow0, om, a);
     }
 }
 
