@@ -9,7 +9,8 @@
 // Shapes reach the kernels' branches: channel tails of 16 and 8 in and out,
 // unequal padding, stride, dilation, 1x1 (flattened rows), 7x7 s2 with 3
 // input channels, groups, 1D and 3D, enough input channels for partial sums
-// between passes, bias, relu in registers, sum + relu in the epilogue; plain
+// between passes (over one row or a block of rows), bias, relu in
+// registers, sum + relu in the epilogue; plain
 // (oihw-like and hwio-like) and `any` weights; 1 and 2 threads.
 // test_conv_nhwc_isa.sh reruns it capped at AVX2 and SSE41.
 #include <cmath>
@@ -263,6 +264,11 @@ int main() {
             // Many input channels: partial sums kept between passes; OC
             // fills the blocks, so results leave the registers directly.
             {4, 2, 1, 96, 64, {1, 9, 13}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_none, w_oix},
+            // Passes over blocks of rows: 20 rows of 4 oc blocks x 30
+            // columns exceed one block's partial sums (8 rows), cut 7 + 7
+            // + 6. (With 2 threads the single-image shapes below cut their
+            // rows to share them: 7 rows as 4 + 3, 8 at stride 2 as 4 + 4.)
+            {4, 1, 1, 40, 64, {1, 20, 30}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_none, w_any},
             // Tails of 16 and 8 in and out; bias and relu through the epilogue.
             {4, 1, 1, 20, 24, {1, 7, 30}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu, w_xio},
             {4, 2, 1, 19, 37, {1, 8, 11}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 2, 0}, {0, 1, 2}, false, p_sum_relu,
