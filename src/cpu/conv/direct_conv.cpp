@@ -62,6 +62,20 @@ format_tag_t wei_tag(int ndims, bool groups, int blk) {
     return ndims == 3 ? dnnl_OIw8i8o : ndims == 4 ? dnnl_OIhw8i8o : dnnl_OIdhw8i8o;
 }
 
+// Fewer input channels than a block (a first layer's 3): weights without
+// input channel blocking, [g]O[d][h]wi<blk>o. A tap's channels are then
+// ICg x blk floats apart instead of blk x blk: in 16i16o blocks the 3
+// lines a tap uses lie 1 KiB apart, so a 7x7 kernel's weights fall in a
+// few L1 sets and miss on every tile.
+format_tag_t wei_tag_small_ic(int ndims, bool groups, int blk) {
+    if (blk == 16) {
+        if (groups) return ndims == 3 ? dnnl_gOwi16o : ndims == 4 ? dnnl_gOhwi16o : dnnl_gOdhwi16o;
+        return ndims == 3 ? dnnl_Owi16o : ndims == 4 ? dnnl_Ohwi16o : dnnl_Odhwi16o;
+    }
+    if (groups) return ndims == 3 ? dnnl_gOwi8o : ndims == 4 ? dnnl_gOhwi8o : dnnl_gOdhwi8o;
+    return ndims == 3 ? dnnl_Owi8o : ndims == 4 ? dnnl_Ohwi8o : dnnl_Odhwi8o;
+}
+
 // Estimated cycles of one input channel step over a row of `w` columns
 // for every oc block: per tile, the FMAs (2 a cycle), the weight loads and
 // broadcasts (2 a cycle) or the FMA latency (4 cycles, a chain per
@@ -208,7 +222,9 @@ void fill_src_window(const direct_conv_conf_t &c, const direct_conv_conf_t &cs, 
 
 // Copies plain weights `u` (any order of dims, offset0 included in the
 // pointer) to the blocked layout `b` the kernels read, zeros in the padded
-// channels; one task per (group, oc block).
+// channels; one task per (group, oc block). With fewer input channels than
+// a block `b` has no input channel blocking (wei_tag_small_ic): a tap holds
+// ICg rows of blk.
 void copy_weights_blocked(const conv_geom_t &g, int blk, const memory_desc_t &umd, const float *u,
         const memory_desc_t &bmd, float *b) {
     const auto &us = umd.blocking.strides, &bs = bmd.blocking.strides;
@@ -218,6 +234,7 @@ void copy_weights_blocked(const conv_geom_t &g, int blk, const memory_desc_t &um
     const dim_t b_g = wg ? bs[0] : 0, b_o = bs[wg], b_i = bs[wg + 1];
     const dim_t b_d = nd == 5 ? bs[wg + 2] : 0, b_h = nd >= 4 ? bs[wg + nd - 2] : 0, b_w = bs[wg + nd - 1];
     const dim_t nocb = div_up(g.OCg, blk), nicb = div_up(g.ICg, blk);
+    const dim_t tap_rows = g.ICg < blk ? g.ICg : blk;
     parallel_nd(g.G, nocb, [&](dim_t gr, dim_t ocb) {
         const dim_t noc = std::min<dim_t>(blk, g.OCg - ocb * blk);
         for (dim_t icb = 0; icb < nicb; ++icb) {
@@ -230,7 +247,7 @@ void copy_weights_blocked(const conv_geom_t &g, int blk, const memory_desc_t &um
                                 + kh * u_h + kw * u_w;
                         // Zeros first (padded channels), then the valid ones;
                         // hwio-like weights (u_o 1) copy whole rows.
-                        std::fill(bp, bp + blk * blk, 0.f);
+                        std::fill(bp, bp + tap_rows * blk, 0.f);
                         for (dim_t i = 0; i < nic; ++i) {
                             const float *ui = up + i * u_i;
                             float *bi = bp + i * blk;
@@ -279,11 +296,15 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     if (status_t st = check_attr(); st != status::success)
         return st == status::unimplemented ? decline(me, "attributes") : st;
     const int nd = g.ndims;
-    const format_tag_t dtag = data_tag(nd, blk, nxc, ncx), wtag = wei_tag(nd, g.with_groups, blk);
+    // `any` weights with fewer input channels than a block take the layout
+    // without input channel blocking; weights the user blocked either way
+    // are read as they are.
+    const format_tag_t dtag = data_tag(nd, blk, nxc, ncx), wtag_blk = wei_tag(nd, g.with_groups, blk);
+    const format_tag_t wtag = g.ICg < blk ? wei_tag_small_ic(nd, g.with_groups, blk) : wtag_blk;
     KESTREL_CHECK(set_formats(dtag, wtag));
     if (!mdw_t(src_md_).matches_tag(dtag) || !mdw_t(dst_md_).matches_tag(dtag))
         return decline(me, "layouts");
-    wei_copy = !mdw_t(weights_md_).matches_tag(wtag);
+    wei_copy = !mdw_t(weights_md_).matches_tag(wtag) && !mdw_t(weights_md_).matches_tag(wtag_blk);
     if (wei_copy && (!(nxc || ncx) || !mdw_t(weights_md_).is_plain())) return decline(me, "weights layout");
     if (wei_copy)
         KESTREL_CHECK(md_init_by_tag(wei_blk_md, weights_md_.ndims, weights_md_.dims, dnnl_f32, wtag));
