@@ -264,11 +264,14 @@ int main() {
             // Many input channels: partial sums kept between passes; OC
             // fills the blocks, so results leave the registers directly.
             {4, 2, 1, 96, 64, {1, 9, 13}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_none, w_oix},
-            // Passes over blocks of rows: 20 rows of 4 oc blocks x 30
-            // columns exceed one block's partial sums (8 rows), cut 7 + 7
-            // + 6. (With 2 threads the single-image shapes below cut their
-            // rows to share them: 7 rows as 4 + 3, 8 at stride 2 as 4 + 4.)
-            {4, 1, 1, 40, 64, {1, 20, 30}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_none, w_any},
+            // Passes over blocks of rows (an oc group's weights over 512
+            // KiB, AVX-512): all rows in one block with 1 thread, cut 4 + 3
+            // and 3 + 2 to share them with 2; the epilogue (bias, relu)
+            // and stores from registers at stride 2.
+            {4, 1, 1, 240, 64, {1, 7, 5}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu,
+                    w_oix},
+            {4, 1, 1, 240, 64, {1, 9, 9}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_none,
+                    w_any},
             // Tails of 16 and 8 in and out; bias and relu through the epilogue.
             {4, 1, 1, 20, 24, {1, 7, 30}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu, w_xio},
             {4, 2, 1, 19, 37, {1, 8, 11}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 2, 0}, {0, 1, 2}, false, p_sum_relu,

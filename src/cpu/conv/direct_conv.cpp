@@ -8,10 +8,11 @@
 // together. Within an item the input channel blocks are taken in passes
 // small enough that the weights of a pass stay in L1 while every tile of
 // the segment uses them; partial sums of a segment wait in a per-thread
-// scratchpad row between passes. When there are several passes (and data
-// is read in place), an item takes a block of whole rows instead, each
-// pass running over all of them (pick_row_blocks), so the weights of an
-// oc group are fetched once per block rather than once per row. The last pass runs the epilogue on each
+// scratchpad row between passes. When there are several passes over
+// weights too large for L2 (and data is read in place), an item takes a
+// block of whole rows instead, each pass running over all of them
+// (pick_row_blocks), so the weights of an oc group are fetched once per
+// block rather than once per row. The last pass runs the epilogue on each
 // tile and stores it (straight from registers when there is no epilogue).
 // Channels-first plain data (nchw) gathers each item's src window into
 // blocks in a per-thread scratchpad row (the bf16 route's window) and
@@ -45,6 +46,9 @@ constexpr dim_t pass_weights_budget = 24 * 1024;
 constexpr dim_t flat_seg_cols = 96;
 // Bytes of partial sums one thread keeps for a block of rows (L2).
 constexpr dim_t partial_budget = 64 * 1024;
+// Weights of one oc group above which rows are taken in blocks (half of a
+// 1 MiB L2): below it they stay in L2 from one row to the next.
+constexpr dim_t group_weights_l2 = 512 * 1024;
 
 format_tag_t data_tag(int ndims, int blk, bool nxc, bool ncx) {
     if (nxc) return ndims == 3 ? dnnl_nwc : ndims == 4 ? dnnl_nhwc : dnnl_ndhwc;
@@ -132,9 +136,10 @@ void pick_tile(int blk, dim_t nocb, dim_t w, int &noc, int &urw) {
 }
 
 // Output rows per work item when the weights of an oc group take several
-// passes: a pass then runs over `rblk` rows, so its weights (kept in L1)
-// serve all their columns instead of one row's before the next pass
-// replaces them. `outer` items (images x groups x oc groups) of `rows`
+// passes and exceed half of L2: a pass then runs over `rblk` rows, so its
+// weights (kept in L1) serve all their columns instead of one row's before
+// the next pass replaces them (one row at a time fetched the group's
+// weights from L3 again for every row). `outer` items (images x groups x oc groups) of `rows`
 // rows each are cut into row blocks of at most `rmax` rows (partial sums
 // of a block stay in L2); of those cuts, the fewest blocks that still
 // share the rows evenly among `nthr` threads (balance211 over the items,
@@ -368,7 +373,8 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     c.icb_chunk = std::max<dim_t>(1, std::min<dim_t>(c.nicb, pass_weights_budget / wei_per_icb));
     const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
     c.rblk = 1, c.nrb = rows_sp;
-    if (c.icb_chunk < c.nicb && !c.flat && !(bf16 || ncx) && c.nseg == 1)
+    if (c.icb_chunk < c.nicb && wei_per_icb * c.nicb > group_weights_l2 && !c.flat && !(bf16 || ncx)
+            && c.nseg == 1)
         pick_row_blocks(g.MB * g.G * div_up(c.nocb, c.noc), rows_sp,
                 std::max<dim_t>(1, partial_budget / ((dim_t)c.noc * c.seg * blk * (dim_t)sizeof(float))),
                 max_threads(), c.rblk, c.nrb);
