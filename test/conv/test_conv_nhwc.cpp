@@ -8,8 +8,9 @@
 // gets are read through the strides and blocks the descriptor reports).
 // Shapes reach the kernels' branches: channel tails of 16 and 8 in and out,
 // unequal padding, stride, dilation, 1x1 (flattened rows), 7x7 s2 with 3
-// input channels, groups, 1D and 3D, enough input channels for partial sums
-// between passes, bias, relu in registers, sum + relu in the epilogue; plain
+// input channels (weights without ic blocking), groups, 1D and 3D, enough
+// input channels for partial sums between passes (over one row or a block
+// of rows), bias, relu in registers, sum + relu in the epilogue; plain
 // (oihw-like and hwio-like) and `any` weights; 1 and 2 threads.
 // test_conv_nhwc_isa.sh reruns it capped at AVX2 and SSE41.
 #include <cmath>
@@ -263,6 +264,14 @@ int main() {
             // Many input channels: partial sums kept between passes; OC
             // fills the blocks, so results leave the registers directly.
             {4, 2, 1, 96, 64, {1, 9, 13}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_none, w_oix},
+            // Passes over blocks of rows (an oc group's weights over 512
+            // KiB, AVX-512): all rows in one block with 1 thread, cut 4 + 3
+            // and 3 + 2 to share them with 2; the epilogue (bias, relu)
+            // and stores from registers at stride 2.
+            {4, 1, 1, 240, 64, {1, 7, 5}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu,
+                    w_oix},
+            {4, 1, 1, 240, 64, {1, 9, 9}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_none,
+                    w_any},
             // Tails of 16 and 8 in and out; bias and relu through the epilogue.
             {4, 1, 1, 20, 24, {1, 7, 30}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu, w_xio},
             {4, 2, 1, 19, 37, {1, 8, 11}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 2, 0}, {0, 1, 2}, false, p_sum_relu,
@@ -289,6 +298,11 @@ int main() {
             {4, 1, 1, 32, 24, {1, 8, 11}, {1, 1, 1}, {1, 2, 2}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, false, p_relu, w_xio},
             // The first convolution of a ResNet: 7x7 s2, 3 input channels.
             {4, 1, 1, 3, 64, {1, 23, 25}, {1, 7, 7}, {1, 2, 2}, {0, 0, 0}, {0, 3, 3}, {0, 3, 3}, true, p_relu, w_xio},
+            // Fewer input channels than a block with `any` weights: the
+            // layout without input channel blocking (Ohwi16o / gOhwi16o),
+            // and plain ones copied into it (above and below).
+            {4, 2, 1, 3, 64, {1, 23, 25}, {1, 7, 7}, {1, 2, 2}, {0, 0, 0}, {0, 3, 3}, {0, 3, 3}, false, p_none, w_any},
+            {4, 1, 2, 12, 20, {1, 6, 9}, {1, 3, 3}, {1, 1, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 0}, true, p_relu, w_any},
             // Groups: channels that fill blocks, and channels with tails.
             {4, 1, 4, 16, 16, {1, 6, 10}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_none, w_any},
             {4, 2, 2, 24, 20, {1, 5, 9}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_sum_relu,

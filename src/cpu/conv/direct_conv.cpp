@@ -8,7 +8,11 @@
 // together. Within an item the input channel blocks are taken in passes
 // small enough that the weights of a pass stay in L1 while every tile of
 // the segment uses them; partial sums of a segment wait in a per-thread
-// scratchpad row between passes. The last pass runs the epilogue on each
+// scratchpad row between passes. When there are several passes over
+// weights too large for L2 (and data is read in place), an item takes a
+// block of whole rows instead, each pass running over all of them
+// (pick_row_blocks), so the weights of an oc group are fetched once per
+// block rather than once per row. The last pass runs the epilogue on each
 // tile and stores it (straight from registers when there is no epilogue).
 // Channels-first plain data (nchw) gathers each item's src window into
 // blocks in a per-thread scratchpad row (the bf16 route's window) and
@@ -40,6 +44,11 @@ constexpr scratchpad::key_t key_wei_blk = 3;
 constexpr dim_t pass_weights_budget = 24 * 1024;
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
+// Bytes of partial sums one thread keeps for a block of rows (L2).
+constexpr dim_t partial_budget = 64 * 1024;
+// Weights of one oc group above which rows are taken in blocks (half of a
+// 1 MiB L2): below it they stay in L2 from one row to the next.
+constexpr dim_t group_weights_l2 = 512 * 1024;
 
 format_tag_t data_tag(int ndims, int blk, bool nxc, bool ncx) {
     if (nxc) return ndims == 3 ? dnnl_nwc : ndims == 4 ? dnnl_nhwc : dnnl_ndhwc;
@@ -57,14 +66,31 @@ format_tag_t wei_tag(int ndims, bool groups, int blk) {
     return ndims == 3 ? dnnl_OIw8i8o : ndims == 4 ? dnnl_OIhw8i8o : dnnl_OIdhw8i8o;
 }
 
+// Fewer input channels than a block (a first layer's 3): weights without
+// input channel blocking, [g]O[d][h]wi<blk>o. A tap's channels are then
+// ICg x blk floats apart instead of blk x blk: in 16i16o blocks the 3
+// lines a tap uses lie 1 KiB apart, so a 7x7 kernel's weights fall in a
+// few L1 sets and miss on every tile.
+format_tag_t wei_tag_small_ic(int ndims, bool groups, int blk) {
+    if (blk == 16) {
+        if (groups) return ndims == 3 ? dnnl_gOwi16o : ndims == 4 ? dnnl_gOhwi16o : dnnl_gOdhwi16o;
+        return ndims == 3 ? dnnl_Owi16o : ndims == 4 ? dnnl_Ohwi16o : dnnl_Odhwi16o;
+    }
+    if (groups) return ndims == 3 ? dnnl_gOwi8o : ndims == 4 ? dnnl_gOhwi8o : dnnl_gOdhwi8o;
+    return ndims == 3 ? dnnl_Owi8o : ndims == 4 ? dnnl_Ohwi8o : dnnl_Odhwi8o;
+}
+
 // Estimated cycles of one input channel step over a row of `w` columns
 // for every oc block: per tile, the FMAs (2 a cycle), the weight loads and
 // broadcasts (2 a cycle) or the FMA latency (4 cycles, a chain per
-// accumulator), whichever bounds it, plus one of loop overhead. A ragged
-// last group of blocks runs with the same column count.
+// accumulator), whichever bounds it, plus two for what each tile costs
+// besides (loop, per-tap set-up, accumulators in and out). One of
+// overhead kept 4 x 6 tiles (6 + 6 + 2) on 14-column rows where 2 x 14
+// ran 10-15% faster (Zen 5, one core). A ragged last group of blocks
+// runs with the same column count.
 double row_cost(dim_t nocb, int noc, int urw, dim_t w) {
     auto step = [](int n, dim_t u) {
-        return std::max({(double)n * u / 2, (double)(n + u) / 2, 4.0}) + 1;
+        return std::max({(double)n * u / 2, (double)(n + u) / 2, 4.0}) + 2;
     };
     auto groups_of = [&](int n) {
         const dim_t full = w / urw, r = w % urw;
@@ -107,6 +133,38 @@ void pick_tile(int blk, dim_t nocb, dim_t w, int &noc, int &urw) {
         }
     }
     if (best < 0.95 * base) noc = bn, urw = bu;
+}
+
+// Output rows per work item when the weights of an oc group take several
+// passes and exceed half of L2: a pass then runs over `rblk` rows, so its
+// weights (kept in L1) serve all their columns instead of one row's before
+// the next pass replaces them (one row at a time fetched the group's
+// weights from L3 again for every row). `outer` items (images x groups x oc groups) of `rows`
+// rows each are cut into row blocks of at most `rmax` rows (partial sums
+// of a block stay in L2); of those cuts, the fewest blocks that still
+// share the rows evenly among `nthr` threads (balance211 over the items,
+// as execute() splits them) within 3%, else the most even split.
+void pick_row_blocks(dim_t outer, dim_t rows, dim_t rmax, int nthr, dim_t &rblk, dim_t &nrb) {
+    rblk = 1, nrb = rows;
+    if (rows <= 1) return;
+    double best = -1.0;
+    for (dim_t want = div_up(rows, std::min(rmax, rows)); want <= rows; ++want) {
+        const dim_t rb = div_up(rows, want), n = div_up(rows, rb);
+        if (rb * (n - 1) >= rows) continue; // the same cut as a smaller count
+        const dim_t items = outer * n;
+        // Rows of items [0, i): whole rows of earlier items, then the blocks.
+        auto cum = [&](dim_t i) { return (i / n) * rows + std::min(rows, (i % n) * rb); };
+        const int nt = (int)std::max<dim_t>(1, std::min<dim_t>(nthr, items));
+        dim_t most = 0;
+        for (int t = 0; t < nt; ++t) {
+            dim_t s, e;
+            balance211(items, nt, t, s, e);
+            most = std::max(most, cum(e) - cum(s));
+        }
+        const double eff = (double)(outer * rows) / ((double)most * nthr);
+        if (eff > best + 1e-9) best = eff, rblk = rb, nrb = n;
+        if (eff >= 0.97) return;
+    }
 }
 
 // Range [lo, lo + n) of taps k with 0 <= o0 + k * step < I, for k < K.
@@ -169,7 +227,9 @@ void fill_src_window(const direct_conv_conf_t &c, const direct_conv_conf_t &cs, 
 
 // Copies plain weights `u` (any order of dims, offset0 included in the
 // pointer) to the blocked layout `b` the kernels read, zeros in the padded
-// channels; one task per (group, oc block).
+// channels; one task per (group, oc block). With fewer input channels than
+// a block `b` has no input channel blocking (wei_tag_small_ic): a tap holds
+// ICg rows of blk.
 void copy_weights_blocked(const conv_geom_t &g, int blk, const memory_desc_t &umd, const float *u,
         const memory_desc_t &bmd, float *b) {
     const auto &us = umd.blocking.strides, &bs = bmd.blocking.strides;
@@ -179,6 +239,7 @@ void copy_weights_blocked(const conv_geom_t &g, int blk, const memory_desc_t &um
     const dim_t b_g = wg ? bs[0] : 0, b_o = bs[wg], b_i = bs[wg + 1];
     const dim_t b_d = nd == 5 ? bs[wg + 2] : 0, b_h = nd >= 4 ? bs[wg + nd - 2] : 0, b_w = bs[wg + nd - 1];
     const dim_t nocb = div_up(g.OCg, blk), nicb = div_up(g.ICg, blk);
+    const dim_t tap_rows = g.ICg < blk ? g.ICg : blk;
     parallel_nd(g.G, nocb, [&](dim_t gr, dim_t ocb) {
         const dim_t noc = std::min<dim_t>(blk, g.OCg - ocb * blk);
         for (dim_t icb = 0; icb < nicb; ++icb) {
@@ -191,7 +252,7 @@ void copy_weights_blocked(const conv_geom_t &g, int blk, const memory_desc_t &um
                                 + kh * u_h + kw * u_w;
                         // Zeros first (padded channels), then the valid ones;
                         // hwio-like weights (u_o 1) copy whole rows.
-                        std::fill(bp, bp + blk * blk, 0.f);
+                        std::fill(bp, bp + tap_rows * blk, 0.f);
                         for (dim_t i = 0; i < nic; ++i) {
                             const float *ui = up + i * u_i;
                             float *bi = bp + i * blk;
@@ -240,11 +301,15 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     if (status_t st = check_attr(); st != status::success)
         return st == status::unimplemented ? decline(me, "attributes") : st;
     const int nd = g.ndims;
-    const format_tag_t dtag = data_tag(nd, blk, nxc, ncx), wtag = wei_tag(nd, g.with_groups, blk);
+    // `any` weights with fewer input channels than a block take the layout
+    // without input channel blocking; weights the user blocked either way
+    // are read as they are.
+    const format_tag_t dtag = data_tag(nd, blk, nxc, ncx), wtag_blk = wei_tag(nd, g.with_groups, blk);
+    const format_tag_t wtag = g.ICg < blk ? wei_tag_small_ic(nd, g.with_groups, blk) : wtag_blk;
     KESTREL_CHECK(set_formats(dtag, wtag));
     if (!mdw_t(src_md_).matches_tag(dtag) || !mdw_t(dst_md_).matches_tag(dtag))
         return decline(me, "layouts");
-    wei_copy = !mdw_t(weights_md_).matches_tag(wtag);
+    wei_copy = !mdw_t(weights_md_).matches_tag(wtag) && !mdw_t(weights_md_).matches_tag(wtag_blk);
     if (wei_copy && (!(nxc || ncx) || !mdw_t(weights_md_).is_plain())) return decline(me, "weights layout");
     if (wei_copy)
         KESTREL_CHECK(md_init_by_tag(wei_blk_md, weights_md_.ndims, weights_md_.dims, dnnl_f32, wtag));
@@ -306,9 +371,16 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
 
     const dim_t wei_per_icb = (dim_t)c.noc * blk * blk * g.KD * g.KH * g.KW * (dim_t)sizeof(float);
     c.icb_chunk = std::max<dim_t>(1, std::min<dim_t>(c.nicb, pass_weights_budget / wei_per_icb));
+    const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
+    c.rblk = 1, c.nrb = rows_sp;
+    if (c.icb_chunk < c.nicb && wei_per_icb * c.nicb > group_weights_l2 && !c.flat && !(bf16 || ncx)
+            && c.nseg == 1)
+        pick_row_blocks(g.MB * g.G * div_up(c.nocb, c.noc), rows_sp,
+                std::max<dim_t>(1, partial_budget / ((dim_t)c.noc * c.seg * blk * (dim_t)sizeof(float))),
+                max_threads(), c.rblk, c.nrb);
     if (c.icb_chunk < c.nicb)
         scratchpad_registry().book_per_thread(
-                key_base + key_partial, (size_t)c.noc * c.seg * blk * sizeof(float));
+                key_base + key_partial, (size_t)c.noc * c.rblk * c.seg * blk * sizeof(float));
     return status::success;
 }
 
@@ -364,7 +436,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const dim_t d_k = p->nxc || ncx ? blk * ds[1] : ds[1], d_c = ncx ? ds[1] : 1, d_w = ds[nd - 1];
     const dim_t nocg = div_up(c.nocb, (dim_t)c.noc);
     const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
-    const dim_t work = g.MB * g.G * nocg * rows_sp * c.nseg;
+    const dim_t work = g.MB * g.G * nocg * c.nrb * c.nseg;
     // A lone relu / linear / clip post-op runs in registers at the store.
     int act = direct_act_none;
     float act_a = 0.f, act_b = 0.f;
@@ -405,122 +477,130 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         dim_t r = item;
         const dim_t sgi = r % c.nseg;
         r /= c.nseg;
-        const dim_t sp_row = r % rows_sp;
-        r /= rows_sp;
+        const dim_t rb = r % c.nrb;
+        r /= c.nrb;
         const dim_t ocg = r % nocg;
         r /= nocg;
         const dim_t gr = r % g.G, n = r / g.G;
-        const dim_t od = c.flat ? 0 : sp_row / g.OH, oh = c.flat ? 0 : sp_row % g.OH;
+        const dim_t sp0 = rb * c.rblk, nsp = std::min(c.rblk, rows_sp - sp0); // rows of the block
         const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);
         const dim_t col0 = sgi * c.seg, ncols = std::min(c.seg, c.row - col0);
-
-        dim_t kd_lo = 0, nkd = 1, kh_lo = 0, nkh = 1;
-        const dim_t id0 = od * g.SD - g.PD, ih0 = oh * g.SH - g.PH;
-        valid_taps(id0, g.DD + 1, g.KD, g.ID, kd_lo, nkd);
-        valid_taps(ih0, g.DH + 1, g.KH, g.IH, kh_lo, nkh);
-
+        const dim_t oc_first = gr * g.OCg + ocg * c.noc * blk;
         dim_t pos[max_ndims];
         g.data_pos(pos, n, gr * g.ICg, 0, 0, 0);
-        // src at the first valid d/h taps, w index 0.
-        const dim_t src_off = src_d.off_v(pos) + (id0 + kd_lo * (g.DD + 1)) * s_d
-                + (ih0 + kh_lo * (g.DH + 1)) * s_h;
-        // Then at column 0 (w index -PW for rows).
-        const float *src_row;
-        if (!windowed) {
-            src_row = static_cast<const float *>(ex.src) + src_off - (c.flat ? 0 : g.PW * s_w);
-        } else {
-            float *win = sg.get<float>(p->key_base + key_src_f32, ithr);
-            if (!win) return status::out_of_memory;
-            if (bf)
-                fill_src_window(c, cs, static_cast<const uint16_t *>(ex.src) + src_off, ss[1], 1, blk,
-                        s_d * (g.DD + 1), s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w, g.IW,
-                        nullptr, win);
-            else
-                fill_src_window(c, cs, static_cast<const float *>(ex.src) + src_off, c.s_icb, ss[1], c.ic_tail,
-                        s_d * (g.DD + 1), s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w, g.IW,
-                        tpack, win);
-            src_row = win - (c.flat ? col0 : g.PW) * blk;
-        }
-        const dim_t oc_first = gr * g.OCg + ocg * c.noc * blk;
+        const dim_t src_img = src_d.off_v(pos);
         g.wei_pos(pos, gr, ocg * c.noc * blk, 0, 0, 0, 0);
-        const float *wei_g = wei + wei_d.off_v(pos) + kd_lo * c.w_kd + kh_lo * c.w_kh;
-        g.data_pos(pos, n, oc_first, od, oh, 0);
-        const dim_t dst_row = dst_d.off_v(pos); // element offset
+        const float *wei_grp = wei + wei_d.off_v(pos);
         float *partial = chunked ? sg.get<float>(p->key_base + key_partial, ithr) : nullptr;
         if (chunked && !partial) return status::out_of_memory;
+        // Partial sums of row i of the block, column j: partial + (i * seg + j) * blk.
+        const dim_t part_k = c.rblk * c.seg * blk;
 
         direct_tile_args_t t;
-        t.nkd = nkd, t.nkh = nkh;
         for (dim_t icb0 = 0; icb0 < c.nicb; icb0 += c.icb_chunk) {
             const bool first = icb0 == 0, last = icb0 + c.icb_chunk >= c.nicb;
             t.nicb = std::min(c.icb_chunk, c.nicb - icb0);
             t.ic_last = last ? c.ic_tail : blk;
-            for (dim_t j0 = 0; j0 < ncols; j0 += c.urw) {
-                const dim_t col = col0 + j0;
-                const int urw = (int)std::min<dim_t>(c.urw, ncols - j0);
-                const dim_t iw_lo = col * g.SW - g.PW;
-                const bool check = !c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW);
-                t.src = src_row + icb0 * cs.s_icb + col * cs.s_col;
-                t.wei = wei_g + icb0 * c.w_icb;
-                t.iw0 = iw_lo;
-                t.acc_in = first ? nullptr : partial + j0 * blk;
-                t.in_k = c.seg * blk, t.in_w = blk;
-                const dim_t out_dst = dst_row + col * d_w; // element offset
-                if (!last) {
-                    t.out = partial + j0 * blk, t.out_k = c.seg * blk, t.out_w = blk;
-                } else if (direct_store) {
-                    t.out = static_cast<float *>(ex.dst) + out_dst, t.out_k = d_k, t.out_w = d_w;
+            for (dim_t ri = 0; ri < nsp; ++ri) {
+                const dim_t sp_row = sp0 + ri;
+                const dim_t od = c.flat ? 0 : sp_row / g.OH, oh = c.flat ? 0 : sp_row % g.OH;
+                dim_t kd_lo = 0, nkd = 1, kh_lo = 0, nkh = 1;
+                const dim_t id0 = od * g.SD - g.PD, ih0 = oh * g.SH - g.PH;
+                valid_taps(id0, g.DD + 1, g.KD, g.ID, kd_lo, nkd);
+                valid_taps(ih0, g.DH + 1, g.KH, g.IH, kh_lo, nkh);
+                t.nkd = nkd, t.nkh = nkh;
+                // src at the first valid d/h taps, w index 0.
+                const dim_t src_off = src_img + (id0 + kd_lo * (g.DD + 1)) * s_d + (ih0 + kh_lo * (g.DH + 1)) * s_h;
+                // Then at column 0 (w index -PW for rows).
+                const float *src_row;
+                if (!windowed) {
+                    src_row = static_cast<const float *>(ex.src) + src_off - (c.flat ? 0 : g.PW * s_w);
                 } else {
-                    t.out = tile_buf, t.out_k = (dim_t)urw * blk, t.out_w = blk;
+                    // One row per item (rblk 1): the window, filled before the
+                    // first pass, serves every pass.
+                    float *win = sg.get<float>(p->key_base + key_src_f32, ithr);
+                    if (!win) return status::out_of_memory;
+                    if (first && bf)
+                        fill_src_window(c, cs, static_cast<const uint16_t *>(ex.src) + src_off, ss[1], 1, blk,
+                                s_d * (g.DD + 1), s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW, g.PW, ext_w,
+                                g.IW, nullptr, win);
+                    else if (first)
+                        fill_src_window(c, cs, static_cast<const float *>(ex.src) + src_off, c.s_icb, ss[1],
+                                c.ic_tail, s_d * (g.DD + 1), s_h * (g.DH + 1), s_w, nkd, nkh, col0, ncols, g.SW,
+                                g.PW, ext_w, g.IW, tpack, win);
+                    src_row = win - (c.flat ? col0 : g.PW) * blk;
                 }
-                t.act = last && direct_store ? act : direct_act_none;
-                t.act_a = act_a, t.act_b = act_b;
-                ker_.fn[noc][urw][check ? 1 : 0](cs, t);
-                if (!last || direct_store) continue;
+                const float *wei_g = wei_grp + kd_lo * c.w_kd + kh_lo * c.w_kh;
+                g.data_pos(pos, n, oc_first, od, oh, 0);
+                const dim_t dst_row = dst_d.off_v(pos); // element offset
+                float *part_row = chunked ? partial + ri * c.seg * blk : nullptr;
+                for (dim_t j0 = 0; j0 < ncols; j0 += c.urw) {
+                    const dim_t col = col0 + j0;
+                    const int urw = (int)std::min<dim_t>(c.urw, ncols - j0);
+                    const dim_t iw_lo = col * g.SW - g.PW;
+                    const bool check = !c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW);
+                    t.src = src_row + icb0 * cs.s_icb + col * cs.s_col;
+                    t.wei = wei_g + icb0 * c.w_icb;
+                    t.iw0 = iw_lo;
+                    t.acc_in = first ? nullptr : part_row + j0 * blk;
+                    t.in_k = part_k, t.in_w = blk;
+                    const dim_t out_dst = dst_row + col * d_w; // element offset
+                    if (!last) {
+                        t.out = part_row + j0 * blk, t.out_k = part_k, t.out_w = blk;
+                    } else if (direct_store) {
+                        t.out = static_cast<float *>(ex.dst) + out_dst, t.out_k = d_k, t.out_w = d_w;
+                    } else {
+                        t.out = tile_buf, t.out_k = (dim_t)urw * blk, t.out_w = blk;
+                    }
+                    t.act = last && direct_store ? act : direct_act_none;
+                    t.act_a = act_a, t.act_b = act_b;
+                    ker_.fn[noc][urw][check ? 1 : 0](cs, t);
+                    if (!last || direct_store) continue;
 
-                // Epilogue on the finished tile, then one store.
-                for (int k = 0; k < noc; ++k) {
-                    float *v = tile_buf + (dim_t)k * urw * blk;
-                    const dim_t c0 = oc_first + k * blk;
-                    const dim_t nvalid = std::min<dim_t>(blk, (gr + 1) * g.OCg - c0);
-                    const dim_t dk = out_dst + k * d_k;
-                    if (!epi_.trivial()) {
-                        for (int j = 0; j < urw; ++j) epi_.pre(v + j * blk, nvalid, c0, ex.ea);
-                        if (epi_.has_chain()) {
-                            float row[direct_kernels_t::max_urw], prev[direct_kernels_t::max_urw];
-                            for (dim_t ch = 0; ch < nvalid; ++ch) {
-                                for (int j = 0; j < urw; ++j) {
-                                    row[j] = v[j * blk + ch];
-                                    if (epi_.has_sum()) prev[j] = load_dst(dk + j * d_w + ch * d_c);
+                    // Epilogue on the finished tile, then one store.
+                    for (int k = 0; k < noc; ++k) {
+                        float *v = tile_buf + (dim_t)k * urw * blk;
+                        const dim_t c0 = oc_first + k * blk;
+                        const dim_t nvalid = std::min<dim_t>(blk, (gr + 1) * g.OCg - c0);
+                        const dim_t dk = out_dst + k * d_k;
+                        if (!epi_.trivial()) {
+                            for (int j = 0; j < urw; ++j) epi_.pre(v + j * blk, nvalid, c0, ex.ea);
+                            if (epi_.has_chain()) {
+                                float row[direct_kernels_t::max_urw], prev[direct_kernels_t::max_urw];
+                                for (dim_t ch = 0; ch < nvalid; ++ch) {
+                                    for (int j = 0; j < urw; ++j) {
+                                        row[j] = v[j * blk + ch];
+                                        if (epi_.has_sum()) prev[j] = load_dst(dk + j * d_w + ch * d_c);
+                                    }
+                                    // Runs along w: a flattened row is cut where a w-row ends.
+                                    for (int j = 0; j < urw;) {
+                                        const dim_t pt = col + j;
+                                        const dim_t ow = c.flat ? pt % g.OW : pt;
+                                        const dim_t len = std::min<dim_t>(urw - j, g.OW - ow);
+                                        if (c.flat)
+                                            g.data_pos(pos, n, c0 + ch, pt / (g.OW * g.OH), pt / g.OW % g.OH, ow);
+                                        else
+                                            g.data_pos(pos, n, c0 + ch, od, oh, ow);
+                                        ex.ap.apply_row(row + j, prev + j, len, pos);
+                                        j += (int)len;
+                                    }
+                                    for (int j = 0; j < urw; ++j) v[j * blk + ch] = row[j];
                                 }
-                                // Runs along w: a flattened row is cut where a w-row ends.
-                                for (int j = 0; j < urw;) {
-                                    const dim_t pt = col + j;
-                                    const dim_t ow = c.flat ? pt % g.OW : pt;
-                                    const dim_t len = std::min<dim_t>(urw - j, g.OW - ow);
-                                    if (c.flat)
-                                        g.data_pos(pos, n, c0 + ch, pt / (g.OW * g.OH), pt / g.OW % g.OH, ow);
-                                    else
-                                        g.data_pos(pos, n, c0 + ch, od, oh, ow);
-                                    ex.ap.apply_row(row + j, prev + j, len, pos);
-                                    j += (int)len;
-                                }
-                                for (int j = 0; j < urw; ++j) v[j * blk + ch] = row[j];
                             }
+                            for (int j = 0; j < urw; ++j) epi_.post(v + j * blk, nvalid, c0, ex.ea);
                         }
-                        for (int j = 0; j < urw; ++j) epi_.post(v + j * blk, nvalid, c0, ex.ea);
-                    }
-                    if (ncx) {
-                        // Channel by channel: each row of urw columns is contiguous.
-                        float *dp = static_cast<float *>(ex.dst) + dk;
-                        for (dim_t ch = 0; ch < nvalid; ++ch)
-                            for (int j = 0; j < urw; ++j) dp[ch * d_c + j * d_w] = v[j * blk + ch];
-                        continue;
-                    }
-                    for (int j = 0; j < urw; ++j) {
-                        // Padded channels of the last block stay zero.
-                        std::fill(v + j * blk + nvalid, v + (j + 1) * blk, 0.f);
-                        store_dst(v + j * blk, dk + j * d_w, store_tail ? blk : nvalid);
+                        if (ncx) {
+                            // Channel by channel: each row of urw columns is contiguous.
+                            float *dp = static_cast<float *>(ex.dst) + dk;
+                            for (dim_t ch = 0; ch < nvalid; ++ch)
+                                for (int j = 0; j < urw; ++j) dp[ch * d_c + j * d_w] = v[j * blk + ch];
+                            continue;
+                        }
+                        for (int j = 0; j < urw; ++j) {
+                            // Padded channels of the last block stay zero.
+                            std::fill(v + j * blk + nvalid, v + (j + 1) * blk, 0.f);
+                            store_dst(v + j * blk, dk + j * d_w, store_tail ? blk : nvalid);
+                        }
                     }
                 }
             }

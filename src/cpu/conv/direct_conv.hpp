@@ -31,6 +31,7 @@ struct direct_conv_conf_t {
     dim_t icb_chunk = 0; // ic blocks per pass (partial sums kept between passes)
     dim_t nocb = 0; // oc blocks per group
     dim_t row = 0, seg = 0, nseg = 1; // columns per row, per segment, segments
+    dim_t rblk = 1, nrb = 1; // output rows (od, oh) per work item, row blocks
     dim_t s_icb = 0, s_col = 0; // src: next ic block, next column (stride included)
     dim_t tap_d = 0, tap_h = 0, tap_w = 0; // src step between kernel taps
     dim_t w_ocb = 0, w_icb = 0, w_kd = 0, w_kh = 0, w_kw = 0; // weights strides
