@@ -581,24 +581,14 @@ struct vec_pooling_fwd_t : primitive_t {
                     for (dim_t i = 0; i < L; ++i) acc[i] = 0.f;
                 }
                 dim_t count = 0;
-                for (dim_t kd = 0; kd < c.KD; ++kd) {
-                    const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
-                    if (id < 0 || id >= c.ID) continue;
-                    for (dim_t kh = 0; kh < c.KH; ++kh) {
-                        const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
-                        if (ih < 0 || ih >= c.IH) continue;
-                        for (dim_t kw = 0; kw < c.KW; ++kw) {
-                            const dim_t iw = ow * c.SW - c.padL + kw * (c.DW + 1);
-                            if (iw < 0 || iw >= c.IW) continue;
-                            const char *x = src + (sbase + id * ss[2] + ih * ss[3] + iw * ss[4]) * ssz;
-                            if (c.is_max)
-                                ops.acc_max_idx(acc, idx, x, sdt, L, (int32_t)((kd * c.KH + kh) * c.KW + kw));
-                            else
-                                ops.acc_add(acc, x, sdt, L);
-                            ++count;
-                        }
-                    }
-                }
+                for_each_window_point(c, od, oh, ow, [&](dim_t kd, dim_t kh, dim_t kw, dim_t id, dim_t ih, dim_t iw) {
+                    const char *x = src + (sbase + id * ss[2] + ih * ss[3] + iw * ss[4]) * ssz;
+                    if (c.is_max)
+                        ops.acc_max_idx(acc, idx, x, sdt, L, (int32_t)((kd * c.KH + kh) * c.KW + kw));
+                    else
+                        ops.acc_add(acc, x, sdt, L);
+                    ++count;
+                });
                 const dim_t doff = dmd.offset0 + n * ds[0] + cb * ds[1] + od * ds[2] + oh * ds[3] + ow * ds[4];
                 float scale = 1.f;
                 if (!c.is_max) {

@@ -183,30 +183,20 @@ struct int8_pooling_fwd_t : primitive_t {
                 for (dim_t i = 0; i < nc; ++i) acc[i] = avg ? 0 : init;
                 if (idx) std::fill(idx, idx + nc, 0);
                 dim_t count = 0;
-                for (dim_t kd = 0; kd < c.KD; ++kd) {
-                    const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
-                    if (id < 0 || id >= c.ID) continue;
-                    for (dim_t kh = 0; kh < c.KH; ++kh) {
-                        const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
-                        if (ih < 0 || ih >= c.IH) continue;
-                        for (dim_t kw = 0; kw < c.KW; ++kw) {
-                            const dim_t iw = ow * c.SW - c.padL + kw * (c.DW + 1);
-                            if (iw < 0 || iw >= c.IW) continue;
-                            const S *x = sb + id * ss[2] + ih * ss[3] + iw * ss[4];
-                            const int32_t k = (int32_t)((kd * c.KH + kh) * c.KW + kw);
-                            if (avx2) {
-                                if (avg) run_add_avx2(acc, x, nc);
-                                else if (idx) run_max_idx_avx2(acc, idx, x, nc, k);
-                                else run_max_avx2(acc, x, nc);
-                            } else {
-                                if (avg) run_add(acc, x, nc);
-                                else if (idx) run_max_idx(acc, idx, x, nc, k);
-                                else run_max(acc, x, nc);
-                            }
-                            ++count;
-                        }
+                for_each_window_point(c, od, oh, ow, [&](dim_t kd, dim_t kh, dim_t kw, dim_t id, dim_t ih, dim_t iw) {
+                    const S *x = sb + id * ss[2] + ih * ss[3] + iw * ss[4];
+                    const int32_t k = (int32_t)((kd * c.KH + kh) * c.KW + kw);
+                    if (avx2) {
+                        if (avg) run_add_avx2(acc, x, nc);
+                        else if (idx) run_max_idx_avx2(acc, idx, x, nc, k);
+                        else run_max_avx2(acc, x, nc);
+                    } else {
+                        if (avg) run_add(acc, x, nc);
+                        else if (idx) run_max_idx(acc, idx, x, nc, k);
+                        else run_max(acc, x, nc);
                     }
-                }
+                    ++count;
+                });
                 const dim_t doff = dmd.offset0 + n * ds[0] + cb * ds[1] + od * ds[2] + oh * ds[3] + ow * ds[4];
                 const float div = (float)(c.exclude_padding ? count : c.KD * c.KH * c.KW);
                 char *y = dst + doff * dsz;

@@ -281,15 +281,9 @@ status_t ncsp_pooling_fwd_t::execute(const exec_ctx_t &ctx) const {
             // Calls f(kd, kh, row) for each source row of this output row's
             // window that lies inside the tensor (padding rows skipped).
             auto for_each_row = [&](auto &&f) {
-                for (dim_t kd = 0; kd < c.KD; ++kd) {
-                    const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
-                    if (id < 0 || id >= c.ID) continue;
-                    for (dim_t kh = 0; kh < c.KH; ++kh) {
-                        const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
-                        if (ih < 0 || ih >= c.IH) continue;
-                        f(kd, kh, src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz);
-                    }
-                }
+                for_each_window_row(c, od, oh, [&](dim_t kd, dim_t kh, dim_t id, dim_t ih) {
+                    f(kd, kh, src + (smd.offset0 + n * s_n + ch * s_c + id * s_d + ih * s_h) * ssz);
+                });
             };
             bool done = false; // dst row written
             if (row) {

@@ -39,6 +39,34 @@ struct pooling_conf_t {
     float max_init; // lowest value of the dst type
 };
 
+// Calls f(kd, kh, id, ih) for each source row (depth and height index) of
+// output (od, oh)'s window that lies inside src; padding rows are skipped,
+// kd outermost.
+template <typename F>
+inline void for_each_window_row(const pooling_conf_t &c, dim_t od, dim_t oh, const F &f) {
+    for (dim_t kd = 0; kd < c.KD; ++kd) {
+        const dim_t id = od * c.SD - c.padF + kd * (c.DD + 1);
+        if (id < 0 || id >= c.ID) continue;
+        for (dim_t kh = 0; kh < c.KH; ++kh) {
+            const dim_t ih = oh * c.SH - c.padT + kh * (c.DH + 1);
+            if (ih < 0 || ih >= c.IH) continue;
+            f(kd, kh, id, ih);
+        }
+    }
+}
+
+// The same for every point: f(kd, kh, kw, id, ih, iw), kw innermost.
+template <typename F>
+inline void for_each_window_point(const pooling_conf_t &c, dim_t od, dim_t oh, dim_t ow, const F &f) {
+    for_each_window_row(c, od, oh, [&](dim_t kd, dim_t kh, dim_t id, dim_t ih) {
+        for (dim_t kw = 0; kw < c.KW; ++kw) {
+            const dim_t iw = ow * c.SW - c.padL + kw * (c.DW + 1);
+            if (iw < 0 || iw >= c.IW) continue;
+            f(kd, kh, kw, id, ih, iw);
+        }
+    });
+}
+
 // Fills `c` from the op descriptor and the (diff_)src / (diff_)dst
 // descriptors; every field but max_init.
 void pooling_init_conf(pooling_conf_t &c, const pooling_desc_t &desc, const memory_desc_t &src_md,
