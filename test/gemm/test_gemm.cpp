@@ -306,7 +306,9 @@ void test_blocking() {
         } fc[] = {{4096, 64, 576, 576, 216}, {4096, 40, 1500, 750, 168}, {4096, 300, 1500, 250, 504}};
         for (const auto &f : fc) {
             gemm::plan_t q;
-            const bool okq = q.init(zen5, f.M, f.N, f.K, false, false, 1) == status::success && !q.direct()
+            // Transposed A: a row-major one with these few columns goes
+            // direct (test_few_columns_direct).
+            const bool okq = q.init(zen5, f.M, f.N, f.K, true, false, 1) == status::success && !q.direct()
                     && !q.skinny() && q.kc() == f.kc && q.mc() == f.mc;
             std::snprintf(what, sizeof(what), "few-columns blocking, N=%ld K=%ld: KC %ld (%ld), MC %ld (%ld)",
                     (long)f.N, (long)f.K, (long)q.kc(), (long)f.kc, (long)q.mc(), (long)f.mc);
@@ -361,6 +363,68 @@ void test_few_columns() {
                         (int)level, ta, nthr, (long)kc);
                 T.check(ok && kc == 367, what);
             }
+        }
+    }
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+}
+
+// Few columns, row-major A, any M: direct tiles (no packing) while B fits
+// in half of L2, walking each row tile across the one or two panels. Given
+// caches (L2 = 1 MB, so B up to 512 KB): M tails (1501 = 125 x 12 + 1,
+// 997, 700), column tails (33, 17, 50), N = 2 x NR exactly, alpha/beta with
+// beta 0 over NaN, 1 and 2 threads, the epilogue once per element. Shapes
+// that stay packed: transposed A, B over half of L2, more than two panels,
+// and the portable kernel (no direct tiles).
+void test_few_columns_direct() {
+    const gemm::cache_sizes_t zen5 {48u << 10, 1u << 20, 32u << 20};
+    const shape_t shapes[] = {{700, 64, 300, false, false, 1.f, 0.f}, {1501, 33, 257, false, false, 0.5f, 0.25f},
+            {997, 17, 100, false, false, -1.5f, 1.f}, {500, 50, 300, true, false, 1.f, 0.f},
+            {100, 40, 4000, false, false, 1.f, 0.5f}, {700, 100, 200, false, false, 2.f, 0.f}};
+    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
+            gemm::kernel_level_t::avx512};
+    for (gemm::kernel_level_t level : levels) {
+        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
+                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
+            continue;
+        gemm::set_kernel_level_for_testing(level);
+        int n_direct = 0;
+        for (const shape_t &s : shapes) {
+            data_t d = make_data(s, 5000 + s.M);
+            for (int nthr : {1, 2}) {
+                bool ok = true, direct = false, want = false;
+                std::vector<std::atomic<int>> hits(s.M * s.N);
+                for (auto &h : hits) h = 0;
+                counting_epilogue_t ep;
+                ep.hits = &hits;
+                ep.N = s.N;
+                kt::with_threads(nthr, [&] {
+                    runner_t r;
+                    std::vector<float> C = d.C0;
+                    ok = r.init(s, 0, &zen5) == status::success
+                            && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(), d.ldb,
+                                       s.beta, C.data(), d.ldc, r.grantor(), 10, &ep)
+                                    == status::success;
+                    for (auto &h : hits) ok = ok && h == 1;
+                    for (dim_t i = 0; i < s.M; ++i)
+                        for (dim_t j = 0; j < s.N; ++j) C[i * d.ldc + j] = (C[i * d.ldc + j] - 1.f) / 2.f;
+                    ok = ok && matches(s, d, C);
+                    direct = r.plan.direct();
+                    want = level != gemm::kernel_level_t::portable && !s.ta && s.N <= 2 * r.plan.nr()
+                            && s.K * s.N * (dim_t)sizeof(float) <= (512 << 10);
+                });
+                n_direct += direct;
+                char what[200];
+                std::snprintf(what, sizeof(what),
+                        "few columns, level %d: M=%ld N=%ld K=%ld ta=%d, %d thr: %s as expected, matches, "
+                        "epilogue once",
+                        (int)level, (long)s.M, (long)s.N, (long)s.K, s.ta, nthr, direct ? "direct" : "packed");
+                T.check(ok && direct == want, what);
+            }
+        }
+        if (level != gemm::kernel_level_t::portable) {
+            char what[80];
+            std::snprintf(what, sizeof(what), "few columns, level %d: some shapes go direct", (int)level);
+            T.check(n_direct > 0, what);
         }
     }
     gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
@@ -564,6 +628,7 @@ int main() {
     if (isa::has(isa::avx512)) grid_for_kernel(gemm::kernel_level_t::avx512, "avx512", &tiny_caches);
     test_blocking();
     test_few_columns();
+    test_few_columns_direct();
     test_epilogue();
     test_skinny(gemm::kernel_level_t::portable, "portable");
     if (isa::has(isa::avx2)) test_skinny(gemm::kernel_level_t::avx2, "avx2 (packed path)");
