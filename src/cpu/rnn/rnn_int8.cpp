@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "cpu/gemm/kernels_s8.hpp"
 #include "cpu/gemm/s8_out.hpp"
@@ -259,7 +260,11 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
     // Layer 0's input, dense T x N x SLC.
     parallel_nd(T, N, [&](dim_t t, dim_t n) {
         uint8_t *x = xbuf + (t * N + n) * xs;
-        for (dim_t c = 0; c < SLC; ++c) x[c] = src[rnn_off(src_md, t, n, c)];
+        const uint8_t *sr = src + rnn_off(src_md, t, n, 0);
+        const dim_t cs = src_md.blocking.strides[2];
+        if (cs == 1) std::memcpy(x, sr, (size_t)SLC);
+        else
+            for (dim_t c = 0; c < SLC; ++c) x[c] = sr[c * cs];
     });
 
     float *bias_row = params, *peep_row = params + (G + 1) * DHC;
@@ -303,7 +308,7 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
                 parallel_nd(T, N, [&](dim_t t, dim_t n) {
                     const uint8_t *h = h_at(l - 1, d, t, n);
                     uint8_t *x = xbuf + (t * N + n) * xs;
-                    for (dim_t o = 0; o < SLC; ++o) x[o] = h[o];
+                    std::memcpy(x, h, (size_t)SLC);
                 });
             const deq_out_t ep_layer = make_ep(inv_w, gates, GD, false);
             dim_t t_lo = 0; // first time step of the chunk in gates
@@ -397,6 +402,16 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
         for (dim_t d = 0; d < (sum ? 1 : D); ++d) {
             const uint8_t *h = h_at(L - 1, d, t, n), *h2 = sum ? h_at(L - 1, 1, t, n) : nullptr;
             const dim_t c0 = concat ? d * DIC : 0;
+            const dim_t off0 = rnn_off(dst_md, t, n, c0);
+            if (!sum && dst_md.blocking.strides[2] == 1) {
+                // Channels dense: the u8 row as it is, or dequantised.
+                if (dst_u8) std::memcpy(reinterpret_cast<uint8_t *>(dst) + off0, h, (size_t)DIC);
+                else {
+                    float *df = reinterpret_cast<float *>(dst) + off0;
+                    for (dim_t o = 0; o < DIC; ++o) df[o] = deq(h[o]);
+                }
+                continue;
+            }
             for (dim_t o = 0; o < DIC; ++o) {
                 // Sum: the two directions' values add, as real numbers.
                 const float v = sum ? deq(h[o]) + deq(h2[o]) : deq(h[o]);
