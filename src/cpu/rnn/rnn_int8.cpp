@@ -147,7 +147,7 @@ status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
     if (is_lstm()) reg.book(key_c, 2 * (size_t)(r.N * r.DHC) * f);
     // Chunks of about 256 GEMM rows: a full-height GEMM, and gates of a few
     // MB at the sizes where the whole T x N x G * DHC would spill to memory.
-    t_chunk = std::min(r.T, std::max<dim_t>(1, (256 + r.N - 1) / std::max<dim_t>(r.N, 1)));
+    t_chunk = std::max<dim_t>(1, std::min(r.T, (256 + r.N - 1) / std::max<dim_t>(r.N, 1)));
     reg.book(key_gates, (size_t)(t_chunk * r.N * GD) * f);
     // Layer 0 reads src_layer, layer l > 0 of direction d the states of
     // layer l - 1 of direction d (DIC == SLC columns), both copied here.
