@@ -62,6 +62,8 @@ check_PROGRAMS += test/gemm/test_matmul_s8
 TESTS += test/gemm/test_matmul_s8
 test_gemm_test_matmul_s8_SOURCES = test/gemm/test_matmul_s8.cpp
 test_gemm_test_matmul_s8_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/gemm/test_matmul_s8_isa.sh
+TESTS += test/gemm/test_matmul_s8_isa.sh
 EXTRA_DIST += test/gemm/test_gemm_isa.sh
 TESTS += test/gemm/test_gemm_isa.sh
 # int8 inner product (gemm:s8 and the reference) against a naive quantized

@@ -209,9 +209,91 @@ bool run(const case_t &c, uint64_t seed, bool c_api, const char *expect_impl = "
     return true;
 }
 
+// 2D weights `any`: gemm:s8 answers with its packed panel layout (blocked,
+// two inner blocks); plain ab weights reordered into it (the buffer first
+// filled with 0x55, so padding the reorder failed to zero would corrupt the
+// K groups of 4) give exactly the integer result; the layout reorders back
+// to the same ab; the packed descriptor passed in is taken as it is.
+// Shapes: N tails against every kernel's panel width (48, 16), K % 4 != 0,
+// M = 1, s8 src and src zero points (column sums read from the panels).
+bool packed_any_case(long M, long N, long K, dt sdt, int szp, dt ddt, uint64_t seed) {
+    dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    dnnl::stream strm(eng);
+    dnnl::memory::desc sd({M, K}, sdt, tag::ab), wplain({K, N}, dt::s8, tag::ab),
+            wany({K, N}, dt::s8, tag::any), dd({M, N}, ddt, tag::ab);
+    dnnl::primitive_attr attr;
+    if (szp) attr.set_zero_points_mask(DNNL_ARG_SRC, 0);
+    dnnl::matmul::primitive_desc pd(eng, sd, wany, dd, attr);
+    const dnnl::memory::desc wd = pd.weights_desc();
+    if (std::string(pd.impl_info_str()) != "gemm:s8" || wd.get_inner_nblks() != 2 || wd == wplain) {
+        std::fprintf(stderr, "  any weights: impl %s, %d inner blocks\n", pd.impl_info_str(),
+                wd.get_inner_nblks());
+        return false;
+    }
+    dnnl::matmul::primitive_desc pd2(eng, sd, wd, dd, attr);
+    if (std::string(pd2.impl_info_str()) != "gemm:s8" || pd2.weights_desc() != wd) {
+        std::fprintf(stderr, "  packed weights passed in: impl %s\n", pd2.impl_info_str());
+        return false;
+    }
+    kt::rng_t r(seed);
+    dnnl::memory ms(sd, eng), mw(wplain, eng), mp(wd, eng), mb(wplain, eng), md(dd, eng);
+    uint8_t *sp = (uint8_t *)ms.get_data_handle();
+    int8_t *wp = (int8_t *)mw.get_data_handle();
+    for (long i = 0; i < M * K; ++i) sp[i] = (uint8_t)r.next();
+    for (long i = 0; i < K * N; ++i) wp[i] = (int8_t)r.next();
+    std::memset(mp.get_data_handle(), 0x55, wd.get_size());
+    dnnl::reorder(mw, mp).execute(strm, mw, mp);
+    dnnl::reorder(mp, mb).execute(strm, mp, mb);
+    strm.wait();
+    if (std::memcmp(mb.get_data_handle(), wp, (size_t)(K * N)) != 0) {
+        std::fprintf(stderr, "  weights ab -> packed -> ab is not the identity\n");
+        return false;
+    }
+    int32_t zp = szp;
+    dnnl::memory mzp(dnnl::memory::desc({1}, dt::s32, tag::a), eng, &zp);
+    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mp}, {DNNL_ARG_DST, md}};
+    if (szp) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC] = mzp;
+    dnnl::matmul(pd).execute(strm, args);
+    strm.wait();
+    for (long m = 0; m < M; ++m)
+        for (long n = 0; n < N; ++n) {
+            int64_t acc = 0;
+            for (long k = 0; k < K; ++k) {
+                const int64_t sv = sdt == dt::s8 ? (int64_t)(int8_t)sp[m * K + k] : (int64_t)sp[m * K + k];
+                acc += (sv - szp) * wp[k * N + n];
+            }
+            const double got = load(ddt, md.get_data_handle(), m * N + n);
+            if (got != (double)acc) { // |acc| < 2^24: exact in f32 too
+                std::fprintf(stderr, "  packed M=%ld N=%ld K=%ld at (%ld, %ld): got %.9g want %lld\n", M, N, K, m,
+                        n, got, (long long)acc);
+                return false;
+            }
+        }
+    return true;
+}
+
+void packed_any(int nthr) {
+    struct sz_t {
+        long M, N, K;
+        dt sdt;
+        int szp;
+        dt ddt;
+    };
+    const sz_t cases[] = {{5, 100, 17, dt::u8, 0, dt::s32}, {33, 48, 64, dt::s8, 0, dt::f32},
+            {1, 3, 3, dt::u8, 128, dt::s32}, {64, 130, 101, dt::s8, -3, dt::s32}, {17, 16, 4, dt::u8, 0, dt::f32}};
+    int bad = 0, n = 0;
+    for (const auto &c : cases)
+        if (!packed_any_case(c.M, c.N, c.K, c.sdt, c.szp, c.ddt, 700 + n++)) ++bad;
+    T.check(bad == 0,
+            (std::to_string(nthr) + " thr: 2D any weights -> packed layout, reorder, exact results ("
+                    + std::to_string(bad) + " of " + std::to_string(n) + " wrong)")
+                    .c_str());
+}
+
 } // namespace
 
 int main() {
+    for (int nthr : {1, 2}) kt::with_threads(nthr, [&] { packed_any(nthr); });
     const long sizes[] = {1, 3, 15, 16, 17, 63, 64, 65, 100};
     const dt dsts[] = {dt::f32, dt::s32, dt::s8, dt::u8, dt::bf16};
     for (int nthr : {1, 2})

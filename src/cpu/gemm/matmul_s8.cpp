@@ -10,7 +10,49 @@
 
 namespace kestrel {
 
+namespace {
+
+// 2D weights (K x N) as the int8 GEMM's packed B panels: N in blocks of
+// nr, K in groups of 4, element (k, n) at
+//   (n / nr) * K4 * nr + (k / 4) * nr * 4 + (n % nr) * 4 + k % 4
+// (K4: K rounded up to 4), a oneDNN blocked descriptor with inner blocks
+// nr (dim 1) then 4 (dim 0); reorders to and from it are plain blocked
+// reorders that keep the padding zero.
+memory_desc_t packed_weights_md(const memory_desc_t &w, dim_t nr) {
+    memory_desc_t md = w;
+    const dim_t k4 = rnd_up(w.dims[0], (dim_t)4);
+    md.format_kind = dnnl_blocked;
+    md.offset0 = 0;
+    md.padded_dims[0] = k4;
+    md.padded_dims[1] = rnd_up(w.dims[1], nr);
+    md.padded_offsets[0] = md.padded_offsets[1] = 0;
+    auto &b = md.blocking;
+    b = {};
+    b.strides[0] = nr * 4;
+    b.strides[1] = k4 * nr;
+    b.inner_nblks = 2;
+    b.inner_blks[0] = nr;
+    b.inner_blks[1] = 4;
+    b.inner_idxs[0] = 1;
+    b.inner_idxs[1] = 0;
+    return md;
+}
+
+} // namespace
+
 status_t s8_matmul_t::pd_t::init(dnnl_engine *) {
+    // 2D weights `any`, or already in the packed layout (a descriptor
+    // taken from an earlier query): planned as plain ab, then laid out
+    // packed so that the user's reorder packs them once.
+    const bool w2d = weights_md_.ndims == 2 && weights_md_.dims[0] > 0 && weights_md_.dims[1] > 0
+            && weights_md_.data_type == dnnl_s8;
+    const dim_t nr = gemm::s8_kernel_nr();
+    bool want_packed = w2d && mdw_t(weights_md_).is_any();
+    if (w2d && !want_packed && weights_md_.format_kind == dnnl_blocked
+            && md_equal(weights_md_, packed_weights_md(weights_md_, nr))) {
+        want_packed = true;
+        KESTREL_CHECK(md_set_tag(weights_md_, dnnl_ab));
+    }
     KESTREL_CHECK(gemm::decline_common(name(), init_common()));
     if (!is_int8() || weights_md_.data_type != dnnl_s8)
         return decline(name(), "needs u8/s8 src and s8 weights");
@@ -30,8 +72,15 @@ status_t s8_matmul_t::pd_t::init(dnnl_engine *) {
     const dim_t M = dst_md_.dims[nd - 2], N = dst_md_.dims[nd - 1], K = src_md_.dims[nd - 1];
     const bool src_zp = attr_.zero_points.get(DNNL_ARG_SRC) != nullptr;
     KESTREL_CHECK(plan.init(M, N, K, sv.trans, wv.trans, src_md_.data_type == dnnl_s8, false, src_zp));
-    plan.book(scratchpad_registry(), key_plan);
+    packed_w = want_packed && nd == 2 && !wv.trans && M > 0;
+    if (packed_w && plan.nr() != nr) return decline(name(), "kernel changed during creation");
+    plan.book(scratchpad_registry(), key_plan, !packed_w);
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
+    if (packed_w) {
+        weights_md_ = packed_weights_md(weights_md_, nr);
+        if (plan.needs_col_sums())
+            scratchpad_registry().book(key_csum, (size_t)rnd_up(N, nr) * sizeof(int32_t));
+    }
     return status::success;
 }
 
@@ -62,6 +111,17 @@ status_t s8_matmul_t::execute(const exec_ctx_t &ctx) const {
         ep.dst = dst + d.off_v(pos) * d.dt_size();
         ep.ddt = d.data_type();
         ep.ldc = pd->dv.ld;
+        if (pd->packed_w) { // 2D: one GEMM; weights are the panels
+            int32_t *csum = nullptr;
+            if (pd->plan.needs_col_sums()) {
+                csum = ctx.scratchpad().get<int32_t>(pd_t::key_csum);
+                if (!csum) return status::out_of_memory;
+                pd->plan.packed_col_sums(wei, csum);
+            }
+            KESTREL_CHECK(pd->plan.execute(src + s.off_v(sp) * s.dt_size(), pd->sv.ld, nullptr, 0,
+                    ctx.scratchpad(), pd_t::key_plan, ep, wei + pd->weights_md(0)->offset0, csum));
+            continue;
+        }
         KESTREL_CHECK(pd->plan.execute(src + s.off_v(sp) * s.dt_size(), pd->sv.ld,
                 wei + w.off_v(wp), pd->wv.ld, ctx.scratchpad(), pd_t::key_plan, ep));
     }

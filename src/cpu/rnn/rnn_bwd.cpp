@@ -457,15 +457,32 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
                 if (pd->dwp_t) KESTREL_CHECK(run(pd_t::p_dwp, DIC, DHC, c.DHall, DIC, c.HV, DHC, beta_w, dwp_ld, DHC));
                 else KESTREL_CHECK(run(pd_t::p_dwp, DHC, DIC, c.HV, DHC, c.DHall, DIC, beta_w, dwp_ld, DIC));
             }
-            if (dbias)
-                parallel_nd(NB, DHC, [&](dim_t k, dim_t o) {
-                    // The LBR extra row is the candidate's hidden-side bias.
-                    const float *col = k < G ? c.dG + k * DHC + o : c.dGi + 2 * DHC + o;
-                    float acc = 0.f;
-                    for (dim_t i = 0; i < TN; ++i) acc += col[i * GD];
-                    float &dst = dbias[rnn_off(dbmd, l, d, k, o)];
-                    dst = beta_w != 0.f ? dst + acc : acc;
+            if (dbias) {
+                // Column sums over the TN rows, walked row by row over
+                // blocks of 64 columns (contiguous reads; each column still
+                // adds its rows in order). Columns [0, G * DHC) are dG's;
+                // the LBR extra row is the candidate's hidden-side bias,
+                // dGi's columns [2 * DHC, 3 * DHC).
+                constexpr dim_t CB = 64;
+                const dim_t NC = NB * DHC, GC = G * DHC;
+                parallel_nd((NC + CB - 1) / CB, [&](dim_t b) {
+                    const dim_t j0 = b * CB, j1 = std::min(NC, j0 + CB);
+                    const dim_t ja = std::min(j1, GC), jb = std::max(j0, GC);
+                    float acc[CB] = {};
+                    for (dim_t i = 0; i < TN; ++i) {
+                        const float *ra = c.dG + i * GD;
+                        for (dim_t j = j0; j < ja; ++j) acc[j - j0] += ra[j];
+                        if (jb < j1) {
+                            const float *rb = c.dGi + i * GD + 2 * DHC - GC;
+                            for (dim_t j = jb; j < j1; ++j) acc[j - j0] += rb[j];
+                        }
+                    }
+                    for (dim_t j = j0; j < j1; ++j) {
+                        float &dst = dbias[rnn_off(dbmd, l, d, j / DHC, j % DHC)];
+                        dst = beta_w != 0.f ? dst + acc[j - j0] : acc[j - j0];
+                    }
                 });
+            }
             if (dpeep)
                 parallel_nd(3, DHC, [&](dim_t k, dim_t o) {
                     // i and f see c_prev, o sees the new c.

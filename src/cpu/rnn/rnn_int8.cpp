@@ -12,10 +12,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "cpu/gemm/kernels_s8.hpp"
 #include "cpu/gemm/s8_out.hpp"
 #include "cpu/rnn/rnn_cell.hpp"
+#include "cpu/rnn/rnn_int8_rows.hpp"
 #include "cpu/threading.hpp"
 
 namespace kestrel {
@@ -58,35 +60,45 @@ KESTREL_VECTORIZE_CHEAP void deq_row(float *out, const int32_t *a, const double 
 
 struct deq_out_t : gemm::s8_epilogue_t {
     float dscale = 1.f, dshift = 0.f;
-    const float *wscales = nullptr; // nullptr: 1
-    bool per_col = false;
-    dim_t sc_off = 0; // column 0's index in the scales
+    const float *inv = nullptr; // per output column: 1 / (dscale * weights scale)
+    // dshift an integer small enough that shift * col_sum and acc minus it
+    // stay in int32 (then the s32 subtraction is exact and the float is
+    // the same as the double path's).
+    bool int_shift = false;
     float *out = nullptr;
     uint8_t *qout = nullptr;
     dim_t ldo = 0;
     bool accumulate = false;
+    const rnn_int8::rows_t *rows = nullptr; // vector rows (nullptr: the scalar loops)
 
     void apply(dim_t m0, dim_t n0, dim_t m, dim_t n, const int32_t *acc, dim_t ld, const int32_t *,
             const int32_t *col_sum) const override {
-        // Per column factors once per tile (n <= the kernel's NR), then
-        // the tile row by row along contiguous rows of the output.
-        float inv[gemm::s8_max_nr];
+        // Compensation once per tile (n <= the kernel's NR), then the tile
+        // row by row along contiguous rows of the output.
+        const float *iv = inv + n0;
         double comp[gemm::s8_max_nr];
-        for (dim_t j = 0; j < n; ++j) {
-            const float ws = wscales ? wscales[per_col ? sc_off + n0 + j : 0] : 1.f;
-            inv[j] = 1.f / (dscale * ws);
-            comp[j] = (double)dshift * col_sum[j];
-        }
+        int32_t comp_i[gemm::s8_max_nr];
+        if (rows && int_shift) {
+            const int32_t sh = (int32_t)dshift;
+            for (dim_t j = 0; j < n; ++j) comp_i[j] = sh * col_sum[j];
+        } else
+            for (dim_t j = 0; j < n; ++j) comp[j] = (double)dshift * col_sum[j];
         for (dim_t i = 0; i < m; ++i) {
             const int32_t *a = acc + i * ld;
             const dim_t o = (m0 + i) * ldo + n0;
-            if (qout)
+            if (rows) {
+                float t[gemm::s8_max_nr];
+                float *dst = qout ? t : out + o;
+                if (int_shift) rows->deq_int(dst, a, comp_i, iv, n, accumulate && !qout);
+                else rows->deq(dst, a, comp, iv, n, accumulate && !qout);
+                if (qout) rows->quant(qout + o, t, n, dscale, dshift);
+            } else if (qout)
                 for (dim_t j = 0; j < n; ++j)
-                    qout[o + j] = quant_u8((float)((double)a[j] - comp[j]) * inv[j], dscale, dshift);
+                    qout[o + j] = quant_u8((float)((double)a[j] - comp[j]) * iv[j], dscale, dshift);
             else if (accumulate)
-                deq_row<true>(out + o, a, comp, inv, n);
+                deq_row<true>(out + o, a, comp, iv, n);
             else
-                deq_row<false>(out + o, a, comp, inv, n);
+                deq_row<false>(out + o, a, comp, iv, n);
         }
     }
 };
@@ -133,17 +145,24 @@ status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
     auto &reg = scratchpad_registry();
     reg.book(key_h, (size_t)(r.L * r.D * (r.T + 1) * r.N * r.HS()));
     if (is_lstm()) reg.book(key_c, 2 * (size_t)(r.N * r.DHC) * f);
-    reg.book(key_gates, (size_t)(r.T * r.N * GD) * f);
+    // Chunks of about 256 GEMM rows: a full-height GEMM, and gates of a few
+    // MB at the sizes where the whole T x N x G * DHC would spill to memory.
+    t_chunk = std::max<dim_t>(1, std::min(r.T, (256 + r.N - 1) / std::max<dim_t>(r.N, 1)));
+    reg.book(key_gates, (size_t)(t_chunk * r.N * GD) * f);
     // Layer 0 reads src_layer, layer l > 0 of direction d the states of
     // layer l - 1 of direction d (DIC == SLC columns), both copied here.
     x_stride = r.SLC;
     reg.book(key_x, (size_t)(r.T * r.N * x_stride));
     reg.book(key_hf, 2 * (size_t)(r.N * std::max(r.DHC, r.HS())) * f);
     if (with_projection() || is_gru()) reg.book(key_q, (size_t)(r.N * std::max(r.DHC, r.SIC)));
-    reg.book(key_params, (size_t)((r.G + 4) * r.DHC) * f);
+    reg.book(key_params, (size_t)((r.G + 4) * r.DHC + GD + r.DIC) * f);
 
-    KESTREL_CHECK(plan_layer.init(r.T * r.N, GD, r.SLC, false, wl_t, false, false, true));
-    plan_layer.book(reg, key_plan_layer);
+    KESTREL_CHECK(plan_layer.init(t_chunk * r.N, GD, r.SLC, false, wl_t, false, false, true));
+    plan_layer.book(reg, key_plan_layer, false);
+    if (r.T % t_chunk) {
+        KESTREL_CHECK(plan_layer_tail.init(r.T % t_chunk * r.N, GD, r.SLC, false, wl_t, false, false, true));
+        plan_layer_tail.book(reg, key_plan_layer_tail, false);
+    }
     KESTREL_CHECK(plan_iter.init(r.N, is_gru() ? 2 * r.DHC : GD, r.SIC, false, wi_t, false, false, true));
     plan_iter.book(reg, key_plan_iter);
     if (is_gru()) {
@@ -154,7 +173,7 @@ status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
         KESTREL_CHECK(plan_proj.init(r.N, r.DIC, r.DHC, false, wp_t, false, false, true));
         plan_proj.book(reg, key_plan_proj);
     }
-    reg.book(key_packed, packed_bytes(0) + packed_bytes(1) + packed_bytes(2), 64);
+    reg.book(key_packed, packed_bytes(0) + packed_bytes(1) + packed_bytes(2) + packed_bytes(3), 64);
     return status::success;
 }
 
@@ -173,12 +192,15 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
     float *params = g.get<float>(pd_t::key_params);
     char *packed = g.get<char>(pd_t::key_packed);
     if (!H || (pd->is_lstm() && !C) || !gates || !xbuf || !hf || ((pd->with_projection() || pd->is_gru()) && !q)
-            || !params || (!packed && pd->packed_bytes(0) + pd->packed_bytes(1) + pd->packed_bytes(2) > 0))
+            || !params
+            || (!packed && pd->packed_bytes(0) + pd->packed_bytes(1) + pd->packed_bytes(2) + pd->packed_bytes(3) > 0))
         return status::out_of_memory;
     // Packed copies of the step GEMMs' weights (null: the plan packs them itself).
     void *pk_iter = pd->packed_bytes(0) ? packed : nullptr;
     void *pk_iter_o = pd->packed_bytes(1) ? packed + pd->packed_bytes(0) : nullptr;
     void *pk_proj = pd->packed_bytes(2) ? packed + pd->packed_bytes(0) + pd->packed_bytes(1) : nullptr;
+    void *pk_layer = pd->packed_bytes(3) ? packed + pd->packed_bytes(0) + pd->packed_bytes(1) + pd->packed_bytes(2)
+                                         : nullptr;
 
     const dim_t T = r.T, N = r.N, L = r.L, D = r.D, G = r.G, DHC = r.DHC, DIC = r.DIC, SLC = r.SLC;
     // The previous state is SIC wide (SIC == DHC for GRU), the new one
@@ -208,28 +230,41 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
     const bool si_u8 = si_md.data_type == dnnl_u8, di_u8 = di_md.data_type == dnnl_u8;
     const bool dst_u8 = dst_md.data_type == dnnl_u8;
 
+    const rnn_int8::rows_t *rows = rnn_int8::best_rows();
     const int *wmask = &attr.rnn_weights_mask;
     const float *wsc = attr.rnn_weights_scales.empty() ? nullptr : attr.rnn_weights_scales.data();
     const float *wpsc = attr.rnn_weights_proj_scales.empty() ? nullptr : attr.rnn_weights_proj_scales.data();
-    auto make_ep = [&](const float *sc, bool per_col, dim_t sc_off, float *out, dim_t ldo, bool accumulate) {
+    // 1 / (dscale * weights scale) per gate column and per projection column.
+    float *inv_w = params + (G + 4) * DHC, *inv_p = inv_w + GD;
+    for (dim_t j = 0; j < GD; ++j) inv_w[j] = 1.f / (dscale * (wsc ? wsc[*wmask ? j : 0] : 1.f));
+    for (dim_t j = 0; j < DIC; ++j)
+        inv_p[j] = 1.f / (dscale * (wpsc ? wpsc[attr.rnn_weights_proj_mask ? j : 0] : 1.f));
+    // |col_sum| <= 128 K and |acc| <= 255 * 128 K.
+    const double k_max = (double)std::max(SLC, std::max(SIC, DHC));
+    const bool int_shift = dshift == std::floor(dshift)
+            && (std::fabs(dshift) + 255.0) * 128.0 * k_max < 2147483647.0;
+    auto make_ep = [&](const float *inv, float *out, dim_t ldo, bool accumulate) {
         deq_out_t ep;
         ep.dscale = dscale;
         ep.dshift = dshift;
-        ep.wscales = sc;
-        ep.per_col = per_col;
-        ep.sc_off = sc_off;
+        ep.inv = inv;
+        ep.int_shift = int_shift;
         ep.out = out;
         ep.ldo = ldo;
         ep.accumulate = accumulate;
+        ep.rows = rows;
         return ep;
     };
-    const bool w_per_col = *wmask != 0, wp_per_col = attr.rnn_weights_proj_mask != 0;
     const elt::kernels_t *kern = elt::best_kernels();
 
     // Layer 0's input, dense T x N x SLC.
     parallel_nd(T, N, [&](dim_t t, dim_t n) {
         uint8_t *x = xbuf + (t * N + n) * xs;
-        for (dim_t c = 0; c < SLC; ++c) x[c] = src[rnn_off(src_md, t, n, c)];
+        const uint8_t *sr = src + rnn_off(src_md, t, n, 0);
+        const dim_t cs = src_md.blocking.strides[2];
+        if (cs == 1) std::memcpy(x, sr, (size_t)SLC);
+        else
+            for (dim_t c = 0; c < SLC; ++c) x[c] = sr[c * cs];
     });
 
     float *bias_row = params, *peep_row = params + (G + 1) * DHC;
@@ -266,55 +301,77 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
             if (pk_iter) pd->plan_iter.pack_b_all(wi_p, wi_ld, pk_iter);
             if (pk_iter_o) pd->plan_iter_o.pack_b_all(wi_o, wi_ld, pk_iter_o);
             if (pk_proj && wp_ld_p) pd->plan_proj.pack_b_all(wp_ld_p, wp_ld, pk_proj);
+            if (pk_layer) pd->plan_layer.pack_b_all(wl_p, wl_ld, pk_layer);
             // Above the first layer, the input is this direction's u8
             // output of the layer below, in time order.
             if (l > 0)
                 parallel_nd(T, N, [&](dim_t t, dim_t n) {
                     const uint8_t *h = h_at(l - 1, d, t, n);
                     uint8_t *x = xbuf + (t * N + n) * xs;
-                    for (dim_t o = 0; o < SLC; ++o) x[o] = h[o];
+                    std::memcpy(x, h, (size_t)SLC);
                 });
-            const deq_out_t ep_layer = make_ep(wsc, w_per_col, 0, gates, GD, false);
-            KESTREL_CHECK(pd->plan_layer.execute(xbuf, xs, wl_p, wl_ld, g, pd_t::key_plan_layer, ep_layer));
-
+            const deq_out_t ep_layer = make_ep(inv_w, gates, GD, false);
+            dim_t t_lo = 0; // first time step of the chunk in gates
             for (dim_t s = 0; s < T; ++s) {
                 const dim_t t = r2l ? T - 1 - s : s;
+                if (s % pd->t_chunk == 0) {
+                    // Steps s .. s + tc - 1 are times [t_lo, t_lo + tc).
+                    const dim_t tc = std::min(pd->t_chunk, T - s);
+                    t_lo = r2l ? T - s - tc : s;
+                    const bool tail = tc < pd->t_chunk;
+                    const gemm::s8_plan_t &pl = tail ? pd->plan_layer_tail : pd->plan_layer;
+                    KESTREL_CHECK(pl.execute(xbuf + t_lo * N * xs, xs, wl_p, wl_ld, g,
+                            tail ? pd_t::key_plan_layer_tail : pd_t::key_plan_layer, ep_layer, pk_layer));
+                }
                 const uint8_t *hp = Hld + s * N * HS;
                 uint8_t *hn = Hld + (s + 1) * N * HS;
-                float *gt = gates + t * N * GD;
+                float *gt = gates + (t - t_lo) * N * GD;
                 if (pd->is_gru()) {
                     float *h0f = hf + N * HW;
-                    const deq_out_t ep1 = make_ep(wsc, w_per_col, 0, gt, GD, true);
+                    const deq_out_t ep1 = make_ep(inv_w, gt, GD, true);
                     KESTREL_CHECK(pd->plan_iter.execute(hp, HS, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1, pk_iter));
                     parallel_nd(N, [&](dim_t n) {
                         float *gx = gt + n * GD, *h0 = h0f + n * SIC;
                         for (dim_t o = 0; o < SIC; ++o) h0[o] = deq(hp[n * HS + o]);
                         rnn_cell::gru_part1_row(kern, gx, bias_row, DHC);
-                        for (dim_t o = 0; o < DHC; ++o) q[n * SIC + o] = quant(gx[DHC + o] * h0[o]);
+                        if (rows) {
+                            // r * h over the reset gate, which is not read again.
+                            for (dim_t o = 0; o < DHC; ++o) gx[DHC + o] *= h0[o];
+                            rows->quant(q + n * SIC, gx + DHC, DHC, dscale, dshift);
+                        } else
+                            for (dim_t o = 0; o < DHC; ++o) q[n * SIC + o] = quant(gx[DHC + o] * h0[o]);
                     });
-                    const deq_out_t ep2 = make_ep(wsc, w_per_col, 2 * DHC, gt + 2 * DHC, GD, true);
+                    const deq_out_t ep2 = make_ep(inv_w + 2 * DHC, gt + 2 * DHC, GD, true);
                     KESTREL_CHECK(
                             pd->plan_iter_o.execute(q, SIC, wi_o, wi_ld, g, pd_t::key_plan_iter_o, ep2, pk_iter_o));
                     parallel_nd(N, [&](dim_t n) {
                         float *h1 = hf + n * DHC;
                         rnn_cell::gru_part2_row(kern, gt + n * GD, bias_row, 0.f, h0f + n * SIC, h1, DHC);
-                        for (dim_t o = 0; o < DHC; ++o) hn[n * HS + o] = quant(h1[o]);
+                        if (rows) rows->quant(hn + n * HS, h1, DHC, dscale, dshift);
+                        else
+                            for (dim_t o = 0; o < DHC; ++o) hn[n * HS + o] = quant(h1[o]);
                     });
                     continue;
                 }
-                const deq_out_t ep1 = make_ep(wsc, w_per_col, 0, gt, GD, true);
+                const deq_out_t ep1 = make_ep(inv_w, gt, GD, true);
                 KESTREL_CHECK(pd->plan_iter.execute(hp, HS, wi_p, wi_ld, g, pd_t::key_plan_iter, ep1, pk_iter));
                 const float *cp = C + (s & 1) * N * DHC;
                 float *cn = C + ((s + 1) & 1) * N * DHC;
                 uint8_t *hq = wp ? q : hn; // LSTMP: the projection's input
                 const dim_t hq_ld = wp ? DHC : HS;
                 parallel_nd(N, [&](dim_t n) {
+                    // int8 LSTMs have no peepholes: the fused row skips them.
+                    if (rows) {
+                        rows->lstm(gt + n * GD, bias_row, cp + n * DHC, cn + n * DHC, hq + n * hq_ld, DHC, dscale,
+                                dshift);
+                        return;
+                    }
                     float *h1 = hf + n * DHC;
                     rnn_cell::lstm_row(kern, gt + n * GD, bias_row, peep_row, cp + n * DHC, cn + n * DHC, h1, DHC);
                     for (dim_t o = 0; o < DHC; ++o) hq[n * hq_ld + o] = quant(h1[o]);
                 });
                 if (wp) {
-                    deq_out_t ep = make_ep(wpsc, wp_per_col, 0, nullptr, HS, false);
+                    deq_out_t ep = make_ep(inv_p, nullptr, HS, false);
                     ep.qout = hn;
                     KESTREL_CHECK(pd->plan_proj.execute(q, DHC, wp_ld_p, wp_ld, g, pd_t::key_plan_proj, ep, pk_proj));
                 }
@@ -345,6 +402,16 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
         for (dim_t d = 0; d < (sum ? 1 : D); ++d) {
             const uint8_t *h = h_at(L - 1, d, t, n), *h2 = sum ? h_at(L - 1, 1, t, n) : nullptr;
             const dim_t c0 = concat ? d * DIC : 0;
+            const dim_t off0 = rnn_off(dst_md, t, n, c0);
+            if (!sum && dst_md.blocking.strides[2] == 1) {
+                // Channels dense: the u8 row as it is, or dequantised.
+                if (dst_u8) std::memcpy(reinterpret_cast<uint8_t *>(dst) + off0, h, (size_t)DIC);
+                else {
+                    float *df = reinterpret_cast<float *>(dst) + off0;
+                    for (dim_t o = 0; o < DIC; ++o) df[o] = deq(h[o]);
+                }
+                continue;
+            }
             for (dim_t o = 0; o < DIC; ++o) {
                 // Sum: the two directions' values add, as real numbers.
                 const float v = sum ? deq(h[o]) + deq(h2[o]) : deq(h[o]);

@@ -25,24 +25,32 @@ struct gemm_rnn_int8_fwd_t : primitive_t {
         enum : scratchpad::key_t {
             key_h = 0, // u8 hidden states, [L * D][T + 1][N][HS] (rnn_dims_t::HS)
             key_c = 1, // f32 cell states of one layer and direction, [2][N][DHC]
-            key_gates = 2, // f32 gates of one layer and direction, [T][N][G * DHC]
+            key_gates = 2, // f32 gates of one chunk of steps, [t_chunk][N][G * DHC]
             key_x = 3, // u8 input of one layer and direction, [T][N][SLC]
             key_hf = 4, // f32 rows of one step: new hidden state, GRU's dequantised previous one
             key_q = 5, // u8 GEMM input of one step: LSTMP hidden state, GRU r * h
             key_params = 6, // f32 bias (G + 1 rows) and zero peepholes (3 rows) of one layer and direction
-            key_packed = 7, // weights_iter (GRU: three gates as two plans) and projection, packed
-                            // once per layer and direction for the per-step GEMMs
+            key_packed = 7, // weights_iter (GRU: three gates as two plans), projection and
+                            // weights_layer, packed once per layer and direction
             key_plan_layer = 8,
             key_plan_iter = key_plan_layer + gemm::s8_key_count,
             key_plan_iter_o = key_plan_iter + gemm::s8_key_count,
             key_plan_proj = key_plan_iter_o + gemm::s8_key_count,
+            key_plan_layer_tail = key_plan_proj + gemm::s8_key_count,
         };
 
-        gemm::s8_plan_t plan_layer, plan_iter, plan_iter_o, plan_proj;
-        // Room for plan_iter's (0), plan_iter_o's (1) or plan_proj's (2)
-        // packed weights in key_packed, 64-byte multiples (0 when unused).
+        // The input GEMM runs over t_chunk steps at a time (plan_layer;
+        // plan_layer_tail for the T % t_chunk left), just before those
+        // steps' recurrence, so its f32 gates are still in cache when the
+        // step GEMMs add onto them and the cell reads them.
+        gemm::s8_plan_t plan_layer, plan_layer_tail, plan_iter, plan_iter_o, plan_proj;
+        dim_t t_chunk = 1;
+        // Room for plan_iter's (0), plan_iter_o's (1), plan_proj's (2) or
+        // plan_layer's (3, shared by plan_layer_tail: the packed layout
+        // does not depend on M) packed weights in key_packed, 64-byte
+        // multiples (0 when unused).
         size_t packed_bytes(int i) const {
-            const gemm::s8_plan_t &p = i == 0 ? plan_iter : i == 1 ? plan_iter_o : plan_proj;
+            const gemm::s8_plan_t &p = i == 0 ? plan_iter : i == 1 ? plan_iter_o : i == 2 ? plan_proj : plan_layer;
             return (p.packed_b_bytes() + 63) / 64 * 64;
         }
         bool wl_t = false, wi_t = false, wp_t = false; // weights stored transposed (..goi / ..oi)
