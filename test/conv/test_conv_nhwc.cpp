@@ -278,7 +278,7 @@ int main() {
             // 36 KiB) take two passes, 28 blocks then 2 (the tail of 6 in
             // the last), over blocks of rows (5 rows: one block with 1
             // thread, 3 + 2 with 2); channels-first data through the window.
-            {4, 1, 1, 470, 64, {1, 5, 5}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu,
+            {4, 1, 1, 470, 64, {1, 5, 3}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu,
                     w_any},
             // Tails of 16 and 8 in and out; bias and relu through the epilogue.
             {4, 1, 1, 20, 24, {1, 7, 30}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu, w_xio},
