@@ -544,6 +544,18 @@ int main() {
         p.sdt = dnnl_s8, p.ddt = dnnl_s32;
         add(p, "no fold: groups 2 of ic 3 (src pixels 6 bytes apart), s8 src, s32 exact");
     }
+    // Short rows (7..12 columns) with 4 or 6 oc blocks: tiles of 2 blocks
+    // over the whole row instead of 4 or 3 blocks in two tiles.
+    {
+        prb_t p = base2d(2, 1, 40, 64, 5, 7, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = 4;
+        add(p, "7-column rows, ic 40 oc 64 3x3 pad 1, s8 src zp, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 16, 96, 4, 12, 3, 1, 1);
+        p.ddt = dnnl_u8, p.bdt = dnnl_f32, p.q.wei_scales = {0.0078125f};
+        add(p, "12-column rows, ic 16 oc 96 3x3 pad 1, u8->u8, bias, scale");
+    }
     // Random small problems (fixed seed): every mix of channel tails,
     // kernel sizes, strides, padding, dilation, groups and src types.
     static char names[24][96];

@@ -123,6 +123,13 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
             break;
         }
     if (c.noc == 1 && c.nocb > 1) c.noc = 2;
+    // A short row (not a flattened 1x1) that one tile of fewer oc blocks
+    // covers: each weight vector then serves the whole row in one pass
+    // instead of two tiles (512 channels at 7x7: the weights stream from
+    // L2, and a tile of 6 columns plus one of 1 cost about two passes).
+    if (!g.is_1x1_unit() && c.noc > 2 && c.nocb % 2 == 0 && g.OW > s8_direct_max_urw(c.noc)
+            && g.OW <= s8_direct_max_urw(2))
+        c.noc = 2;
     c.urw = s8_direct_max_urw(c.noc);
     if (ymm) c.noc = 1, c.urw = s8_direct_avx2_max_urw;
     c.flat = g.is_1x1_unit();
