@@ -250,7 +250,8 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                         int8_t *f = fb + kd * fc.w_kd + kh * fc.w_kh;
                         for (dim_t ic = 0; ic < g.ICg; ++ic) {
                             const dim_t e = kw * g.ICg + ic;
-                            for (int l = 0; l < 16; ++l) f[(e / 4) * 64 + l * 4 + e % 4] = b[(ic / 4) * 64 + l * 4 + ic % 4];
+                            for (int l = 0; l < 16; ++l)
+                                f[(e / 4) * 64 + l * 4 + e % 4] = b[(ic / 4) * 64 + l * 4 + ic % 4];
                         }
                     }
         });
