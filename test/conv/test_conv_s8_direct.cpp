@@ -481,6 +481,81 @@ int main() {
         p.plain_wei = true, p.sdt = dnnl_s8, p.ddt = dnnl_s32;
         add(p, "plain ohwi weights: left to gemm:s8");
     }
+    // Folded (kw, ic) rows: few input channels (ICg % 4 != 0, below 16),
+    // no groups, no w dilation. Rows wide enough for unchecked (folded)
+    // tiles between the checked ones at both edges, and for the narrower
+    // tiles of the middle's tail; each oc block count (tile NOC 1..4).
+    {
+        prb_t p = base2d(2, 1, 3, 64, 9, 38, 7, 2, 3);
+        p.q.wei_scales = {0.0625f};
+        add(p, "fold: ic 3 oc 64 7x7 stride 2 pad 3, u8->u8, scale (the first layer)");
+    }
+    {
+        prb_t p = base2d(1, 1, 1, 16, 4, 45, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = -7;
+        add(p, "fold: ic 1 oc 16 3x3 pad 1, s8 src zp, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 2, 32, 6, 30, 5, 1, 2);
+        p.pr[2] = 0, p.sdt = dnnl_s8, p.ddt = dnnl_s32;
+        add(p, "fold: ic 2 oc 32 5x5 pad 2/0, s8 src, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 5, 48, 5, 33, 4, 2, 1);
+        p.pr[1] = p.pr[2] = 2, p.ddt = dnnl_f32, p.bdt = dnnl_f32;
+        p.q.src_zp = true, p.q.src_zp_v = 9, p.q.wei_scales.resize(48);
+        for (int i = 0; i < 48; ++i) p.q.wei_scales[i] = (float)(1 + i % 5) / 32.f;
+        add(p, "fold: ic 5 oc 48 4x4 stride 2 pad 1/2, u8 src zp, bias, per-oc scales, f32 dst");
+    }
+    {
+        prb_t p = base2d(2, 1, 6, 20, 7, 31, 3, 3, 0);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32;
+        add(p, "fold: ic 6 oc 20 3x3 stride 3 no padding, s8 src, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 7, 16, 3, 25, 2, 1, 0);
+        p.pr[2] = 1, p.q.wei_scales = {0.03125f}, p.q.elt = dnnl_eltwise_relu, p.q.sum = true, p.q.sum_scale = 0.5f;
+        add(p, "fold: ic 7 oc 16 2x2 pad 0/1, u8->u8, sum and relu (output stage from the buffer)");
+    }
+    {
+        prb_t p = base2d(1, 1, 13, 33, 4, 22, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = 11;
+        add(p, "fold: ic 13 oc 33 3x3 pad 1, s8 src zp, s32 exact");
+    }
+    {
+        prb_t p {};
+        p.mb = 1, p.g = 1, p.icg = 3, p.ocg = 16, p.nsp = 3;
+        p.in[0] = 3, p.in[1] = 4, p.in[2] = 26, p.k[0] = 2, p.k[1] = 3, p.k[2] = 5;
+        p.s[0] = p.s[1] = 1, p.s[2] = 2, p.pl[0] = 1, p.pl[1] = 1, p.pl[2] = 2, p.pr[2] = 2;
+        p.sdt = dnnl_u8, p.ddt = dnnl_s32, p.bdt = dnnl_data_type_undef;
+        p.q.src_zp = true, p.q.src_zp_v = 250;
+        add(p, "fold: 3D ic 3 oc 16 2x3x5, u8 src zp, s32 exact");
+    }
+    {
+        prb_t p {};
+        p.mb = 2, p.g = 1, p.icg = 3, p.ocg = 32, p.nsp = 1;
+        p.in[0] = p.in[1] = 1, p.in[2] = 50, p.k[0] = p.k[1] = 1, p.k[2] = 7;
+        p.s[0] = p.s[1] = p.s[2] = 1, p.pl[2] = 3, p.pr[2] = 3;
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.bdt = dnnl_data_type_undef;
+        add(p, "fold: 1D ic 3 oc 32 k7 pad 3, s8 src, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 2, 3, 16, 4, 30, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32;
+        add(p, "no fold: groups 2 of ic 3 (src pixels 6 bytes apart), s8 src, s32 exact");
+    }
+    // Short rows (7..12 columns) with 4 or 6 oc blocks: tiles of 2 blocks
+    // over the whole row instead of 4 or 3 blocks in two tiles.
+    {
+        prb_t p = base2d(2, 1, 40, 64, 5, 7, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = 4;
+        add(p, "7-column rows, ic 40 oc 64 3x3 pad 1, s8 src zp, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 16, 96, 4, 12, 3, 1, 1);
+        p.ddt = dnnl_u8, p.bdt = dnnl_f32, p.q.wei_scales = {0.0078125f};
+        add(p, "12-column rows, ic 16 oc 96 3x3 pad 1, u8->u8, bias, scale");
+    }
     // Random small problems (fixed seed): every mix of channel tails,
     // kernel sizes, strides, padding, dilation, groups and src types.
     static char names[24][96];

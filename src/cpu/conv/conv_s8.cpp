@@ -179,16 +179,18 @@ status_t gemm_s8_conv_fwd_t::pd_t::init(dnnl_engine *) {
     if (status_t st = check_attr(true); st != status::success)
         return st == status::unimplemented ? decline(me, "attributes") : st;
 
-    // Layout family from whichever data tensor the user fixed; channels-last
-    // when both are `any`, as oneDNN picks for int8.
+    // Layout family from whichever data tensor the user fixed and that
+    // tells them apart (one with a single channel is both); channels-last
+    // otherwise, as oneDNN picks for int8.
     const int nd = g.ndims;
     const format_tag_t ncx = conv_plain_data_tag(nd), nxc_t = nxc_data_tag(nd);
     nxc = true;
-    for (const memory_desc_t *m : {&src_md_, &dst_md_})
-        if (!mdw_t(*m).is_any()) {
-            nxc = !mdw_t(*m).matches_tag(ncx);
-            break;
-        }
+    for (const memory_desc_t *m : {&src_md_, &dst_md_}) {
+        const mdw_t d(*m);
+        if (d.is_any() || (d.matches_tag(ncx) && d.matches_tag(nxc_t))) continue;
+        nxc = !d.matches_tag(ncx);
+        break;
+    }
     const format_tag_t dtag = nxc ? nxc_t : ncx;
     KESTREL_CHECK(set_formats(dtag,
             nxc ? ic_inner_wei_tag(nd, g.with_groups) : conv_plain_wei_tag(nd, g.with_groups)));

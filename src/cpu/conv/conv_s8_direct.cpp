@@ -30,6 +30,7 @@ namespace kestrel {
 namespace {
 
 constexpr scratchpad::key_t key_wsum = 0;
+constexpr scratchpad::key_t key_fold = 1;
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
 
@@ -46,6 +47,34 @@ void tap_range(dim_t o0, dim_t step, dim_t K, dim_t I, dim_t &lo, dim_t &n) {
     const dim_t hi = I - 1 - o0 < 0 ? 0 : std::min(K, (I - 1 - o0) / step + 1);
     n = std::max<dim_t>(0, hi - lo);
     if (n == 0) lo = 0;
+}
+
+// Folded (kw, ic) reduction. With few input channels per group (ICg % 4
+// != 0, one block of 16) and src pixels ICg bytes apart, the KW taps of a
+// kernel row read KW * ICg consecutive src bytes; summing them as
+// div_up(KW * ICg, 4) quads instead of KW partial quads wastes at most 3
+// bytes per row instead of up to 3 per tap (the 3-channel first layer
+// does 6 vpdpbusd per row instead of 7, none of them masked but the last).
+// The tiles run it unchanged as a problem with KW = 1 and ICg' = KW * ICg
+// on weights repacked at execution into [g][ocb][kd][kh][q][16o][4]
+// (quads of the folded index kw * ICg + ic; bytes past the row are
+// zero). Only unchecked tiles fold: a column in the padding would need its
+// pad bytes in the middle of the folded row, so checked tiles keep the
+// blocked weights and the per-tap walk.
+bool fold_ok(const conv_geom_t &g, const s8_direct_conf_t &c, dim_t s_w) {
+    return !c.flat && g.KW > 1 && g.DW == 0 && c.nicb == 1 && g.ICg % 4 != 0 && s_w == g.ICg;
+}
+
+// The folded problem's configuration; its weights strides describe the
+// repacked weights of one group.
+s8_direct_conf_t fold_conf(const conv_geom_t &g, const s8_direct_conf_t &c) {
+    s8_direct_conf_t f = c;
+    f.nicb = 1, f.ic_tail = g.KW * g.ICg;
+    f.KW = 1, f.tap_w = 0, f.w_icb = 0, f.w_kw = 0;
+    f.w_kh = div_up(f.ic_tail, 4) * 64;
+    f.w_kd = g.KH * f.w_kh;
+    f.w_ocb = g.KD * f.w_kd;
+    return f;
 }
 
 } // namespace
@@ -94,6 +123,13 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
             break;
         }
     if (c.noc == 1 && c.nocb > 1) c.noc = 2;
+    // A short row (not a flattened 1x1) that one tile of fewer oc blocks
+    // covers: each weight vector then serves the whole row in one pass
+    // instead of two tiles (512 channels at 7x7: the weights stream from
+    // L2, and a tile of 6 columns plus one of 1 cost about two passes).
+    if (!g.is_1x1_unit() && c.noc > 2 && c.nocb % 2 == 0 && g.OW > s8_direct_max_urw(c.noc)
+            && g.OW <= s8_direct_max_urw(2))
+        c.noc = 2;
     c.urw = s8_direct_max_urw(c.noc);
     if (ymm) c.noc = 1, c.urw = s8_direct_avx2_max_urw;
     c.flat = g.is_1x1_unit();
@@ -132,6 +168,7 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     need_comp = c.shift || attr_.zero_points.get(DNNL_ARG_SRC) != nullptr;
     if (need_comp)
         scratchpad_registry().book(key_wsum, (size_t)g.G * g.KD * g.KH * c.nocb * 16 * sizeof(int32_t));
+    if (fold_ok(g, c, s_w)) scratchpad_registry().book(key_fold, (size_t)(g.G * c.nocb * fold_conf(g, c).w_ocb), 64);
     return status::success;
 }
 
@@ -191,6 +228,34 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const int nd = g.ndims;
     const auto &ss = src_d.blk().strides, &ds = dst_d.blk().strides;
     const dim_t s_d = nd == 5 ? ss[2] : 0, s_h = nd >= 4 ? ss[nd - 2] : 0, s_w = ss[nd - 1];
+
+    // The folded weights (see fold_ok): quad q of row (kd, kh) holds the
+    // folded indices 4q..4q+3 of each output channel.
+    const bool fold = fold_ok(g, c, s_w);
+    const s8_direct_conf_t fc = fold ? fold_conf(g, c) : c;
+    int8_t *wfold = nullptr;
+    if (fold) {
+        wfold = sg.get<int8_t>(key_fold);
+        if (!wfold) return status::out_of_memory;
+        parallel_nd(g.G, c.nocb, [&](dim_t gr, dim_t ocb) {
+            dim_t pos[max_ndims];
+            g.wei_pos(pos, gr, ocb * 16, 0, 0, 0, 0);
+            const int8_t *wb = wei + wei_d.off_v(pos);
+            int8_t *fb = wfold + (gr * c.nocb + ocb) * fc.w_ocb;
+            std::fill(fb, fb + fc.w_ocb, (int8_t)0);
+            for (dim_t kd = 0; kd < g.KD; ++kd)
+                for (dim_t kh = 0; kh < g.KH; ++kh)
+                    for (dim_t kw = 0; kw < g.KW; ++kw) {
+                        const int8_t *b = wb + kd * c.w_kd + kh * c.w_kh + kw * c.w_kw;
+                        int8_t *f = fb + kd * fc.w_kd + kh * fc.w_kh;
+                        for (dim_t ic = 0; ic < g.ICg; ++ic) {
+                            const dim_t e = kw * g.ICg + ic;
+                            for (int l = 0; l < 16; ++l)
+                                f[(e / 4) * 64 + l * 4 + e % 4] = b[(ic / 4) * 64 + l * 4 + ic % 4];
+                        }
+                    }
+        });
+    }
     const dim_t d_w = ds[nd - 1];
     const dim_t nocg = div_up(c.nocb, (dim_t)c.noc);
     const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
@@ -243,6 +308,8 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const uint8_t *src_row = src_b + src_off - (c.flat ? 0 : g.PW * s_w);
         g.wei_pos(pos, gr, oc_l0, 0, 0, 0, 0);
         const int8_t *wei_g = wei + wei_d.off_v(pos) + kd_lo * c.w_kd + kh_lo * c.w_kh;
+        const int8_t *wei_f = fold ? wfold + (gr * c.nocb + ocg * c.noc) * fc.w_ocb + kd_lo * fc.w_kd + kh_lo * fc.w_kh
+                                   : nullptr;
         g.data_pos(pos, n, oc0, od, oh, 0);
         const dim_t dst_row = dst_d.off_v(pos); // element offset of column 0
 
@@ -269,26 +336,41 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             fo.nn = nn;
             t.fo = &fo;
         }
-        for (dim_t j0 = 0; j0 < ncols; j0 += c.urw) {
-            const dim_t col = col0 + j0;
-            const int urw = (int)std::min<dim_t>(c.urw, ncols - j0);
+        // Tiles of up to URW columns. With the fold, the columns that read
+        // padding (before cut_l and from cut_r on) are tiled apart from the
+        // others, so that every tile in between folds.
+        const dim_t col_end = col0 + ncols;
+        dim_t cut_l = col0, cut_r = col_end;
+        if (fold) {
+            const dim_t right = g.IW + g.PW - ext_w;
+            cut_l = std::clamp(div_up(g.PW, g.SW), col0, col_end);
+            cut_r = std::clamp(right <= 0 ? 0 : div_up(right, g.SW), cut_l, col_end);
+        }
+        auto tile_w = [&](dim_t col) {
+            const dim_t stop = col < cut_l ? cut_l : col < cut_r ? cut_r : col_end;
+            return (int)std::min<dim_t>(c.urw, stop - col);
+        };
+        for (dim_t col = col0; col < col_end; col += tile_w(col)) {
+            const int urw = tile_w(col);
             const dim_t iw_lo = col * g.SW - g.PW;
             const bool check = !c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW);
             t.src = src_row + col * c.s_col;
-            t.wei = wei_g;
+            const bool folded = fold && !check;
+            const s8_direct_conf_t &tc = folded ? fc : c;
+            t.wei = folded ? wei_f : wei_g;
             t.iw0 = iw_lo;
             t.out_k = (dim_t)urw * 16;
             // No valid tap along d or h: the sums are zero.
             const bool no_taps = nkd == 0 || nkh == 0;
             if (t.fo && !no_taps) {
                 fo.dst = dst_b + (dst_row + col * d_w) * (dim_t)dst_d.dt_size();
-                ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](c, t);
+                ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](tc, t);
                 continue;
             }
             if (!no_taps) {
                 s8_direct_args_t tb = t;
                 tb.fo = nullptr;
-                ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](c, tb);
+                ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](tc, tb);
             } else {
                 std::fill(buf, buf + (dim_t)noc * urw * 16, 0);
             }
