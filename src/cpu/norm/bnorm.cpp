@@ -4,6 +4,7 @@
 // constant input has variance 0 and large offsets cost no precision.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include <immintrin.h>
 
@@ -20,17 +21,29 @@ namespace {
 // dst = (src - m) * a + b (then max(., 0) with relu) over `np` points of
 // one 16-channel block of dense f32 nChw16c: the operations of
 // vec_ops_t::affine, with m, a and b loaded once per run instead of once
-// per 16 values.
+// per 16 values. nt (y 64-byte aligned): non-temporal stores, which skip
+// reading each dst line into the cache before writing it (a third of the
+// memory traffic of a large tensor); the fence makes them visible to the
+// other threads before this run counts as done.
 __attribute__((target("avx512f"))) void affine_blk16_f32(float *y, const float *x, const float *m,
-        const float *a, const float *b, dim_t np, bool relu) {
+        const float *a, const float *b, dim_t np, bool relu, bool nt) {
     const __m512 vm = _mm512_loadu_ps(m), va = _mm512_loadu_ps(a), vb = _mm512_loadu_ps(b);
     const __m512 z = _mm512_setzero_ps();
     for (dim_t p = 0; p < np; ++p) {
         __m512 r = _mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(x + p * 16), vm), va, vb);
         if (relu) r = _mm512_max_ps(r, z);
-        _mm512_storeu_ps(y + p * 16, r);
+        if (nt)
+            _mm512_stream_ps(y + p * 16, r);
+        else
+            _mm512_storeu_ps(y + p * 16, r);
     }
+    if (nt) _mm_sfence();
 }
+
+// Non-temporal stores pay off when dst is too large to be read back from
+// the cache by the next primitive anyway; below this size a cached dst
+// is worth more than the saved traffic.
+constexpr size_t nt_store_min_bytes = size_t(4) << 20;
 
 // Statistics over channel-innermost runs: acc[i] (i < n <= 16) gets the
 // sum over np points, st bytes apart, of x[i] (SQ: of (x[i] - mean[i])^2).
@@ -376,13 +389,18 @@ struct vec_bnorm_fwd_t : primitive_t {
             const dim_t run = 512, nrun = div_up(SP, run);
             const bool blk16 = B == 16 && L == 16 && sdt == dnnl_f32 && ddt == dnnl_f32 && ssp == 16 && dsp == 16
                     && isa::has(isa::avx512);
+            // Every point of dense nChw16c f32 is 64 bytes: one aligned
+            // base aligns them all. The workspace reads dst back: cached.
+            const bool nt = blk16 && !ws && (size_t)(N * CP * SP) * sizeof(float) >= nt_store_min_bytes
+                    && reinterpret_cast<uintptr_t>(reinterpret_cast<float *>(dst) + dmd.offset0) % 64 == 0
+                    && dn % 16 == 0 && dc % 16 == 0;
             parallel_nd(N, NB, nrun, [&](dim_t n, dim_t cb, dim_t r) {
                 const dim_t sp1 = std::min(SP, (r + 1) * run);
                 if (blk16) {
                     const dim_t sp = r * run;
                     affine_blk16_f32(reinterpret_cast<float *>(dst) + dmd.offset0 + n * dn + cb * dc + sp * dsp,
                             reinterpret_cast<const float *>(src) + smd.offset0 + n * sn + cb * sc + sp * ssp,
-                            mean + cb * B, a + cb * B, b + cb * B, sp1 - sp, relu);
+                            mean + cb * B, a + cb * B, b + cb * B, sp1 - sp, relu, nt);
                     if (ws) mask(smd.offset0 + n * sn + cb * sc + sp * ssp, dmd.offset0 + n * dn + cb * dc + sp * dsp, (sp1 - sp) * 16);
                     return;
                 }
