@@ -45,6 +45,44 @@ __attribute__((target("avx512f"))) void affine_blk16_f32(float *y, const float *
 // is worth more than the saved traffic.
 constexpr size_t nt_store_min_bytes = size_t(4) << 20;
 
+// The moments of one run of np points of one 16-channel block of dense
+// f32 nChw16c (channels in lanes): m = the run's mean (rounded), s1 =
+// sum (x - m), s2 = sum (x - m)^2. Two passes over the run, which is
+// small enough (at most 512 points, 32 KiB) for the second to read it
+// from L1: one pass over memory instead of two, and the squares are still
+// of deviations from a mean of the very values summed.
+__attribute__((target("avx512f"))) void run_moments_blk16_f32(
+        const float *x, dim_t np, float *m, float *s1, float *s2) {
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    dim_t p = 0;
+    for (; p + 4 <= np; p += 4) {
+        a0 = _mm512_add_ps(a0, _mm512_loadu_ps(x + p * 16));
+        a1 = _mm512_add_ps(a1, _mm512_loadu_ps(x + p * 16 + 16));
+        a2 = _mm512_add_ps(a2, _mm512_loadu_ps(x + p * 16 + 32));
+        a3 = _mm512_add_ps(a3, _mm512_loadu_ps(x + p * 16 + 48));
+    }
+    for (; p < np; ++p) a0 = _mm512_add_ps(a0, _mm512_loadu_ps(x + p * 16));
+    const __m512 vm = _mm512_div_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+            _mm512_set1_ps((float)np));
+    __m512 l0 = _mm512_setzero_ps(), l1 = l0, q0 = l0, q1 = l0;
+    for (p = 0; p + 2 <= np; p += 2) {
+        const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(x + p * 16), vm);
+        const __m512 d1 = _mm512_sub_ps(_mm512_loadu_ps(x + p * 16 + 16), vm);
+        l0 = _mm512_add_ps(l0, d0);
+        l1 = _mm512_add_ps(l1, d1);
+        q0 = _mm512_fmadd_ps(d0, d0, q0);
+        q1 = _mm512_fmadd_ps(d1, d1, q1);
+    }
+    if (p < np) {
+        const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(x + p * 16), vm);
+        l0 = _mm512_add_ps(l0, d0);
+        q0 = _mm512_fmadd_ps(d0, d0, q0);
+    }
+    _mm512_storeu_ps(m, vm);
+    _mm512_storeu_ps(s1, _mm512_add_ps(l0, l1));
+    _mm512_storeu_ps(s2, _mm512_add_ps(q0, q1));
+}
+
 // Statistics over channel-innermost runs: acc[i] (i < n <= 16) gets the
 // sum over np points, st bytes apart, of x[i] (SQ: of (x[i] - mean[i])^2).
 // Four accumulators in turn hide the add latency; their order differs
@@ -251,7 +289,7 @@ struct vec_bnorm_fwd_t : primitive_t {
             // mean, variance, a (= scale * rstd), b (= shift), padded to cp_.
             scratchpad_registry().book(key_stats, sizeof(float) * 4 * cp_);
             if (layout_ != pool::layout_t::ncsp && !global_stats())
-                scratchpad_registry().book_per_thread(key_part, sizeof(double) * cp_);
+                scratchpad_registry().book_per_thread(key_part, sizeof(double) * 2 * cp_);
             return status::success;
         }
         pool::layout_t layout_ = pool::layout_t::other;
@@ -309,6 +347,64 @@ struct vec_bnorm_fwd_t : primitive_t {
                 mean[c] = m;
                 var[c] = cnt ? q / (float)cnt : 0.f;
             });
+        } else if (B == 16 && L == 16 && sdt == dnnl_f32 && ssp == 16 && isa::has(isa::avx512)) {
+            // Dense f32 nChw16c: one pass over memory. Each run of points
+            // gives its own mean m_r and the sums s1, s2 of deviations
+            // from it (run_moments_blk16_f32); they are folded, in double,
+            // into the sums of deviations from a fixed per-channel shift
+            // k (the channel's first value): sum (x - k) = s1 + n (m_r - k)
+            // and sum (x - k)^2 = s2 + 2 (m_r - k) s1 + n (m_r - k)^2, exact
+            // identities. Then mean = k + S1 / cnt and variance =
+            // S2 / cnt - (S1 / cnt)^2, whose cancellation is that of
+            // values near the data's spread, in double. The float
+            // roundings are those of sums over one run of deviations
+            // from its mean (within the two-pass budget the tests derive,
+            // for |m_r - k| within a few standard deviations).
+            const dim_t run = 512, nrun = div_up(SP, run);
+            const dim_t items = N * NB * nrun;
+            // k in a (computed after the statistics); padded channels
+            // keep 0 there, as the affine pass needs.
+            float *shift_k = a;
+            for (dim_t c = 0; cnt && c < C; ++c)
+                shift_k[c] = reinterpret_cast<const float *>(src)[smd.offset0 + (c / 16) * sc + c % 16];
+            const int nthr = std::min(ctx.scratchpad().nthr(), nthr_for(items * std::min(SP, run) * 16, 4096));
+            bool oom = false;
+            parallel(nthr, [&](int ithr, int nt) {
+                double *part = ctx.scratchpad().get<double>(key_part, ithr);
+                if (!part) {
+                    oom = true;
+                    return;
+                }
+                double *p1 = part, *p2 = part + CP;
+                std::fill(part, part + 2 * CP, 0.0);
+                dim_t st, en;
+                balance211(items, nt, ithr, st, en);
+                float m[16], s1[16], s2[16];
+                for (dim_t it = st; it < en; ++it) {
+                    const dim_t r = it % nrun, cb = it / nrun % NB, n = it / nrun / NB;
+                    const dim_t sp0 = r * run, np = std::min(SP, sp0 + run) - sp0;
+                    run_moments_blk16_f32(reinterpret_cast<const float *>(src) + smd.offset0 + n * sn + cb * sc + sp0 * 16,
+                            np, m, s1, s2);
+                    for (int i = 0; i < 16; ++i) {
+                        const dim_t c = cb * 16 + i;
+                        const double d = (double)m[i] - shift_k[c];
+                        p1[c] += s1[i] + (double)np * d;
+                        p2[c] += s2[i] + 2.0 * d * s1[i] + (double)np * d * d;
+                    }
+                }
+            });
+            if (oom) return status::out_of_memory;
+            for (dim_t c = 0; c < C; ++c) {
+                double t1 = 0.0, t2 = 0.0;
+                for (int t = 0; t < nthr; ++t) {
+                    const double *part = ctx.scratchpad().get<double>(key_part, t);
+                    t1 += part[c];
+                    t2 += part[CP + c];
+                }
+                const double dm = cnt ? t1 / (double)cnt : 0.0;
+                mean[c] = (float)(shift_k[c] + dm);
+                var[c] = cnt ? (float)std::max(t2 / (double)cnt - dm * dm, 0.0) : 0.f;
+            }
         } else {
             // Items are runs of up to `run` points of one (n, channel block)
             // (of one n for nhwc), walked in memory order with the channels
