@@ -26,20 +26,37 @@ namespace {
 // per 16 values. nt (y 64-byte aligned): non-temporal stores, which skip
 // reading each dst line into the cache before writing it (a third of the
 // memory traffic of a large tensor); the fence makes them visible to the
-// other threads before this run counts as done.
-__attribute__((target("avx512f"))) void affine_blk16_f32(float *y, const float *x, const float *m,
-        const float *a, const float *b, dim_t np, bool relu, bool nt) {
-    const __m512 vm = _mm512_loadu_ps(m), va = _mm512_loadu_ps(a), vb = _mm512_loadu_ps(b);
+// other threads before this run counts as done. The loop is specialised
+// per (nt, relu): with both tests inside it (-O2 does not unswitch loops)
+// the stream ran ~10% slower.
+template <bool NT, bool RELU>
+__attribute__((target("avx512f"))) inline void affine_blk16_loop(
+        float *y, const float *x, __m512 vm, __m512 va, __m512 vb, dim_t np) {
     const __m512 z = _mm512_setzero_ps();
     for (dim_t p = 0; p < np; ++p) {
         __m512 r = _mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(x + p * 16), vm), va, vb);
-        if (relu) r = _mm512_max_ps(r, z);
-        if (nt)
+        if (RELU) r = _mm512_max_ps(r, z);
+        if (NT)
             _mm512_stream_ps(y + p * 16, r);
         else
             _mm512_storeu_ps(y + p * 16, r);
     }
-    if (nt) _mm_sfence();
+}
+
+__attribute__((target("avx512f"))) void affine_blk16_f32(float *y, const float *x, const float *m,
+        const float *a, const float *b, dim_t np, bool relu, bool nt) {
+    const __m512 vm = _mm512_loadu_ps(m), va = _mm512_loadu_ps(a), vb = _mm512_loadu_ps(b);
+    if (nt) {
+        if (relu)
+            affine_blk16_loop<true, true>(y, x, vm, va, vb, np);
+        else
+            affine_blk16_loop<true, false>(y, x, vm, va, vb, np);
+        _mm_sfence();
+    } else if (relu) {
+        affine_blk16_loop<false, true>(y, x, vm, va, vb, np);
+    } else {
+        affine_blk16_loop<false, false>(y, x, vm, va, vb, np);
+    }
 }
 
 // Non-temporal stores pay off when dst is too large to be read back from
