@@ -7,6 +7,7 @@
 // written here (all offsets computed here). test_isa_caps.sh runs it capped
 // too.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "common/kt_test.hpp"
@@ -31,7 +32,8 @@ float bf16_round(float f) {
 }
 
 void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, long B, long N, long C, long H, long W,
-        bool train, bool relu, int threads, bool use_scale = true, bool use_shift = true, bool bf = false) {
+        bool train, bool relu, int threads, bool use_scale = true, bool use_shift = true, bool bf = false,
+        bool dst_aligned = false) {
     dnnl_dims_t d = {N, C, H, W}, cd = {C};
     dnnl_memory_desc_t md, cmd;
     const dnnl_format_tag_t tag = B == 16 ? dnnl_nChw16c : B == 8 ? dnnl_nChw8c : dnnl_nhwc;
@@ -44,7 +46,10 @@ void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, long B, long N
     KT_OK(dnnl_batch_normalization_forward_primitive_desc_create(&pd, eng,
             train ? dnnl_forward_training : dnnl_forward_inference, md, md, eps, flags, nullptr));
     const size_t sz = dnnl_memory_desc_get_size(md) / (bf ? 2 : 4);
-    std::vector<float> x(sz, 0.f), y(sz, 9.f), mean(C), var(C), g(C), sh(C);
+    // dst starts 64 bytes aligned or 16 bytes past that (the non-temporal
+    // stores of large aligned nChw16c f32 tensors, or the plain ones).
+    std::vector<float> x(sz, 0.f), ystore(sz + 32, 9.f), mean(C), var(C), g(C), sh(C);
+    float *y = ystore.data() + (64 - reinterpret_cast<uintptr_t>(ystore.data()) % 64) % 64 / 4 + (dst_aligned ? 0 : 4);
     kt::rng_t r(B * 100 + C + train * 7 + relu);
     for (long n = 0; n < N; ++n)
         for (long c = 0; c < C; ++c)
@@ -90,7 +95,7 @@ void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, long B, long N
     }
     dnnl_memory_t mx, my, mm, mv, mg, ms;
     KT_OK(dnnl_memory_create(&mx, md, eng, bf ? (void *)xb.data() : (void *)x.data()));
-    KT_OK(dnnl_memory_create(&my, md, eng, bf ? (void *)yb.data() : (void *)y.data()));
+    KT_OK(dnnl_memory_create(&my, md, eng, bf ? (void *)yb.data() : (void *)y));
     KT_OK(dnnl_memory_create(&mm, cmd, eng, mean.data()));
     KT_OK(dnnl_memory_create(&mv, cmd, eng, var.data()));
     KT_OK(dnnl_memory_create(&mg, cmd, eng, g.data()));
@@ -152,10 +157,10 @@ void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, long B, long N
                 for (long w = 0; w < W; ++w) pad_ok = pad_ok && y[off(B, C, H, W, n, c, h, w)] == 0.f;
     char what[240];
     const std::string impl = kt::impl_name(pd);
-    std::snprintf(what, sizeof(what), "bnorm %s%s%s%s %s %s %ldx%ldx%ldx%ld %d thr (%s): %ld off, ws %ld off",
+    std::snprintf(what, sizeof(what), "bnorm %s%s%s%s %s %s %ldx%ldx%ldx%ld%s %d thr (%s): %ld off, ws %ld off",
             train ? "training" : "inference", relu ? " + relu" : "", use_scale ? " scale" : "",
             use_shift ? " shift" : "", B == 16 ? "nChw16c" : B == 8 ? "nChw8c" : "nhwc", bf ? "bf16" : "f32", N, C,
-            H, W, threads, impl.c_str(), bad, ws_bad);
+            H, W, dst_aligned ? " aligned dst" : "", threads, impl.c_str(), bad, ws_bad);
     t.check(bad == 0 && ws_bad == 0, what);
     // The vectorised path serves all but the relu mask of a bf16 dst.
     const char *want_impl = train && relu && bf ? "ref:any" : B ? "vec:blocked" : "vec:nspc";
@@ -190,6 +195,11 @@ int main() {
                         check(t, eng, strm, B, 1, C, 3, 700, train, relu, threads); // SP > one run of 512
                         check(t, eng, strm, B, 2, C, 5, 7, train, relu, threads, true, true, true); // bf16
                     }
+            // f32 nChw16c dst of 4 MiB or more, 64-byte aligned: the
+            // non-temporal stores (not with the training workspace), with
+            // a channel tail and a run tail (SP = 11100 = 21 * 512 + 348).
+            for (int mode = 0; mode < 4; ++mode)
+                check(t, eng, strm, 16, 2, 37, 3, 3700, mode & 1, mode & 2, threads, true, true, false, true);
         });
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);

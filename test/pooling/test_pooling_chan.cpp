@@ -14,6 +14,7 @@
 // but the code under test is used.
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -64,28 +65,32 @@ float from_bf16(uint16_t h) {
     return f;
 }
 
-struct buf_t { // a tensor's bytes, f32 or bf16
+// A tensor's bytes, f32 or bf16, starting 64 bytes aligned (aligned) or
+// 16 bytes past that (the pair kernel's non-temporal stores need the former).
+struct buf_t {
     bool bf;
     std::vector<char> bytes;
-    buf_t(bool bf_, long n, float fill) : bf(bf_), bytes(n * (bf_ ? 2 : 4) + 64) {
+    char *p;
+    buf_t(bool bf_, long n, float fill, bool aligned = false) : bf(bf_), bytes(n * (bf_ ? 2 : 4) + 192) {
+        p = bytes.data() + (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64 + (aligned ? 0 : 16);
         for (long i = 0; i < n; ++i) set(i, fill);
     }
     void set(long i, float v) {
         if (bf) {
             const uint16_t h = to_bf16(v);
-            std::memcpy(bytes.data() + 2 * i, &h, 2);
+            std::memcpy(p + 2 * i, &h, 2);
         } else {
-            std::memcpy(bytes.data() + 4 * i, &v, 4);
+            std::memcpy(p + 4 * i, &v, 4);
         }
     }
     float get(long i) const {
         if (bf) {
             uint16_t h;
-            std::memcpy(&h, bytes.data() + 2 * i, 2);
+            std::memcpy(&h, p + 2 * i, 2);
             return from_bf16(h);
         }
         float v;
-        std::memcpy(&v, bytes.data() + 4 * i, 4);
+        std::memcpy(&v, p + 4 * i, 4);
         return v;
     }
 };
@@ -124,7 +129,7 @@ std::string expected_kernel(bool bf, long run) {
 int fast_cases = 0;
 
 void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_alg_kind_t alg, int threads,
-        bool train) {
+        bool train, bool dst_aligned = false) {
     const long D = p.I[0], H = p.I[1], W = p.I[2], OD = p.O(0), OH = p.O(1), OW = p.O(2);
     const int nd = p.ns + 2;
     dnnl_dims_t sdims = {p.N, p.C}, ddims = {p.N, p.C}, st, k, dil, pl, pr;
@@ -151,14 +156,15 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
     const char *an = max ? "max" : alg == dnnl_pooling_avg_include_padding ? "avg_incl" : "avg_excl";
     const char *ln = l == nspc ? "nspc" : l == blk16 ? "blk16" : "blk8";
     std::snprintf(what, sizeof(what),
-            "pooling %s%s %s %s %dD C=%ld %ldx%ldx%ld k%ldx%ldx%ld s%ldx%ldx%ld %d thr (%s)", an,
+            "pooling %s%s %s %s %dD C=%ld %ldx%ldx%ld k%ldx%ldx%ld s%ldx%ldx%ld%s %d thr (%s)", an,
             specials ? " (inference, NaN/-0/+0 inputs)" : "", ln,
-            bf ? "bf16" : "f32", p.ns, p.C, D, H, W, p.K[0], p.K[1], p.K[2], p.S[0], p.S[1], p.S[2], threads,
+            bf ? "bf16" : "f32", p.ns, p.C, D, H, W, p.K[0], p.K[1], p.K[2], p.S[0], p.S[1], p.S[2],
+            dst_aligned ? " aligned dst" : "", threads,
             name.c_str());
     t.check(name == want, what);
 
     const long ssz = size_of(l, p.N, p.C, D, H, W), dsz = size_of(l, p.N, p.C, OD, OH, OW);
-    buf_t x(bf, ssz, 0.f), y(bf, dsz, 7.f);
+    buf_t x(bf, ssz, 0.f), y(bf, dsz, 7.f, dst_aligned);
     kt::rng_t r(p.C * 977 + W * 31 + p.S[2] * 7 + l + bf * 3);
     // Quarter integers: ties (the first must win), sums exact in f32.
     std::vector<float> xv(p.N * p.C * D * H * W);
@@ -214,8 +220,8 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
                     }
 
     dnnl_memory_t ms, mdst, mws = nullptr;
-    KT_OK(dnnl_memory_create(&ms, sd, e.eng, x.bytes.data()));
-    KT_OK(dnnl_memory_create(&mdst, dd, e.eng, y.bytes.data()));
+    KT_OK(dnnl_memory_create(&ms, sd, e.eng, x.p));
+    KT_OK(dnnl_memory_create(&mdst, dd, e.eng, y.p));
     std::vector<char> ws;
     std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mdst}};
     if (train) {
@@ -270,8 +276,8 @@ void check(kt::tally_t &t, env_t &e, const prob_t &p, layout_t l, bool bf, dnnl_
                             if (am[o] >= 0) rdx[am[o]] += v;
                         }
         dnnl_memory_t mdy, mdx;
-        KT_OK(dnnl_memory_create(&mdy, dd, e.eng, dy.bytes.data()));
-        KT_OK(dnnl_memory_create(&mdx, sd, e.eng, dx.bytes.data()));
+        KT_OK(dnnl_memory_create(&mdy, dd, e.eng, dy.p));
+        KT_OK(dnnl_memory_create(&mdx, sd, e.eng, dx.p));
         dnnl_primitive_t bp = nullptr;
         KT_OK(dnnl_primitive_create(&bp, bpd));
         dnnl_exec_arg_t bargs[] = {{DNNL_ARG_DIFF_DST, mdy}, {DNNL_ARG_WORKSPACE, mws}, {DNNL_ARG_DIFF_SRC, mdx}};
@@ -338,6 +344,12 @@ int main() {
                                 if (alg == dnnl_pooling_max) check(t, e, p, l, bf, alg, threads, false);
                             }
                 }
+            // 3x3 s2 pairs into an aligned f32 nChw16c dst of 4 MiB or more
+            // (the non-temporal stores), with a channel tail and an odd
+            // row count: 1x35x297x296 -> 149x148 (3 blocks: 4.04 MiB).
+            prob_t big = {2, 1, 35, {1, 297, 296}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}};
+            for (dnnl_alg_kind_t alg : {dnnl_pooling_max, dnnl_pooling_avg_exclude_padding})
+                check(t, e, big, blk16, false, alg, threads, false, true);
         });
     t.check(expected_kernel(false, 16).empty() == (fast_cases == 0), "the register kernels served when expected");
     return t.finish();

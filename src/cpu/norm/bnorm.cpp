@@ -1,9 +1,12 @@
 // Batch normalization forward: a reference implementation for any layout and
 // every flag, and a vectorised one for nchw / nhwc / nChw8c / nChw16c.
 // Statistics are two-pass (mean, then the mean of squared deviations), so a
-// constant input has variance 0 and large offsets cost no precision.
+// constant input has variance 0 and large offsets cost no precision; dense
+// f32 nChw16c on AVX-512 does the two passes per cache-resident run of
+// points and combines the runs exactly (one pass over memory).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include <immintrin.h>
 
@@ -20,16 +23,83 @@ namespace {
 // dst = (src - m) * a + b (then max(., 0) with relu) over `np` points of
 // one 16-channel block of dense f32 nChw16c: the operations of
 // vec_ops_t::affine, with m, a and b loaded once per run instead of once
-// per 16 values.
-__attribute__((target("avx512f"))) void affine_blk16_f32(float *y, const float *x, const float *m,
-        const float *a, const float *b, dim_t np, bool relu) {
-    const __m512 vm = _mm512_loadu_ps(m), va = _mm512_loadu_ps(a), vb = _mm512_loadu_ps(b);
+// per 16 values. nt (y 64-byte aligned): non-temporal stores, which skip
+// reading each dst line into the cache before writing it (a third of the
+// memory traffic of a large tensor); the fence makes them visible to the
+// other threads before this run counts as done. The loop is specialised
+// per (nt, relu): with both tests inside it (-O2 does not unswitch loops)
+// the stream ran ~10% slower.
+template <bool NT, bool RELU>
+__attribute__((target("avx512f"))) inline void affine_blk16_loop(
+        float *y, const float *x, __m512 vm, __m512 va, __m512 vb, dim_t np) {
     const __m512 z = _mm512_setzero_ps();
     for (dim_t p = 0; p < np; ++p) {
         __m512 r = _mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(x + p * 16), vm), va, vb);
-        if (relu) r = _mm512_max_ps(r, z);
-        _mm512_storeu_ps(y + p * 16, r);
+        if (RELU) r = _mm512_max_ps(r, z);
+        if (NT)
+            _mm512_stream_ps(y + p * 16, r);
+        else
+            _mm512_storeu_ps(y + p * 16, r);
     }
+}
+
+__attribute__((target("avx512f"))) void affine_blk16_f32(float *y, const float *x, const float *m,
+        const float *a, const float *b, dim_t np, bool relu, bool nt) {
+    const __m512 vm = _mm512_loadu_ps(m), va = _mm512_loadu_ps(a), vb = _mm512_loadu_ps(b);
+    if (nt) {
+        if (relu)
+            affine_blk16_loop<true, true>(y, x, vm, va, vb, np);
+        else
+            affine_blk16_loop<true, false>(y, x, vm, va, vb, np);
+        _mm_sfence();
+    } else if (relu) {
+        affine_blk16_loop<false, true>(y, x, vm, va, vb, np);
+    } else {
+        affine_blk16_loop<false, false>(y, x, vm, va, vb, np);
+    }
+}
+
+// Non-temporal stores pay off when dst is too large to be read back from
+// the cache by the next primitive anyway; below this size a cached dst
+// is worth more than the saved traffic.
+constexpr size_t nt_store_min_bytes = size_t(4) << 20;
+
+// The moments of one run of np points of one 16-channel block of dense
+// f32 nChw16c (channels in lanes): m = the run's mean (rounded), s1 =
+// sum (x - m), s2 = sum (x - m)^2. Two passes over the run, which is
+// small enough (at most 512 points, 32 KiB) for the second to read it
+// from L1: one pass over memory instead of two, and the squares are still
+// of deviations from a mean of the very values summed.
+__attribute__((target("avx512f"))) void run_moments_blk16_f32(
+        const float *x, dim_t np, float *m, float *s1, float *s2) {
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    dim_t p = 0;
+    for (; p + 4 <= np; p += 4) {
+        a0 = _mm512_add_ps(a0, _mm512_loadu_ps(x + p * 16));
+        a1 = _mm512_add_ps(a1, _mm512_loadu_ps(x + p * 16 + 16));
+        a2 = _mm512_add_ps(a2, _mm512_loadu_ps(x + p * 16 + 32));
+        a3 = _mm512_add_ps(a3, _mm512_loadu_ps(x + p * 16 + 48));
+    }
+    for (; p < np; ++p) a0 = _mm512_add_ps(a0, _mm512_loadu_ps(x + p * 16));
+    const __m512 vm = _mm512_div_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+            _mm512_set1_ps((float)np));
+    __m512 l0 = _mm512_setzero_ps(), l1 = l0, q0 = l0, q1 = l0;
+    for (p = 0; p + 2 <= np; p += 2) {
+        const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(x + p * 16), vm);
+        const __m512 d1 = _mm512_sub_ps(_mm512_loadu_ps(x + p * 16 + 16), vm);
+        l0 = _mm512_add_ps(l0, d0);
+        l1 = _mm512_add_ps(l1, d1);
+        q0 = _mm512_fmadd_ps(d0, d0, q0);
+        q1 = _mm512_fmadd_ps(d1, d1, q1);
+    }
+    if (p < np) {
+        const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(x + p * 16), vm);
+        l0 = _mm512_add_ps(l0, d0);
+        q0 = _mm512_fmadd_ps(d0, d0, q0);
+    }
+    _mm512_storeu_ps(m, vm);
+    _mm512_storeu_ps(s1, _mm512_add_ps(l0, l1));
+    _mm512_storeu_ps(s2, _mm512_add_ps(q0, q1));
 }
 
 // Statistics over channel-innermost runs: acc[i] (i < n <= 16) gets the
@@ -238,7 +308,7 @@ struct vec_bnorm_fwd_t : primitive_t {
             // mean, variance, a (= scale * rstd), b (= shift), padded to cp_.
             scratchpad_registry().book(key_stats, sizeof(float) * 4 * cp_);
             if (layout_ != pool::layout_t::ncsp && !global_stats())
-                scratchpad_registry().book_per_thread(key_part, sizeof(double) * cp_);
+                scratchpad_registry().book_per_thread(key_part, sizeof(double) * 2 * cp_);
             return status::success;
         }
         pool::layout_t layout_ = pool::layout_t::other;
@@ -296,6 +366,64 @@ struct vec_bnorm_fwd_t : primitive_t {
                 mean[c] = m;
                 var[c] = cnt ? q / (float)cnt : 0.f;
             });
+        } else if (B == 16 && L == 16 && sdt == dnnl_f32 && ssp == 16 && isa::has(isa::avx512)) {
+            // Dense f32 nChw16c: one pass over memory. Each run of points
+            // gives its own mean m_r and the sums s1, s2 of deviations
+            // from it (run_moments_blk16_f32); they are folded, in double,
+            // into the sums of deviations from a fixed per-channel shift
+            // k (the channel's first value): sum (x - k) = s1 + n (m_r - k)
+            // and sum (x - k)^2 = s2 + 2 (m_r - k) s1 + n (m_r - k)^2, exact
+            // identities. Then mean = k + S1 / cnt and variance =
+            // S2 / cnt - (S1 / cnt)^2, whose cancellation is that of
+            // values near the data's spread, in double. The float
+            // roundings are those of sums over one run of deviations
+            // from its mean (within the two-pass budget the tests derive,
+            // for |m_r - k| within a few standard deviations).
+            const dim_t run = 512, nrun = div_up(SP, run);
+            const dim_t items = N * NB * nrun;
+            // k in a (computed after the statistics); padded channels
+            // keep 0 there, as the affine pass needs.
+            float *shift_k = a;
+            for (dim_t c = 0; cnt && c < C; ++c)
+                shift_k[c] = reinterpret_cast<const float *>(src)[smd.offset0 + (c / 16) * sc + c % 16];
+            const int nthr = std::min(ctx.scratchpad().nthr(), nthr_for(items * std::min(SP, run) * 16, 4096));
+            bool oom = false;
+            parallel(nthr, [&](int ithr, int nt) {
+                double *part = ctx.scratchpad().get<double>(key_part, ithr);
+                if (!part) {
+                    oom = true;
+                    return;
+                }
+                double *p1 = part, *p2 = part + CP;
+                std::fill(part, part + 2 * CP, 0.0);
+                dim_t st, en;
+                balance211(items, nt, ithr, st, en);
+                float m[16], s1[16], s2[16];
+                for (dim_t it = st; it < en; ++it) {
+                    const dim_t r = it % nrun, cb = it / nrun % NB, n = it / nrun / NB;
+                    const dim_t sp0 = r * run, np = std::min(SP, sp0 + run) - sp0;
+                    run_moments_blk16_f32(reinterpret_cast<const float *>(src) + smd.offset0 + n * sn + cb * sc + sp0 * 16,
+                            np, m, s1, s2);
+                    for (int i = 0; i < 16; ++i) {
+                        const dim_t c = cb * 16 + i;
+                        const double d = (double)m[i] - shift_k[c];
+                        p1[c] += s1[i] + (double)np * d;
+                        p2[c] += s2[i] + 2.0 * d * s1[i] + (double)np * d * d;
+                    }
+                }
+            });
+            if (oom) return status::out_of_memory;
+            for (dim_t c = 0; c < C; ++c) {
+                double t1 = 0.0, t2 = 0.0;
+                for (int t = 0; t < nthr; ++t) {
+                    const double *part = ctx.scratchpad().get<double>(key_part, t);
+                    t1 += part[c];
+                    t2 += part[CP + c];
+                }
+                const double dm = cnt ? t1 / (double)cnt : 0.0;
+                mean[c] = (float)(shift_k[c] + dm);
+                var[c] = cnt ? (float)std::max(t2 / (double)cnt - dm * dm, 0.0) : 0.f;
+            }
         } else {
             // Items are runs of up to `run` points of one (n, channel block)
             // (of one n for nhwc), walked in memory order with the channels
@@ -376,13 +504,18 @@ struct vec_bnorm_fwd_t : primitive_t {
             const dim_t run = 512, nrun = div_up(SP, run);
             const bool blk16 = B == 16 && L == 16 && sdt == dnnl_f32 && ddt == dnnl_f32 && ssp == 16 && dsp == 16
                     && isa::has(isa::avx512);
+            // Every point of dense nChw16c f32 is 64 bytes: one aligned
+            // base aligns them all. The workspace reads dst back: cached.
+            const bool nt = blk16 && !ws && (size_t)(N * CP * SP) * sizeof(float) >= nt_store_min_bytes
+                    && reinterpret_cast<uintptr_t>(reinterpret_cast<float *>(dst) + dmd.offset0) % 64 == 0
+                    && dn % 16 == 0 && dc % 16 == 0;
             parallel_nd(N, NB, nrun, [&](dim_t n, dim_t cb, dim_t r) {
                 const dim_t sp1 = std::min(SP, (r + 1) * run);
                 if (blk16) {
                     const dim_t sp = r * run;
                     affine_blk16_f32(reinterpret_cast<float *>(dst) + dmd.offset0 + n * dn + cb * dc + sp * dsp,
                             reinterpret_cast<const float *>(src) + smd.offset0 + n * sn + cb * sc + sp * ssp,
-                            mean + cb * B, a + cb * B, b + cb * B, sp1 - sp, relu);
+                            mean + cb * B, a + cb * B, b + cb * B, sp1 - sp, relu, nt);
                     if (ws) mask(smd.offset0 + n * sn + cb * sc + sp * ssp, dmd.offset0 + n * dn + cb * dc + sp * dsp, (sp1 - sp) * 16);
                     return;
                 }

@@ -62,6 +62,7 @@ struct chan_row_t {
     dim_t dsw, wsw; // dst and workspace byte strides along ow
     dim_t KH, KW, SW, DD1, DH1, DW1, padL, IW, KSZ;
     float init;
+    bool nt; // a large f32 dst of aligned 64-byte lines: non-temporal stores (pair kernel)
 };
 
 enum class pool_op_t { max, avg };
@@ -209,7 +210,11 @@ KESTREL_AVX512 void chan_pair_avx512(const chan_row_t &r, char *dst1, dim_t ow, 
     KESTREL_UNROLL(5)
     for (int s = 0; s < 5; ++s) {
         const char *p = base + s * r.sh;
-        prefetch_cols(p, 4 * N * 2 * r.sw, 2 * N, r.sw);
+        // The rows the next pair of output rows adds (src rows 5 to 8 from
+        // here), at these columns: a whole pair ahead, the leading columns
+        // of each row included (a fixed distance along the row would leave
+        // them to wait for memory at each new row).
+        if (s >= 1) prefetch_cols(p, 4 * r.sh, 2 * N, r.sw);
         KESTREL_UNROLL(17)
         for (int i = 0; i < 2 * N + 1; ++i) {
             const __m512 v = FULL && !BF ? _mm512_loadu_ps(p + i * r.sw) : chan_ld<BF>(p + i * r.sw, m);
@@ -241,6 +246,9 @@ KESTREL_AVX512 void chan_pair_avx512(const chan_row_t &r, char *dst1, dim_t ow, 
         } else if (BF) {
             _mm256_mask_storeu_epi16(d0, m, chan_to_bf16(acc0[j]));
             _mm256_mask_storeu_epi16(d1, m, chan_to_bf16(acc1[j]));
+        } else if (FULL && r.nt) {
+            _mm512_stream_ps(reinterpret_cast<float *>(d0), acc0[j]);
+            _mm512_stream_ps(reinterpret_cast<float *>(d1), acc1[j]);
         } else if (FULL) {
             _mm512_storeu_ps(d0, acc0[j]);
             _mm512_storeu_ps(d1, acc1[j]);
@@ -279,6 +287,7 @@ KESTREL_AVX512 void chan_pair_row_avx512(
     chan_row_avx512<BF, OP, false>(r1, ow_b, l, lo, hi);
     chan_row_avx512<BF, OP, false>(r, h, ow_e, lo, hi);
     chan_row_avx512<BF, OP, false>(r1, h, ow_e, lo, hi);
+    if (r.nt) _mm_sfence(); // the stores visible to other threads when this item is done
 }
 
 #undef KESTREL_AVX512
@@ -658,6 +667,13 @@ struct vec_pooling_fwd_t : primitive_t {
         if (pd->avx512_ && !ws && c.ndims == 4 && c.KH == 3 && c.KW == 3 && c.SH == 2 && c.SW == 2 && c.DH == 0
                 && c.DW == 0 && owb == 1) {
             const dim_t OHP = div_up(c.OH, (dim_t)2);
+            // Non-temporal stores for a large f32 dst of whole 64-byte
+            // lines (16 channels a point, every row start aligned): they
+            // skip reading each dst line before writing it.
+            const size_t dst_bytes = (size_t)(c.MB * NB * c.OD * c.OH * c.OW * pd->run_ * esz);
+            proto.nt = !bf && pd->run_ == 16 && ds[4] == 16 && ds[0] % 16 == 0 && ds[1] % 16 == 0
+                    && ds[3] % 16 == 0 && dst_bytes >= (size_t(4) << 20)
+                    && reinterpret_cast<uintptr_t>(dst + dmd.offset0 * esz) % 64 == 0;
             parallel_nd(c.MB * NB * OHP, [&](dim_t it) {
                 const dim_t ohp = it % OHP, cb = it / OHP % NB, n = it / OHP / NB;
                 chan_row_t a[2];

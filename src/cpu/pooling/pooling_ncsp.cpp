@@ -138,6 +138,15 @@ KESTREL_AVX512 void ncsp_row_avx512(const ncsp_row_args_t &g) {
                     a = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a, v0), v1), v2);
                     continue;
                 }
+            } else if (KW == 3 && !(MAX && IDX)) {
+                // The same at the row's ends (the first and last 16
+                // points), with the masks of the three taps from above.
+                const __m512 v0 = ncsp_taps_m<SW>(x, s0, ml[0], mh[0], fill);
+                const __m512 v1 = ncsp_taps_m<SW>(x, s0 + DW1, ml[1], mh[1], fill);
+                const __m512 v2 = ncsp_taps_m<SW>(x, s0 + 2 * DW1, ml[2], mh[2], fill);
+                a = MAX ? _mm512_max_ps(v2, _mm512_max_ps(v1, _mm512_max_ps(v0, a)))
+                        : _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a, v0), v1), v2);
+                continue;
             }
             for (dim_t kw = 0; kw < KW; ++kw) {
                 const dim_t s = s0 + kw * DW1;
