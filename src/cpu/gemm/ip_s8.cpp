@@ -4,36 +4,6 @@
 
 namespace kestrel {
 
-namespace {
-
-// 2D weights (OC x IC) as the int8 GEMM's packed B panels with B = W^T:
-// OC in blocks of nr, IC in groups of 4, element (o, i) at
-//   (o / nr) * IC4 * nr + (i / 4) * nr * 4 + (o % nr) * 4 + i % 4
-// (IC4: IC rounded up to 4), a oneDNN blocked descriptor with inner blocks
-// nr (dim 0) then 4 (dim 1), so reorders to and from it are plain blocked
-// reorders that keep the padding zero.
-memory_desc_t packed_weights_md(const memory_desc_t &w, dim_t nr) {
-    memory_desc_t md = w;
-    const dim_t ic4 = rnd_up(w.dims[1], (dim_t)4);
-    md.format_kind = dnnl_blocked;
-    md.offset0 = 0;
-    md.padded_dims[0] = rnd_up(w.dims[0], nr);
-    md.padded_dims[1] = ic4;
-    md.padded_offsets[0] = md.padded_offsets[1] = 0;
-    auto &b = md.blocking;
-    b = {};
-    b.strides[0] = ic4 * nr;
-    b.strides[1] = nr * 4;
-    b.inner_nblks = 2;
-    b.inner_blks[0] = nr;
-    b.inner_blks[1] = 4;
-    b.inner_idxs[0] = 0;
-    b.inner_idxs[1] = 1;
-    return md;
-}
-
-} // namespace
-
 status_t gemm_s8_ip_fwd_t::pd_t::init(dnnl_engine *) {
     if (!int8_types()) return decline(name(), "data types");
     // Weights `any` or already in the packed layout (a descriptor taken
@@ -41,12 +11,8 @@ status_t gemm_s8_ip_fwd_t::pd_t::init(dnnl_engine *) {
     const bool w2d = weights_md_.ndims == 2 && src_md_.ndims == 2 && weights_md_.dims[0] > 0
             && weights_md_.dims[1] > 0;
     const dim_t nr = gemm::s8_kernel_nr();
-    bool want_packed = w2d && mdw_t(weights_md_).is_any();
-    if (w2d && !want_packed && weights_md_.format_kind == dnnl_blocked
-            && md_equal(weights_md_, packed_weights_md(weights_md_, nr))) {
-        want_packed = true;
-        KESTREL_CHECK(md_set_tag(weights_md_, dnnl_ab));
-    }
+    bool want_packed = false;
+    KESTREL_CHECK(gemm::s8_wants_packed_b(weights_md_, w2d, 0, nr, want_packed));
     KESTREL_CHECK(gemm::decline_common(name(), init_common(true)));
     KESTREL_CHECK(gv.init(name(), *this));
     const bool src_zp = attr_.zero_points.get(DNNL_ARG_SRC) != nullptr;
@@ -56,7 +22,7 @@ status_t gemm_s8_ip_fwd_t::pd_t::init(dnnl_engine *) {
     plan.book(scratchpad_registry(), key_plan, !packed_w);
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
     if (packed_w) {
-        weights_md_ = packed_weights_md(weights_md_, nr);
+        weights_md_ = gemm::s8_packed_b_md(weights_md_, 0, nr);
         if (plan.needs_col_sums())
             scratchpad_registry().book(key_csum, (size_t)rnd_up(gv.N, nr) * sizeof(int32_t));
     }

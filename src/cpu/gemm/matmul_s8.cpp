@@ -10,36 +10,6 @@
 
 namespace kestrel {
 
-namespace {
-
-// 2D weights (K x N) as the int8 GEMM's packed B panels: N in blocks of
-// nr, K in groups of 4, element (k, n) at
-//   (n / nr) * K4 * nr + (k / 4) * nr * 4 + (n % nr) * 4 + k % 4
-// (K4: K rounded up to 4), a oneDNN blocked descriptor with inner blocks
-// nr (dim 1) then 4 (dim 0); reorders to and from it are plain blocked
-// reorders that keep the padding zero.
-memory_desc_t packed_weights_md(const memory_desc_t &w, dim_t nr) {
-    memory_desc_t md = w;
-    const dim_t k4 = rnd_up(w.dims[0], (dim_t)4);
-    md.format_kind = dnnl_blocked;
-    md.offset0 = 0;
-    md.padded_dims[0] = k4;
-    md.padded_dims[1] = rnd_up(w.dims[1], nr);
-    md.padded_offsets[0] = md.padded_offsets[1] = 0;
-    auto &b = md.blocking;
-    b = {};
-    b.strides[0] = nr * 4;
-    b.strides[1] = k4 * nr;
-    b.inner_nblks = 2;
-    b.inner_blks[0] = nr;
-    b.inner_blks[1] = 4;
-    b.inner_idxs[0] = 1;
-    b.inner_idxs[1] = 0;
-    return md;
-}
-
-} // namespace
-
 status_t s8_matmul_t::pd_t::init(dnnl_engine *) {
     // 2D weights `any`, or already in the packed layout (a descriptor
     // taken from an earlier query): planned as plain ab, then laid out
@@ -47,12 +17,8 @@ status_t s8_matmul_t::pd_t::init(dnnl_engine *) {
     const bool w2d = weights_md_.ndims == 2 && weights_md_.dims[0] > 0 && weights_md_.dims[1] > 0
             && weights_md_.data_type == dnnl_s8;
     const dim_t nr = gemm::s8_kernel_nr();
-    bool want_packed = w2d && mdw_t(weights_md_).is_any();
-    if (w2d && !want_packed && weights_md_.format_kind == dnnl_blocked
-            && md_equal(weights_md_, packed_weights_md(weights_md_, nr))) {
-        want_packed = true;
-        KESTREL_CHECK(md_set_tag(weights_md_, dnnl_ab));
-    }
+    bool want_packed = false;
+    KESTREL_CHECK(gemm::s8_wants_packed_b(weights_md_, w2d, 1, nr, want_packed));
     KESTREL_CHECK(gemm::decline_common(name(), init_common()));
     if (!is_int8() || weights_md_.data_type != dnnl_s8)
         return decline(name(), "needs u8/s8 src and s8 weights");
@@ -77,7 +43,7 @@ status_t s8_matmul_t::pd_t::init(dnnl_engine *) {
     plan.book(scratchpad_registry(), key_plan, !packed_w);
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
     if (packed_w) {
-        weights_md_ = packed_weights_md(weights_md_, nr);
+        weights_md_ = gemm::s8_packed_b_md(weights_md_, 1, nr);
         if (plan.needs_col_sums())
             scratchpad_registry().book(key_csum, (size_t)rnd_up(N, nr) * sizeof(int32_t));
     }
