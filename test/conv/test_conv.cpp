@@ -85,6 +85,10 @@ int main() {
     grid.push_back(p2d(1, 1, 24, 80, 5, 30, 3, 3, 1, 1)); // 5 oc blocks of 16: ragged tile group
     grid.push_back(p2d(2, 1, 40, 48, 13, 17, 1, 1, 1, 0)); // 1x1 over 221 points: several segments
     grid.push_back(p2d(2, 1, 140, 32, 5, 9, 1, 1, 1, 0)); // 1x1, 9 ic blocks of 16 (tail 12): passes of 8
+    // Weights of an oc group over 1 MiB: partial sums between passes (nCx8c:
+    // 3 oc blocks, passes of 151 then 3 ic blocks; nCx16c: 2 oc blocks,
+    // 56 then 21) over blocks of rows.
+    grid.push_back(p2d(1, 1, 1230, 24, 4, 8, 3, 3, 1, 1));
     grid.push_back(p2d(1, 1, 8, 24, 3, 61, 1, 3, 1, 1)); // 1x3, wide row: full 24-column tiles
     // Rows the default tile cuts badly take the tile of least estimated
     // cost: 7 columns (3 oc blocks x 7 with a ragged group of 2), 13

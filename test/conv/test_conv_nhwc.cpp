@@ -10,7 +10,7 @@
 // unequal padding, stride, dilation, 1x1 (flattened rows), 7x7 s2 with 3
 // input channels (weights without ic blocking), groups, 1D and 3D, enough
 // input channels for partial sums between passes (over one row or a block
-// of rows; AVX-512 needs an oc group's weights over 1 MiB for that), bias, relu in registers, sum + relu in the epilogue; plain
+// of rows; an oc group's weights must exceed 1 MiB for that), bias, relu in registers, sum + relu in the epilogue; plain
 // (oihw-like and hwio-like) and `any` weights; 1 and 2 threads.
 // test_conv_nhwc_isa.sh reruns it capped at AVX2 and SSE41.
 #include <cmath>
@@ -261,18 +261,22 @@ int main() {
     KT_OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
     // nd, N, G, ICg, OCg, I{d,h,w}, K, S, D, PL, PR, bias, post, weights
     const prb_t probs[] = {
-            // Many input channels: partial sums kept between passes (AVX2,
-            // passes of 24 KiB of weights; AVX-512 sums them in one); OC
-            // fills the blocks, so results leave the registers directly.
+            // Many input channels, summed in one pass (an oc group's
+            // weights under 1 MiB); OC fills the blocks, so results leave
+            // the registers directly.
             {4, 2, 1, 96, 64, {1, 9, 13}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_none, w_oix},
-            // Passes over blocks of rows (an oc group's weights over 512
-            // KiB; AVX2 below, AVX-512 only past 1 MiB, as in the 470
-            // channels further down): all rows in one block with 1 thread,
-            // cut 4 + 3 and 3 + 2 to share them with 2; the epilogue (bias,
-            // relu) and stores from registers at stride 2.
             {4, 1, 1, 240, 64, {1, 7, 5}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu,
                     w_oix},
             {4, 1, 1, 240, 64, {1, 9, 9}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_none,
+                    w_any},
+            // AVX2: 1230 channels into 3 oc blocks of 8 (6912 bytes of
+            // weights per ic block): passes of 151 blocks then 3 (the tail
+            // of 6 in the last); AVX-512: 2 oc blocks of 16 (tail 8),
+            // passes of 56 then 21 (tail 14). Over blocks of rows (an oc
+            // group's weights over 512 KiB): 4 rows, one block with 1
+            // thread, 2 + 2 with 2; padding on both edges, epilogue
+            // through the tile buffer (OC tail).
+            {4, 1, 1, 1230, 24, {1, 4, 8}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, true, p_relu,
                     w_any},
             // AVX-512: an oc group's weights over 1 MiB (30 ic blocks of
             // 36 KiB) take two passes, 28 blocks then 2 (the tail of 6 in

@@ -6,10 +6,9 @@
 // blocks, od, oh); a unit 1x1 walks all output points as one row. Threads
 // take consecutive items (balance211), so items that share weights run
 // together. Within an item the input channel blocks are taken in passes
-// (nCx8c: small enough that the weights of a pass stay in L1 while every
-// tile of the segment uses them; nCx16c: all of them in one pass unless
-// their weights outgrow L2, or 8 ic blocks for a flattened 1x1 on blocked
-// data); partial sums of a segment wait in a per-thread scratchpad row
+// (all of them in one pass unless their weights outgrow L2; a flattened
+// 1x1 on blocked data: 8 ic blocks of 16, or 24 KiB of nCx8c weights, which
+// stay in L1 while every tile of the segment uses them); partial sums of a segment wait in a per-thread scratchpad row
 // between passes. When there are several passes over
 // weights too large for L2 (and data is read in place), an item takes a
 // block of whole rows instead, each pass running over all of them
@@ -41,16 +40,17 @@ constexpr scratchpad::key_t key_wei_f32 = 1;
 constexpr scratchpad::key_t key_src_f32 = 2;
 // Channels-last data with plain weights: their blocked copy.
 constexpr scratchpad::key_t key_wei_blk = 3;
-// Bytes of weights one pass may keep hot, nCx8c (AVX2) kernels: half of a
-// 48 KiB L1D; the src rows and the accumulators' spills share the rest.
+// Bytes of weights one pass may keep hot in L1 (half of a 48 KiB L1D):
+// now only a flattened 1x1 on nCx8c data (not measured against one pass).
 constexpr dim_t pass_weights_budget = 24 * 1024;
-// nCx16c (AVX-512) kernels: a tile sums over every input channel before
-// it stores (no partial sums) unless a pass's weights would outgrow L2.
-// On Zen 5 (two threads, ResNet-50 layers) one pass ran 12-25% faster
-// than passes of 24 KiB: a pass of one or two ic blocks per tile call
-// paid the call, the accumulators' round trip and the per-tap set-up
-// every 144 FMA steps, while weights streaming from L2 keep up with the
-// FMAs.
+// Otherwise a tile sums over every input channel before it stores (no
+// partial sums) unless a pass's weights would outgrow L2. On Zen 5 (two
+// threads, ResNet-50 layers, AVX-512) one pass ran 12-25% faster than
+// passes of 24 KiB: a pass of one or two ic blocks per tile call paid the
+// call, the accumulators' round trip and the per-tap set-up every 144 FMA
+// steps, while weights streaming from L2 keep up with the FMAs. The AVX2
+// kernels (nhwc, one core) gained 3-10% on the 3x3 and 1024-channel 1x1
+// layers, whose 24 KiB passes held 5 and 48 ic blocks of 8.
 constexpr dim_t pass_weights_l2 = 1024 * 1024;
 // ... except a flattened 1x1 on blocked data, where each ic block of a
 // tile's columns is its own src stream (a plane apart): at most 8 blocks a
@@ -152,7 +152,7 @@ void pick_tile(int blk, dim_t nocb, dim_t w, int &noc, int &urw) {
 
 // Output rows per work item when the weights of an oc group take several
 // passes and exceed half of L2: a pass then runs over `rblk` rows, so its
-// weights (kept in L1, or L2 for nCx16c) serve all their columns instead of one row's before
+// weights (kept in L2) serve all their columns instead of one row's before
 // the next pass replaces them (one row at a time fetched the group's
 // weights from L3 again for every row). `outer` items (images x groups x oc groups) of `rows`
 // rows each are cut into row blocks of at most `rmax` rows (partial sums
@@ -385,10 +385,8 @@ status_t direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     if (wei_copy) scratchpad_registry().book(key_base + key_wei_blk, mdw_t(wei_blk_md).size());
 
     const dim_t wei_per_icb = (dim_t)c.noc * blk * blk * g.KD * g.KH * g.KW * (dim_t)sizeof(float);
-    if (blk == 8)
-        c.icb_chunk = pass_weights_budget / wei_per_icb;
-    else if (c.flat && !nxc)
-        c.icb_chunk = flat_blocked_icb_pass;
+    if (c.flat && !nxc)
+        c.icb_chunk = blk == 8 ? pass_weights_budget / wei_per_icb : flat_blocked_icb_pass;
     else
         c.icb_chunk = pass_weights_l2 / wei_per_icb;
     c.icb_chunk = std::max<dim_t>(1, std::min<dim_t>(c.nicb, c.icb_chunk));
