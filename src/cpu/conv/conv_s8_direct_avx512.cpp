@@ -150,15 +150,31 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
                         ic_block<NOC, URW, CHECK, SHIFT>(acc, c, s, cols, icb * 16, w + icb * c.w_icb, icb, flip);
                 }
     } else {
-        for (dim_t icb = 0; icb < c.nicb; ++icb)
+        // (The block's quad count hoisted out of the tap loops: measured
+        // faster than ic_block here on the 1x1 layers.)
+        for (dim_t icb = 0; icb < c.nicb; ++icb) {
+            const bool lastb = icb + 1 == c.nicb;
+            const dim_t nq = lastb ? c.ic_tail / 4 : 4;
+            const int rem = lastb ? (int)(c.ic_tail % 4) : 0;
             for (dim_t kd = 0; kd < t.nkd; ++kd)
                 for (dim_t kh = 0; kh < t.nkh; ++kh) {
                     const uint8_t *srow = t.src + icb * 16 + kd * c.tap_d + kh * c.tap_h;
                     const int8_t *wrow = t.wei + icb * c.w_icb + kd * c.w_kd + kh * c.w_kh;
-                    for (dim_t kw = 0; kw < c.KW; ++kw)
-                        ic_block<NOC, URW, CHECK, SHIFT>(acc, c, srow + kw * c.tap_w, cols, 0, wrow + kw * c.w_kw, icb,
-                                flip);
+                    for (dim_t kw = 0; kw < c.KW; ++kw) {
+                        const uint8_t *s = srow + kw * c.tap_w;
+                        const int8_t *w = wrow + kw * c.w_kw;
+                        if (nq == 4) {
+                            KESTREL_UNROLL(4)
+                            for (dim_t q = 0; q < 4; ++q)
+                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+                        } else {
+                            for (dim_t q = 0; q < nq; ++q)
+                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+                        }
+                        if (rem) quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, nq * 4, rem, flip);
+                    }
                 }
+        }
     }
     if (t.fo) {
         store_out<NOC, URW>(acc, *t.fo);
