@@ -556,6 +556,52 @@ int main() {
         p.ddt = dnnl_u8, p.bdt = dnnl_f32, p.q.wei_scales = {0.0078125f};
         add(p, "12-column rows, ic 16 oc 96 3x3 pad 1, u8->u8, bias, scale");
     }
+    // Plane tiles: rows short enough that the flattened plane takes fewer
+    // tiles than the rows; a tile's columns span rows, padding along h is
+    // checked per column. 1..11 columns, padding at both edges, stride 2,
+    // h dilation, oc tails, zero points, scales, sum and relu.
+    {
+        prb_t p = base2d(2, 1, 64, 64, 7, 7, 3, 1, 1);
+        p.bdt = dnnl_f32, p.q.wei_scales.resize(64), p.q.elt = dnnl_eltwise_relu;
+        for (int i = 0; i < 64; ++i) p.q.wei_scales[i] = (float)(1 + i % 3) / 128.f;
+        add(p, "plane: 7x7 ic 64 oc 64 3x3 pad 1, u8->u8, bias, per-oc scales, relu (512 7x7 shape)");
+    }
+    {
+        prb_t p = base2d(1, 1, 19, 20, 13, 13, 3, 2, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = -9;
+        add(p, "plane: 13x13 stride 2 pad 1 (7x7 out), ic 19 oc 20, s8 src zp, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 16, 17, 6, 5, 3, 1, 2);
+        p.pr[1] = 1, p.pr[2] = 0, p.dl[1] = 1, p.sdt = dnnl_s8, p.ddt = dnnl_u8;
+        p.q.src_zp = true, p.q.src_zp_v = 6, p.q.wei_scales = {0.0625f};
+        p.q.sum = true, p.q.sum_scale = 0.5f, p.q.elt = dnnl_eltwise_relu;
+        add(p, "plane: 5 columns, h dilation, pad 2/1 and 2/0, oc 17, s8 src zp, sum and relu");
+    }
+    {
+        prb_t p = base2d(2, 1, 8, 16, 10, 1, 3, 1, 1);
+        p.q.src_zp = true, p.q.src_zp_v = 13, p.ddt = dnnl_s32;
+        add(p, "plane: 1-column rows, pad 1 (h and w), u8 src zp, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 33, 40, 5, 8, 3, 1, 1);
+        p.ddt = dnnl_s8, p.q.dst_zp = true, p.q.dst_zp_v = -7, p.q.dst_scale = 4.f, p.q.src_scale = 0.125f;
+        add(p, "plane: 8 columns, ic 33 oc 40 (3 blocks), u8->s8, scales, dst zp");
+    }
+    {
+        prb_t p = base2d(1, 1, 11, 12, 6, 11, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_f32, p.bdt = dnnl_f32;
+        add(p, "11-column rows (rows, not plane: 6 tiles either way), s8 src, f32 dst");
+    }
+    {
+        prb_t p {};
+        p.mb = 1, p.g = 2, p.icg = 16, p.ocg = 24, p.nsp = 3;
+        p.in[0] = 3, p.in[1] = 4, p.in[2] = 3, p.k[0] = 2, p.k[1] = 3, p.k[2] = 3;
+        p.s[0] = p.s[1] = p.s[2] = 1, p.pl[0] = 1, p.pl[1] = 1, p.pl[2] = 1, p.pr[1] = 1, p.pr[2] = 1;
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.bdt = dnnl_data_type_undef;
+        p.q.src_zp = true, p.q.src_zp_v = 21;
+        add(p, "plane: 3D groups 2, 3 columns, d padding, s8 src zp, s32 exact");
+    }
     // Random small problems (fixed seed): every mix of channel tails,
     // kernel sizes, strides, padding, dilation, groups and src types.
     static char names[24][96];

@@ -4,7 +4,8 @@
 //
 // A work item is a segment of one output row (n, group, group of NOC oc
 // blocks, od, oh); a unit 1x1 walks all output points of an image as one
-// row. Threads take consecutive items (balance211), so items sharing
+// row, and short rows are walked as their flattened plane (plane tiles).
+// Threads take consecutive items (balance211), so items sharing
 // weights run together. Each tile's s32 sums land in a small buffer on the
 // stack and go through the same output stage as the int8 GEMM route at
 // once, point by point (the channels of a point are contiguous in dst):
@@ -31,6 +32,7 @@ namespace {
 
 constexpr scratchpad::key_t key_wsum = 0;
 constexpr scratchpad::key_t key_fold = 1;
+constexpr scratchpad::key_t key_pad = 2;
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
 
@@ -154,6 +156,24 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     }
     c.nseg = div_up(c.row, c.seg);
 
+    // Plane tiles (conv_s8_direct.hpp) when a row fits in one tile and
+    // the flattened plane needs fewer tiles than the rows: 512 channels at
+    // 7x7 take 5 tiles of 10 columns (the last 9) instead of 7 of 7, i.e.
+    // 5 instead of 7 reads of the oc group's weights (from L2) per plane.
+    // dst must be dense over the plane (the tile stores its points d_w
+    // apart).
+    const auto &dsd = mdw_t(dst_md_).blk().strides;
+    const dim_t plane_pts = g.OH * g.OW;
+    if (!ymm && !c.flat && !fold_ok(g, c, s_w) && g.OH > 1 && g.OW <= c.urw
+            && dsd[nd - 2] == g.OW * dsd[nd - 1] && div_up(plane_pts, (dim_t)c.urw) < g.OH) {
+        const dim_t nt = div_up(plane_pts, (dim_t)c.urw);
+        c.plane = true;
+        c.row = plane_pts;
+        c.urw = (int)div_up(plane_pts, nt);
+        c.seg = c.urw, c.nseg = nt;
+        c.DH1 = g.DH + 1, c.IH = g.IH;
+    }
+
     // The output stage in registers: no post-ops, f32 (or no) bias, scales
     // and dst zero point only, a dst type the kernels store.
     const quant_entry_t *q;
@@ -165,6 +185,7 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     dscale_per_oc = with_dscale && q->mask != 0;
     with_dzp = attr_.zero_points.get(DNNL_ARG_DST) != nullptr;
 
+    scratchpad_registry().book(key_pad, (size_t)c.nicb * 16, 64);
     need_comp = c.shift || attr_.zero_points.get(DNNL_ARG_SRC) != nullptr;
     if (need_comp)
         scratchpad_registry().book(key_wsum, (size_t)g.G * g.KD * g.KH * c.nocb * 16 * sizeof(int32_t));
@@ -258,13 +279,15 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     }
     const dim_t d_w = ds[nd - 1];
     const dim_t nocg = div_up(c.nocb, (dim_t)c.noc);
-    const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
+    const dim_t rows_sp = c.flat ? 1 : c.plane ? g.OD : g.OD * g.OH;
     const dim_t work = g.MB * g.G * nocg * rows_sp * c.nseg;
     const data_type_t ddt = dst_d.data_type();
     const dim_t ext_w = (g.KW - 1) * (g.DW + 1);
     // Padded columns read these bytes as src: flipped like src they are zp'.
-    alignas(64) uint8_t pad[64];
-    std::fill(pad, pad + 64, (uint8_t)(c.shift ? zp_u ^ 0x80 : zp_u));
+    // One per input channel of the group (conv_s8_direct.hpp).
+    uint8_t *pad = sg.get<uint8_t>(key_pad);
+    if (!pad) return status::out_of_memory;
+    std::fill(pad, pad + c.nicb * 16, (uint8_t)(c.shift ? zp_u ^ 0x80 : zp_u));
     const uint8_t *src_b = static_cast<const uint8_t *>(ex.src);
     char *dst_b = static_cast<char *>(ex.dst);
     constexpr int max_oc = s8_direct_kernels_t::max_noc * 16;
@@ -278,7 +301,8 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const dim_t ocg = r % nocg;
         r /= nocg;
         const dim_t gr = r % g.G, n = r / g.G;
-        const dim_t od = c.flat ? 0 : sp_row / g.OH, oh = c.flat ? 0 : sp_row % g.OH;
+        const dim_t od = c.flat ? 0 : c.plane ? sp_row : sp_row / g.OH;
+        const dim_t oh = c.flat || c.plane ? 0 : sp_row % g.OH;
         const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);
         const dim_t col0 = sgi * c.seg, ncols = std::min(c.seg, c.row - col0);
         const dim_t oc_l0 = ocg * c.noc * 16; // first channel of the item in the group
@@ -288,7 +312,9 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         dim_t kd_lo = 0, nkd = 1, kh_lo = 0, nkh = 1;
         const dim_t id0 = od * g.SD - g.PD, ih0 = oh * g.SH - g.PH;
         tap_range(id0, g.DD + 1, g.KD, g.ID, kd_lo, nkd);
-        tap_range(ih0, g.DH + 1, g.KH, g.IH, kh_lo, nkh);
+        // Plane tiles check h per column, over every kh tap.
+        if (!c.plane) tap_range(ih0, g.DH + 1, g.KH, g.IH, kh_lo, nkh);
+        else nkh = g.KH;
 
         // zp' times the weight sums of the taps summed (mod 2^32, as the
         // sums themselves).
@@ -303,9 +329,10 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         dim_t pos[max_ndims];
         g.data_pos(pos, n, gr * g.ICg, 0, 0, 0);
         const dim_t src_off = src_d.off_v(pos) + (id0 + kd_lo * (g.DD + 1)) * s_d
-                + (ih0 + kh_lo * (g.DH + 1)) * s_h;
-        // At column 0 (w index -PW for rows); may point before src, never read there.
-        const uint8_t *src_row = src_b + src_off - (c.flat ? 0 : g.PW * s_w);
+                + (c.plane ? 0 : (ih0 + kh_lo * (g.DH + 1)) * s_h);
+        // At column 0 (w index -PW for rows; h = w = 0 for plane tiles);
+        // may point before src, never read there.
+        const uint8_t *src_row = src_b + src_off - (c.flat || c.plane ? 0 : g.PW * s_w);
         g.wei_pos(pos, gr, oc_l0, 0, 0, 0, 0);
         const int8_t *wei_g = wei + wei_d.off_v(pos) + kd_lo * c.w_kd + kh_lo * c.w_kh;
         const int8_t *wei_f = fold ? wfold + (gr * c.nocb + ocg * c.noc) * fc.w_ocb + kd_lo * fc.w_kd + kh_lo * fc.w_kh
@@ -315,6 +342,9 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
 
         s8_direct_args_t t;
         t.nkd = nkd, t.nkh = nkh, t.pad = pad, t.out = buf, t.fo = nullptr;
+        dim_t col_ih[s8_direct_kernels_t::max_urw], col_iw[s8_direct_kernels_t::max_urw],
+                col_off[s8_direct_kernels_t::max_urw];
+        t.col_ih = col_ih, t.col_iw = col_iw, t.col_off = col_off;
         // The output stage in registers: its per-channel vectors, as the
         // conv epilogue computes them.
         s8_direct_out_t fo;
@@ -353,8 +383,14 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         for (dim_t col = col0; col < col_end; col += tile_w(col)) {
             const int urw = tile_w(col);
             const dim_t iw_lo = col * g.SW - g.PW;
-            const bool check = !c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW);
-            t.src = src_row + col * c.s_col;
+            const bool check = c.plane || (!c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW));
+            t.src = c.plane ? src_row : src_row + col * c.s_col;
+            if (c.plane)
+                for (int j = 0; j < urw; ++j) {
+                    const dim_t pt = col + j;
+                    col_ih[j] = pt / g.OW * g.SH - g.PH, col_iw[j] = pt % g.OW * g.SW - g.PW;
+                    col_off[j] = col_ih[j] * s_h + col_iw[j] * s_w;
+                }
             const bool folded = fold && !check;
             const s8_direct_conf_t &tc = folded ? fc : c;
             t.wei = folded ? wei_f : wei_g;
@@ -385,6 +421,8 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 if (epi_.has_chain()) {
                     if (c.flat)
                         g.data_pos(pos, n, 0, pt / (g.OW * g.OH), pt / g.OW % g.OH, pt % g.OW);
+                    else if (c.plane)
+                        g.data_pos(pos, n, 0, od, pt / g.OW, pt % g.OW);
                     else
                         g.data_pos(pos, n, 0, od, oh, pt);
                     if (epi_.has_sum())

@@ -17,9 +17,20 @@
 // reading the byte `pad` (the src zero point, shifted like src), so that
 // zp' * (sum of the weights over the taps summed) removes both the zero
 // point and the shift exactly. Along w the kernel does this itself
-// (checked tiles point padded columns at the driver's pad bytes); along d
+// (checked tiles point padded columns at the driver's pad bytes, one per
+// input channel of the group: the AVX512 tiles sum a tap's ic blocks with
+// the column pointers set once); along d
 // and h the driver passes only the taps inside src and subtracts the sums
 // of those taps only.
+//
+// Plane tiles (plane = true): for short rows, a tile's columns are
+// consecutive points of the flattened output plane (oh * OW + ow, one od),
+// so one tile spans several output rows and each weight vector serves
+// more columns. Such tiles are always checked: the driver gives each
+// column's first src row and column (col_ih, col_iw, at tap 0) and its
+// src offset (col_off, from the plane's origin); the kernel walks every
+// kh tap and points a column whose src row or column is outside src at
+// the pad bytes, so the compensation covers all kh taps.
 //
 // The last quad of a group's input channels may be partial (ICg % 4): it
 // is loaded with a byte mask, so no byte past the group's last channel is
@@ -43,6 +54,8 @@ struct s8_direct_conf_t {
     dim_t tap_d = 0, tap_h = 0, tap_w = 0; // src step between kernel taps
     dim_t w_icb = 0, w_ocb = 0, w_kd = 0, w_kh = 0, w_kw = 0; // weights strides
     dim_t KW = 1, SW = 1, DW1 = 1, IW = 1; // for checked tiles
+    bool plane = false; // plane tiles (see above)
+    dim_t DH1 = 1, IH = 1; // for plane tiles
 };
 
 // The output stage done in registers, when it is only this (the same
@@ -65,12 +78,15 @@ struct s8_direct_out_t {
 struct s8_direct_args_t {
     const uint8_t *src; // at (n, group's first ic, first valid d/h tap, column 0, tap kw 0)
     const int8_t *wei; // at (g, first oc block, ic 0, first valid kd/kh, kw 0)
-    const uint8_t *pad; // 16 bytes of the padding value (checked tiles)
+    const uint8_t *pad; // nicb * 16 bytes of the padding value (checked tiles)
     int32_t *out; // sums [k * out_k + j * 16 + lane] (when fo is nullptr)
     const s8_direct_out_t *fo; // else the output stage in registers
     dim_t out_k;
     dim_t nkd, nkh; // valid taps along d and h
     dim_t iw0; // src w index of column 0 at tap kw 0 (checked tiles)
+    // Plane tiles: per column, src h and w index at tap 0 and the src
+    // offset of that point from `src` (which is then at h = w = 0).
+    const dim_t *col_ih, *col_iw, *col_off;
 };
 
 using s8_direct_fn_t = void (*)(const s8_direct_conf_t &, const s8_direct_args_t &);

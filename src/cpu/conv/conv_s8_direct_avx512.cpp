@@ -28,10 +28,11 @@ __attribute__((always_inline)) inline __m512i bcast4(const uint8_t *p) {
 
 // One quad of input channels (byte offset q4 in the block) at one tap:
 // the quad's 4 bytes of every column against NOC weight vectors. REM > 0:
-// only the first REM bytes exist.
+// only the first REM bytes exist. Checked tiles read column j at cols[j]
+// + co + q4.
 template <int NOC, int URW, bool CHECK, bool SHIFT>
 KESTREL_TILE_STEP void quad(__m512i (&acc)[NOC][URW], const uint8_t *s,
-        const uint8_t *const *cols, dim_t s_col, const int8_t *w, dim_t w_ocb, dim_t q4, int rem,
+        const uint8_t *const *cols, dim_t co, dim_t s_col, const int8_t *w, dim_t w_ocb, dim_t q4, int rem,
         __m512i flip) {
     __m512i wv[NOC];
     KESTREL_UNROLL(8)
@@ -39,12 +40,30 @@ KESTREL_TILE_STEP void quad(__m512i (&acc)[NOC][URW], const uint8_t *s,
     const __mmask16 m = (__mmask16)((1u << rem) - 1);
     KESTREL_UNROLL(32)
     for (int j = 0; j < URW; ++j) {
-        const uint8_t *p = (CHECK ? cols[j] : s + j * s_col) + q4;
+        const uint8_t *p = (CHECK ? cols[j] + co : s + j * s_col) + q4;
         __m512i b = rem ? _mm512_broadcastd_epi32(_mm_maskz_loadu_epi8(m, p)) : bcast4(p);
         if (SHIFT) b = _mm512_xor_si512(b, flip);
         KESTREL_UNROLL(8)
         for (int k = 0; k < NOC; ++k) acc[k][j] = _mm512_dpbusd_epi32(acc[k][j], b, wv[k]);
     }
+}
+
+// The quads of ic block icb at one tap.
+template <int NOC, int URW, bool CHECK, bool SHIFT>
+KESTREL_TILE_STEP void ic_block(__m512i (&acc)[NOC][URW], const s8_direct_conf_t &c, const uint8_t *s,
+        const uint8_t *const *cols, dim_t co, const int8_t *w, dim_t icb, __m512i flip) {
+    const bool lastb = icb + 1 == c.nicb;
+    const dim_t nq = lastb ? c.ic_tail / 4 : 4;
+    const int rem = lastb ? (int)(c.ic_tail % 4) : 0;
+    if (nq == 4) {
+        KESTREL_UNROLL(4)
+        for (dim_t q = 0; q < 4; ++q)
+            quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, co, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+    } else {
+        for (dim_t q = 0; q < nq; ++q)
+            quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, co, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+    }
+    if (rem) quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, co, c.s_col, w, c.w_ocb, nq * 4, rem, flip);
 }
 
 // The output stage of s8_direct_out_t on the accumulators, stored to dst.
@@ -103,19 +122,22 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
         for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_si512();
     const __m512i flip = _mm512_set1_epi32((int32_t)0x80808080u);
     const uint8_t *cols[URW];
-    for (dim_t icb = 0; icb < c.nicb; ++icb) {
-        const bool lastb = icb + 1 == c.nicb;
-        const dim_t nq = lastb ? c.ic_tail / 4 : 4;
-        const int rem = lastb ? (int)(c.ic_tail % 4) : 0;
+    if (CHECK) {
+        // Taps outside, ic blocks inside: the column pointers are set once
+        // per tap (padded columns at the pad bytes, which cover every ic
+        // block).
         for (dim_t kd = 0; kd < t.nkd; ++kd)
-            for (dim_t kh = 0; kh < t.nkh; ++kh) {
-                const uint8_t *srow = t.src + icb * 16 + kd * c.tap_d + kh * c.tap_h;
-                const int8_t *wrow = t.wei + icb * c.w_icb + kd * c.w_kd + kh * c.w_kh;
+            for (dim_t kh = 0; kh < t.nkh; ++kh)
                 for (dim_t kw = 0; kw < c.KW; ++kw) {
-                    const uint8_t *s = srow + kw * c.tap_w;
-                    const int8_t *w = wrow + kw * c.w_kw;
-                    if (CHECK) {
-                        // Padded columns read the pad bytes.
+                    const uint8_t *s = t.src + kd * c.tap_d + kh * c.tap_h + kw * c.tap_w;
+                    if (c.plane) {
+                        const dim_t dh = kh * c.DH1, dw = kw * c.DW1;
+                        for (int j = 0; j < URW; ++j) {
+                            const dim_t ih = t.col_ih[j] + dh, iw = t.col_iw[j] + dw;
+                            const bool in = ih >= 0 && ih < c.IH && iw >= 0 && iw < c.IW;
+                            cols[j] = in ? s + t.col_off[j] : t.pad;
+                        }
+                    } else {
                         const dim_t iw = t.iw0 + kw * c.DW1;
                         KESTREL_UNROLL(32)
                         for (int j = 0; j < URW; ++j) {
@@ -123,18 +145,36 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
                             cols[j] = in ? s + j * c.s_col : t.pad;
                         }
                     }
-                    if (nq == 4) {
-                        KESTREL_UNROLL(4)
-                        for (dim_t q = 0; q < 4; ++q)
-                            quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, c.s_col, w, c.w_ocb, q * 4, 0, flip);
-                    } else {
-                        for (dim_t q = 0; q < nq; ++q)
-                            quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, c.s_col, w, c.w_ocb, q * 4, 0, flip);
-                    }
-                    if (rem)
-                        quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, c.s_col, w, c.w_ocb, nq * 4, rem, flip);
+                    const int8_t *w = t.wei + kd * c.w_kd + kh * c.w_kh + kw * c.w_kw;
+                    for (dim_t icb = 0; icb < c.nicb; ++icb)
+                        ic_block<NOC, URW, CHECK, SHIFT>(acc, c, s, cols, icb * 16, w + icb * c.w_icb, icb, flip);
                 }
-            }
+    } else {
+        // (The block's quad count hoisted out of the tap loops: measured
+        // faster than ic_block here on the 1x1 layers.)
+        for (dim_t icb = 0; icb < c.nicb; ++icb) {
+            const bool lastb = icb + 1 == c.nicb;
+            const dim_t nq = lastb ? c.ic_tail / 4 : 4;
+            const int rem = lastb ? (int)(c.ic_tail % 4) : 0;
+            for (dim_t kd = 0; kd < t.nkd; ++kd)
+                for (dim_t kh = 0; kh < t.nkh; ++kh) {
+                    const uint8_t *srow = t.src + icb * 16 + kd * c.tap_d + kh * c.tap_h;
+                    const int8_t *wrow = t.wei + icb * c.w_icb + kd * c.w_kd + kh * c.w_kh;
+                    for (dim_t kw = 0; kw < c.KW; ++kw) {
+                        const uint8_t *s = srow + kw * c.tap_w;
+                        const int8_t *w = wrow + kw * c.w_kw;
+                        if (nq == 4) {
+                            KESTREL_UNROLL(4)
+                            for (dim_t q = 0; q < 4; ++q)
+                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+                        } else {
+                            for (dim_t q = 0; q < nq; ++q)
+                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+                        }
+                        if (rem) quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, nq * 4, rem, flip);
+                    }
+                }
+        }
     }
     if (t.fo) {
         store_out<NOC, URW>(acc, *t.fo);
