@@ -121,3 +121,11 @@ test_conv_test_conv_bf16_direct_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_conv_bf16_direct_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/conv/test_conv_bf16_direct_isa.sh
 TESTS += test/conv/test_conv_bf16_direct_isa.sh
+
+check_PROGRAMS += test/conv/test_conv_nxc_wrap
+TESTS += test/conv/test_conv_nxc_wrap
+test_conv_test_conv_nxc_wrap_SOURCES = test/conv/test_conv_nxc_wrap.cpp
+test_conv_test_conv_nxc_wrap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_nxc_wrap_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/conv/test_conv_nxc_wrap_isa.sh
+TESTS += test/conv/test_conv_nxc_wrap_isa.sh

@@ -453,7 +453,10 @@ int main() {
     }
     {
         prb_t p = base2d(2, 1, 24, 9, 5, 6, 1, 1, 0);
-        p.data_tag = 2, p.ddt = dnnl_s32, p.sdt = dnnl_s8, p.q.src_zp = true, p.q.src_zp_v = -7;
+        // Plain oihw weights (what gemm:s8 resolves `any` to here): with
+        // `any`, AVX512-VNNI would take the direct kernel on channels-last
+        // copies (test_conv_nxc_wrap) and its blocked weights.
+        p.data_tag = 2, p.wei_tag = 1, p.ddt = dnnl_s32, p.sdt = dnnl_s8, p.q.src_zp = true, p.q.src_zp_v = -7;
         add(p, "1x1 ncx direct (A transposed), s8 src, zp, s32 exact");
     }
     {

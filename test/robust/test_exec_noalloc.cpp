@@ -480,6 +480,21 @@ std::vector<case_t> cases() {
                      KT_OK(dnnl_primitive_attr_set_zero_points_mask(a, DNNL_ARG_DST, 0));
                  }});
     c.push_back({"conv int8 nhwc + post-ops", conv_s8, with_post_ops({1, 24, 1, 1}, dnnl_nchw, true)});
+    // int8 on nChw16c src and nChw8c dst: the channels-last kernel on
+    // copies in the scratchpad (conv_nxc_wrap), a sum reading dst.
+    auto conv_s8_blk = [](dnnl_primitive_desc_t *pd, dnnl_engine_t e, const_dnnl_primitive_attr_t a) {
+        mds_owner_t m;
+        return dnnl_convolution_forward_primitive_desc_create(pd, e, dnnl_forward_inference, dnnl_convolution_direct,
+                m.add({2, 20, 9, 7}, dnnl_nChw16c, dnnl_u8), m.add({24, 20, 3, 3}, dnnl_format_tag_any, dnnl_s8),
+                m.add({24}, dnnl_a), m.add({2, 24, 9, 7}, dnnl_nChw8c, dnnl_s8), d1, d0, d1, d1, a);
+    };
+    c.push_back({"conv int8 nChw16c -> nChw8c, sum", conv_s8_blk, [](dnnl_primitive_attr_t a) {
+                     dnnl_post_ops_t po;
+                     KT_OK(dnnl_post_ops_create(&po));
+                     KT_OK(dnnl_post_ops_append_sum(po, 1.f, 0, dnnl_data_type_undef));
+                     KT_OK(dnnl_primitive_attr_set_post_ops(a, po));
+                     dnnl_post_ops_destroy(po);
+                 }});
     // bf16 convolution, channels-last with `any` weights (the direct
     // AVX512-BF16 kernels where the CPU has them): bias and relu in
     // registers, then through the tile buffer with post-ops.

@@ -1,6 +1,7 @@
 // What serves a convolution / deconvolution forward, fastest first.
 #include "cpu/conv/conv_bf16_direct.hpp"
 #include "cpu/conv/conv_impls.hpp"
+#include "cpu/conv/conv_nxc_wrap.hpp"
 
 namespace kestrel {
 
@@ -16,6 +17,9 @@ const impl_entry_t conv_fwd_impl_list[] = {
         {"direct:avx2:nchw", make_pd<direct_conv_fwd_t::pd_ncx_8c_t>},
         {"direct:avx512_vnni:nhwc:s8", make_pd<s8_direct_conv_fwd_t::pd_t>},
         {"direct:avx2_vnni:nhwc:s8", make_pd<s8_direct_conv_fwd_t::pd_avx2_t>},
+        // Low precision on blocked / channels-first data: the entries above
+        // (or the GEMM routes below) on a channels-last copy.
+        {"nxc_wrap", make_pd<conv_nxc_wrap_fwd_t::pd_t>},
         {"gemm:1x1", make_pd<gemm_conv_fwd_t::pd_1x1_t>},
         {"gemm:im2col", make_pd<gemm_conv_fwd_t::pd_t>},
         {"gemm:s8", make_pd<gemm_s8_conv_fwd_t::pd_t>},
