@@ -11,6 +11,8 @@
 //     pointer)
 //   B micro-panel of NR cols: pb[g * NR + j]   = op(B)(2g | 2g + 1, j)
 // Rows, columns and the odd k past the block are zeros in both.
+// Compressed weights (bf16_dot_tile_dq) fill the same B panels from s8/u8/
+// s4/u4 values and their scale / zero point tables (pack_b_dq).
 #include "cpu/gemm/gemm_bf16.hpp"
 
 #include <cfloat>
