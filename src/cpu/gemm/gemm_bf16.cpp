@@ -272,17 +272,30 @@ struct dq_rows_t {
     dim_t gs = -1, gz = -1;
 };
 
+// One table row: bw values from element off, ldn apart (a missing table:
+// dflt); f32 runs copied, a value shared by the row broadcast.
+void dq_table_row(const void *tab, data_type_t dt, dim_t off, dim_t ldn, float dflt, dim_t bw, float *dst) {
+    if (!tab || ldn == 0) {
+        const float v = tab ? load_f32(dt, tab, off) : dflt;
+        for (dim_t c = 0; c < bw; ++c) dst[c] = v;
+    } else if (dt == dnnl_f32 && ldn == 1) {
+        std::memcpy(dst, static_cast<const float *>(tab) + off, (size_t)bw * sizeof(float));
+    } else {
+        for (dim_t c = 0; c < bw; ++c) dst[c] = load_f32(dt, tab, off + c * ldn);
+    }
+}
+
 void dq_fetch(const dequant_t &q, dim_t k, dim_t n0, dim_t bw, dq_rows_t &t) {
     const dim_t pad = (bw + NR - 1) / NR * NR;
     const dim_t gs = q.sc ? k / q.sc_group : 0, gz = q.zp ? k / q.zp_group : 0;
     if (gs != t.gs) {
         t.gs = gs;
-        for (dim_t c = 0; c < bw; ++c) t.s[c] = dq_scale(q, k, n0 + c);
+        dq_table_row(q.sc, q.sc_dt, q.sc_off + gs * q.sc_ldk + n0 * q.sc_ldn, q.sc_ldn, 1.f, bw, t.s);
         for (dim_t c = bw; c < pad; ++c) t.s[c] = 0.f;
     }
     if (gz != t.gz) {
         t.gz = gz;
-        for (dim_t c = 0; c < bw; ++c) t.z[c] = dq_zero(q, k, n0 + c);
+        dq_table_row(q.zp, q.zp_dt, q.zp_off + gz * q.zp_ldk + n0 * q.zp_ldn, q.zp_ldn, 0.f, bw, t.z);
         for (dim_t c = bw; c < pad; ++c) t.z[c] = 0.f;
     }
 }
@@ -312,7 +325,13 @@ KESTREL_BF16 void pack_b_dq(const operand_t &B, dim_t k0, dim_t kc, dim_t n0, di
             const dim_t ka = k0 + 2 * g;
             const bool two = 2 * g + 1 < kc;
             dq_fetch(q, ka, n0 + cb, bw, ra);
-            if (two) dq_fetch(q, ka + 1, n0 + cb, bw, rb);
+            // Row ka + 1 shares ra's tables unless a group starts there.
+            const dq_rows_t *tb = &ra;
+            if (two
+                    && ((q.sc && (ka + 1) / q.sc_group != ra.gs) || (q.zp && (ka + 1) / q.zp_group != ra.gz))) {
+                dq_fetch(q, ka + 1, n0 + cb, bw, rb);
+                tb = &rb;
+            }
             const dim_t ea = B.nib0 + ka * B.ld + n0 + cb, eb = ea + B.ld;
             const bool pf = 2 * g + ahead + 1 < kc;
             for (dim_t c = 0; c < bw; c += NR) {
@@ -334,9 +353,9 @@ KESTREL_BF16 void pack_b_dq(const operand_t &B, dim_t k0, dim_t kc, dim_t n0, di
                 if (two) {
                     dq_load<wdt>(B.p, eb + c, w, b0, b1);
                     b0 = _mm512_maskz_mul_ps(
-                            m0, _mm512_sub_ps(b0, _mm512_load_ps(rb.z + c)), _mm512_load_ps(rb.s + c));
+                            m0, _mm512_sub_ps(b0, _mm512_load_ps(tb->z + c)), _mm512_load_ps(tb->s + c));
                     b1 = _mm512_maskz_mul_ps(
-                            m1, _mm512_sub_ps(b1, _mm512_load_ps(rb.z + c + 16)), _mm512_load_ps(rb.s + c + 16));
+                            m1, _mm512_sub_ps(b1, _mm512_load_ps(tb->z + c + 16)), _mm512_load_ps(tb->s + c + 16));
                 }
                 uint32_t *d = dst + ((cb + c) / NR) * kp * NR + g * NR;
                 _mm512_store_si512(d, _mm512_permutexvar_epi16(inter, (__m512i)_mm512_cvtne2ps_pbh(b0, a0)));
