@@ -559,13 +559,13 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
     kfull_ = is_runtime(K) ? std::numeric_limits<dim_t>::max() : K;
     nthr_ = nthr > 0 ? nthr : max_threads();
     bf16_dot_ = a_dt == dnnl_bf16 && b_dt == dnnl_bf16 && !with_zp && bf16_dot_available();
-    // The dot path packs B once per tile row and K chunk straight from B's
-    // rows (no f32 panel to keep small): taller tiles read B from memory
-    // fewer times (2048^3: 2 instead of 5).
-    gemv_a_ = 0;
     const bool int_w = b_dt == dnnl_s8 || b_dt == dnnl_u8 || b_dt == dnnl_s4 || b_dt == dnnl_u4;
     wdec_dot_ = bf16_weights && int_w && a_dt == dnnl_bf16 && !with_zp && bf16_dot_available();
+    // The dot paths pack B once per tile row and K chunk straight from B's
+    // rows (no f32 panel to keep small): taller tiles read B from memory
+    // fewer times (2048^3: 2 instead of 5).
     if (bf16_dot_ || wdec_dot_) tm_ = cap(M, tile_m_bf16);
+    gemv_a_ = 0;
     if (int_w && !transb && !is_runtime(K) && K > 0 && isa::has(isa::avx512)) {
         const dim_t mm = is_runtime(M) ? gemv_max_m : M;
         if (mm <= gemv_max_m) gemv_a_ = mm * K;
