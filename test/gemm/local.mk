@@ -84,3 +84,12 @@ test_gemm_test_matmul_f8_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
 test_gemm_test_matmul_f8_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/gemm/test_matmul_f8_isa.sh
 TESTS += test/gemm/test_matmul_f8_isa.sh
+# Weights decompression into bf16 panels (bf16 src, fpmath bf16 applied to
+# integers), and again with the ISA capped (f32 panels, GEMV, plain loops).
+check_PROGRAMS += test/gemm/test_matmul_wdecomp_bf16
+TESTS += test/gemm/test_matmul_wdecomp_bf16
+test_gemm_test_matmul_wdecomp_bf16_SOURCES = test/gemm/test_matmul_wdecomp_bf16.cpp
+test_gemm_test_matmul_wdecomp_bf16_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_gemm_test_matmul_wdecomp_bf16_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/gemm/test_matmul_wdecomp_bf16_isa.sh
+TESTS += test/gemm/test_matmul_wdecomp_bf16_isa.sh

@@ -42,6 +42,20 @@ void bf16_dot_tile(dim_t mb, dim_t nb, dim_t kb, float alpha, const bf16_block_t
         dim_t k0, const bf16_block_t &B, dim_t n0, float beta, float *C, dim_t ldc, uint32_t *pa,
         uint32_t *pb, uint16_t *out = nullptr, dim_t ldo = 0);
 
+struct operand_t; // gemm_cvt.hpp
+
+// The same tile with op(B) compressed (weights decompression, fpmath bf16
+// applied to integers): B is s8/u8/s4/u4 with its B.dq tables and B.p at
+// element (0, 0) of op(B) (nibble B.nib0 for s4/u4); A is bf16 from k = 0
+// over all kb. Each weight is dequantised in f32 as (w - zp) * scale and
+// rounded to bf16 once, while the B panel of a K chunk is packed (never a
+// dequantised copy of the whole weights). Rounding: to nearest even;
+// a subnormal result is flushed to zero, as vdpbf16ps would treat it
+// anyway. Column block of op(B) [n0, n0 + nb) of the whole weights.
+void bf16_dot_tile_dq(dim_t mb, dim_t nb, dim_t kb, float alpha, const bf16_block_t &A, dim_t m0,
+        const operand_t &B, dim_t n0, float beta, float *C, dim_t ldc, uint32_t *pa, uint32_t *pb,
+        uint16_t *out = nullptr, dim_t ldo = 0);
+
 } // namespace gemm
 } // namespace kestrel
 

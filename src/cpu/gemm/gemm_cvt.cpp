@@ -547,7 +547,7 @@ struct shifted_ep_t : epilogue_t {
 } // namespace
 
 status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool transa,
-        data_type_t b_dt, bool transb, data_type_t c_dt, bool with_zp, int nthr) {
+        data_type_t b_dt, bool transb, data_type_t c_dt, bool with_zp, int nthr, bool bf16_weights) {
     for (dim_t v : {M, N, K})
         if (v < 0 && !is_runtime(v)) return status::invalid_arguments;
     c_dt_ = c_dt;
@@ -559,12 +559,13 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
     kfull_ = is_runtime(K) ? std::numeric_limits<dim_t>::max() : K;
     nthr_ = nthr > 0 ? nthr : max_threads();
     bf16_dot_ = a_dt == dnnl_bf16 && b_dt == dnnl_bf16 && !with_zp && bf16_dot_available();
-    // The dot path packs B once per tile row and K chunk straight from B's
+    const bool int_w = b_dt == dnnl_s8 || b_dt == dnnl_u8 || b_dt == dnnl_s4 || b_dt == dnnl_u4;
+    wdec_dot_ = bf16_weights && int_w && a_dt == dnnl_bf16 && !with_zp && bf16_dot_available();
+    // The dot paths pack B once per tile row and K chunk straight from B's
     // rows (no f32 panel to keep small): taller tiles read B from memory
     // fewer times (2048^3: 2 instead of 5).
-    if (bf16_dot_) tm_ = cap(M, tile_m_bf16);
+    if (bf16_dot_ || wdec_dot_) tm_ = cap(M, tile_m_bf16);
     gemv_a_ = 0;
-    const bool int_w = b_dt == dnnl_s8 || b_dt == dnnl_u8 || b_dt == dnnl_s4 || b_dt == dnnl_u4;
     if (int_w && !transb && !is_runtime(K) && K > 0 && isa::has(isa::avx512)) {
         const dim_t mm = is_runtime(M) ? gemv_max_m : M;
         if (mm <= gemv_max_m) gemv_a_ = mm * K;
@@ -577,7 +578,7 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
 void cvt_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
     inner_.book(reg, base + key_inner);
     size_t a_bytes = (size_t)tm_ * tk_ * sizeof(float), b_bytes = (size_t)tk_ * tn_ * sizeof(float);
-    if (bf16_dot_) {
+    if (bf16_dot_ || wdec_dot_) {
         a_bytes = std::max(a_bytes, bf16_pack_a_bytes(tm_, tk_));
         // The dot path takes K whole (bf16_dot_tile chunks it itself).
         b_bytes = std::max(b_bytes, bf16_pack_b_bytes(kfull_, tn_));
@@ -602,6 +603,10 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
     // panels.
     const bool dot = bf16_dot_ && A.dt == dnnl_bf16 && B.dt == dnnl_bf16 && A.zp == 0.f && !A.zp_v
             && B.zp == 0.f && !B.zp_v && !B.dq;
+    // Compressed weights with a plain bf16 A: B decompressed into the
+    // bf16 panels.
+    const bool wdot = wdec_dot_ && A.dt == dnnl_bf16 && A.zp == 0.f && !A.zp_v && B.dq
+            && (B.dt == dnnl_s8 || B.dt == dnnl_u8 || B.dt == dnnl_s4 || B.dt == dnnl_u4);
     const bf16_block_t ab {static_cast<const uint16_t *>(A.p), A.ld, A.trans};
     const bf16_block_t bb {static_cast<const uint16_t *>(B.p), B.ld, B.trans};
     for (dim_t t = t0; t < t1; ++t) {
@@ -613,12 +618,15 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
         if (pc && beta != 0.f) load_tile(c_dt_, c_org, ldc, mb, nb, pc);
         const shifted_ep_t sep(ep, m0, n0);
         dim_t k0 = 0;
-        if (dot) {
+        if (dot || wdot) {
             // A bf16 C without an epilogue takes the kernel's last stores
             // directly (no f32 tile to narrow afterwards).
             uint16_t *c16 = pc && !ep && c_dt_ == dnnl_bf16 && K > 0 ? reinterpret_cast<uint16_t *>(c_org) : nullptr;
-            bf16_dot_tile(mb, nb, K, alpha, ab, m0, 0, bb, n0, beta, Cf, ldcf, reinterpret_cast<uint32_t *>(pa),
-                    reinterpret_cast<uint32_t *>(pb), c16, ldc);
+            uint32_t *pa32 = reinterpret_cast<uint32_t *>(pa), *pb32 = reinterpret_cast<uint32_t *>(pb);
+            if (wdot)
+                bf16_dot_tile_dq(mb, nb, K, alpha, ab, m0, B, n0, beta, Cf, ldcf, pa32, pb32, c16, ldc);
+            else
+                bf16_dot_tile(mb, nb, K, alpha, ab, m0, 0, bb, n0, beta, Cf, ldcf, pa32, pb32, c16, ldc);
             if (ep) sep.apply(0, 0, mb, nb, Cf, ldcf);
             if (pc && !c16) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
             continue;

@@ -271,7 +271,12 @@ status_t gemm_matmul_t::pd_t::init(dnnl_engine *) {
             && ((double)M * N * K < 4e6 || batch % mt == 0 || batch >= 4 * (dim_t)mt);
     const int nthr = batch_parallel ? 1 : 0;
     if (cvt) {
-        KESTREL_CHECK(cplan.init(M, N, K, sdt, sv.trans, wdt, wv.trans, ddt, false, nthr));
+        // fpmath bf16 (or any) applied to integers lets the weights be
+        // up-converted to bf16 (oneDNN's fpmath_mode semantics): with a bf16
+        // src the product then runs on bf16 pairs.
+        const bool bf16_w = is_wei_decomp() && sdt == dnnl_bf16
+                && one_of(attr_.fpmath_mode, dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_any);
+        KESTREL_CHECK(cplan.init(M, N, K, sdt, sv.trans, wdt, wv.trans, ddt, false, nthr, bf16_w));
         cplan.book(scratchpad_registry(), key_plan);
     } else {
         KESTREL_CHECK(plan.init(M, N, K, sv.trans, wv.trans, nthr));
