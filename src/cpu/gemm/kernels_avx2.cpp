@@ -3,7 +3,7 @@
 #include "cpu/gemm/kernels.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
+#include "cpu/simd.hpp"
 #define KESTREL_HAVE_AVX2_KERNEL 1
 #endif
 
@@ -29,13 +29,13 @@ __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const
         dim_t acs, const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
     __m256 acc[M][2];
     const __m256i m0 = tail_mask(nr), m1 = tail_mask(nr - 8);
-#pragma GCC unroll 6
+    KESTREL_UNROLL(6)
     for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
     for (dim_t p = 0; p < k; ++p) {
         const __m256 b0 = D ? _mm256_maskload_ps(b + p * ldb, m0) : _mm256_load_ps(b + p * NR);
         const __m256 b1 = D ? _mm256_maskload_ps(b + p * ldb + 8, m1) : _mm256_load_ps(b + p * NR + 8);
         const float *ap = D ? a + p * acs : a + p * MR;
-#pragma GCC unroll 6
+        KESTREL_UNROLL(6)
         for (int i = 0; i < M; ++i) {
             const __m256 ai = _mm256_broadcast_ss(ap + (D ? i * ars : i));
             acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
@@ -44,7 +44,7 @@ __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const
     }
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
     if (nr == NR) {
-#pragma GCC unroll 6
+        KESTREL_UNROLL(6)
         for (int i = 0; i < M; ++i) {
             float *ci = c + i * ldc;
             __m256 r0 = _mm256_mul_ps(va, acc[i][0]), r1 = _mm256_mul_ps(va, acc[i][1]);
@@ -57,7 +57,7 @@ __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const
         }
         return;
     }
-#pragma GCC unroll 6
+    KESTREL_UNROLL(6)
     for (int i = 0; i < M; ++i) {
         float *ci = c + i * ldc;
         __m256 r0 = _mm256_mul_ps(va, acc[i][0]), r1 = _mm256_mul_ps(va, acc[i][1]);

@@ -4,7 +4,7 @@
 #include "cpu/gemm/kernels.hpp"
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "cpu/simd.hpp"
 #define KESTREL_HAVE_AVX512_KERNEL 1
 #endif
 
@@ -32,19 +32,19 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
     // C's tile is touched only after the k loop: start fetching it now
     // (first and last line of each row; 32 floats span 2 or 3 lines).
     const bool read_c = beta != 0.f;
-#pragma GCC unroll 12
+    KESTREL_UNROLL(12)
     for (int i = 0; i < M; ++i) {
         acc[i][0] = acc[i][1] = _mm512_setzero_ps();
         const float *ci = c + i * ldc;
         _mm_prefetch(reinterpret_cast<const char *>(ci), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char *>(ci + nr - 1), _MM_HINT_T0);
     }
-#pragma GCC unroll 4
+    KESTREL_UNROLL(4)
     for (dim_t p = 0; p < k; ++p) {
         const __m512 b0 = D ? _mm512_maskz_loadu_ps(m0, b + p * ldb) : _mm512_load_ps(b + p * NR);
         const __m512 b1 = D ? _mm512_maskz_loadu_ps(m1, b + p * ldb + 16) : _mm512_load_ps(b + p * NR + 16);
         const float *ap = D ? a + p * acs : a + p * MR;
-#pragma GCC unroll 12
+        KESTREL_UNROLL(12)
         for (int i = 0; i < M; ++i) {
             const __m512 ai = _mm512_set1_ps(ap[D ? i * ars : i]);
             acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
@@ -55,7 +55,7 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
     // noticeable part of the tile: alpha == 1 skips the multiply, and
     // alpha == 1 with beta == 0 stores the sums as they are.
     if (alpha == 1.f && !read_c) {
-#pragma GCC unroll 12
+        KESTREL_UNROLL(12)
         for (int i = 0; i < M; ++i) {
             _mm512_mask_storeu_ps(c + i * ldc, m0, acc[i][0]);
             _mm512_mask_storeu_ps(c + i * ldc + 16, m1, acc[i][1]);
@@ -63,13 +63,14 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
         return;
     }
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    if (alpha != 1.f)
-#pragma GCC unroll 12
+    if (alpha != 1.f) {
+        KESTREL_UNROLL(12)
         for (int i = 0; i < M; ++i) {
             acc[i][0] = _mm512_mul_ps(va, acc[i][0]);
             acc[i][1] = _mm512_mul_ps(va, acc[i][1]);
         }
-#pragma GCC unroll 12
+    }
+    KESTREL_UNROLL(12)
     for (int i = 0; i < M; ++i) {
         float *ci = c + i * ldc;
         __m512 r0 = acc[i][0], r1 = acc[i][1];
@@ -102,19 +103,19 @@ KESTREL_AVX512 void direct(dim_t k, float alpha, const float *a, dim_t ars, dim_
 // 128-bit lanes regrouped across four-row groups (two shuffle_f32x4).
 KESTREL_AVX512 inline void transpose16(__m512 r[16]) {
     __m512 t[16], u[16];
-#pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int k = 0; k < 8; ++k) { // t[2k]: a0 b0 a1 b1 per lane; t[2k+1]: a2 b2 a3 b3
         t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
         t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
     }
-#pragma GCC unroll 4
+    KESTREL_UNROLL(4)
     for (int k = 0; k < 4; ++k) { // u[4k+m], lane L: column m + 4L of rows 4k..4k+3
         u[4 * k + 0] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
         u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xEE);
         u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
         u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xEE);
     }
-#pragma GCC unroll 4
+    KESTREL_UNROLL(4)
     for (int m = 0; m < 4; ++m) { // column m + 4L: lane L of u[m], u[4+m], u[8+m], u[12+m]
         const __m512 v0 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x88); // lanes 0,2 of each
         const __m512 v1 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xDD); // lanes 1,3 of each
@@ -154,11 +155,11 @@ KESTREL_AVX512 void pack_transposing(const float *src, dim_t ld, dim_t k, dim_t 
                         _mm_prefetch(reinterpret_cast<const char *>(src + (j0 + j) * ld + p0 + ahead),
                                 _MM_HINT_T0);
             __m512 r[16];
-#pragma GCC unroll 16
+            KESTREL_UNROLL(16)
             for (int j = 0; j < 16; ++j)
                 r[j] = j < rows ? _mm512_maskz_loadu_ps(mp, src + (j0 + j) * ld + p0) : _mm512_setzero_ps();
             transpose16(r);
-#pragma GCC unroll 16
+            KESTREL_UNROLL(16)
             for (int p = 0; p < 16; ++p)
                 if (p < pt) _mm512_mask_storeu_ps(dst + (p0 + p) * W + j0, mj, r[p]);
         }
@@ -195,31 +196,31 @@ template <int M, int NV>
 KESTREL_AVX512 void axpy_chunk(const skinny_args_t &s, dim_t j0, __mmask16 mlast) {
     constexpr dim_t ahead = 12;
     __m512 acc[M][NV];
-#pragma GCC unroll 16
+    KESTREL_UNROLL(16)
     for (int i = 0; i < M; ++i)
-#pragma GCC unroll 16
+        KESTREL_UNROLL(16)
         for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
     const float *b = s.b + j0;
     for (dim_t p = 0; p < s.k; ++p) {
         const float *bp = b + p * s.brs;
         const char *pf = reinterpret_cast<const char *>(bp + ahead * s.brs);
-#pragma GCC unroll 16
+        KESTREL_UNROLL(16)
         for (int v = 0; v < NV; ++v) _mm_prefetch(pf + 64 * v, _MM_HINT_T0);
         __m512 bv[NV];
-#pragma GCC unroll 16
+        KESTREL_UNROLL(16)
         for (int v = 0; v < NV - 1; ++v) bv[v] = _mm512_loadu_ps(bp + 16 * v);
         bv[NV - 1] = _mm512_maskz_loadu_ps(mlast, bp + 16 * (NV - 1));
         const float *ap = s.a + p * s.acs;
-#pragma GCC unroll 8
+        KESTREL_UNROLL(8)
         for (int i = 0; i < M; ++i) {
             const __m512 ai = _mm512_set1_ps(ap[i * s.ars]);
-#pragma GCC unroll 16
+            KESTREL_UNROLL(16)
             for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
         }
     }
-#pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int i = 0; i < M; ++i)
-#pragma GCC unroll 16
+        KESTREL_UNROLL(16)
         for (int v = 0; v < NV; ++v)
             store_c(s, s.c + i * s.crs + (j0 + 16 * v) * s.ccs, v == NV - 1 ? mlast : 0xffff,
                     acc[i][v]);
@@ -247,20 +248,20 @@ KESTREL_AVX512 void axpy_rows_m1(const skinny_args_t &s) {
         for (; p + R <= s.k; p += R) {
             __m512 ar[R];
             const float *br[R];
-#pragma GCC unroll 4
+            KESTREL_UNROLL(4)
             for (int r = 0; r < R; ++r) {
                 ar[r] = _mm512_set1_ps(s.a[(p + r) * s.acs]);
                 br[r] = b + (p + r) * s.brs;
             }
             for (dim_t v = 0; v < full; ++v) {
                 __m512 x = _mm512_load_ps(acc + 16 * v);
-#pragma GCC unroll 4
+                KESTREL_UNROLL(4)
                 for (int r = 0; r < R; ++r) x = _mm512_fmadd_ps(ar[r], _mm512_loadu_ps(br[r] + 16 * v), x);
                 _mm512_store_ps(acc + 16 * v, x);
             }
             if (full < nv) {
                 __m512 x = _mm512_load_ps(acc + 16 * full);
-#pragma GCC unroll 4
+                KESTREL_UNROLL(4)
                 for (int r = 0; r < R; ++r)
                     x = _mm512_fmadd_ps(ar[r], _mm512_maskz_loadu_ps(ml, br[r] + 16 * full), x);
                 _mm512_store_ps(acc + 16 * full, x);
@@ -299,9 +300,9 @@ template <int M, int J>
 KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t bcs, dim_t kb,
         float beta, const skinny_args_t &s, float *c) {
     __m512 acc[M][J];
-#pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int i = 0; i < M; ++i)
-#pragma GCC unroll 8
+        KESTREL_UNROLL(8)
         for (int j = 0; j < J; ++j) acc[i][j] = _mm512_setzero_ps();
     for (dim_t p = 0; p < kb; p += 16) {
         const __mmask16 m = first_lanes(kb - p);
@@ -310,21 +311,21 @@ KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t b
         // fetched one line per column per step: a long op(B) (the rows of
         // A in a GEMV) then streams at memory speed rather than paying a
         // miss at the start of every column.
-#pragma GCC unroll 8
+        KESTREL_UNROLL(8)
         for (int j = 0; j < J; ++j) {
             _mm_prefetch(reinterpret_cast<const char *>(b + (j + J) * bcs + p), _MM_HINT_T0);
             bv[j] = _mm512_maskz_loadu_ps(m, b + j * bcs + p);
         }
-#pragma GCC unroll 8
+        KESTREL_UNROLL(8)
         for (int i = 0; i < M; ++i) {
             const __m512 av = _mm512_maskz_loadu_ps(m, a + i * ars + p);
-#pragma GCC unroll 8
+            KESTREL_UNROLL(8)
             for (int j = 0; j < J; ++j) acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
         }
     }
-#pragma GCC unroll 8
+    KESTREL_UNROLL(8)
     for (int i = 0; i < M; ++i)
-#pragma GCC unroll 8
+        KESTREL_UNROLL(8)
         for (int j = 0; j < J; ++j) {
             float *cij = c + i * s.crs + j * s.ccs;
             const float r = s.alpha * _mm512_reduce_add_ps(acc[i][j]);
