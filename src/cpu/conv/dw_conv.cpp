@@ -31,13 +31,16 @@ namespace {
 // Plain user weights: their Goihw16g / Goihw8g copy.
 constexpr scratchpad::key_t key_wei_blk = 0;
 
-// One output row of one block of channels (16 or 8). Strides in floats.
+// One output row of a group of nb channel blocks (16 or 8 channels each),
+// all full but the last. Strides in floats.
 struct dw_row_t {
-    const float *src; // src at (n, channel block, h 0, w 0)
-    float *dst; // dst at (n, channel block, oh, ow 0)
-    const float *wei; // [kh][kw][block] of this block
-    const float *bias; // the block's lanes (masked), or nullptr
-    int nc; // valid channels of the block
+    const float *src; // src at (n, first channel block, h 0, w 0)
+    float *dst; // dst at (n, first channel block, oh, ow 0)
+    const float *wei; // [block][kh][kw][lane] from the first block
+    const float *bias; // from the first block's lanes, or nullptr
+    dim_t nb; // blocks in the group
+    dim_t s_cb, d_cb, w_cb, b_cb; // src, dst, weights, bias block strides
+    int nc; // valid channels of the last block
     bool zero_tail; // store zeros in the invalid lanes (blocked dst)
     dim_t kh0, kh1, ih0; // valid kernel rows, src row of kh 0
     dim_t s_h, s_w, d_w; // src row / column, dst column strides
@@ -47,10 +50,19 @@ struct dw_row_t {
     float act_a, act_b;
 };
 
-// One ISA's row kernels, [0] for a tail block and [1] for a full one.
+// Block b of a row's group: its pointers.
+struct dw_blk_t {
+    const float *src, *wei, *bias;
+    float *dst;
+    dw_blk_t(const dw_row_t &r, dim_t b)
+        : src(r.src + b * r.s_cb), wei(r.wei + b * r.w_cb), bias(r.bias ? r.bias + b * r.b_cb : nullptr),
+          dst(r.dst + b * r.d_cb) {}
+};
+
+// One ISA's row kernels.
 struct dw_kernels_t {
-    void (*row[2])(const dw_row_t &r, dim_t ow_b, dim_t ow_e);
-    void (*pair[2])(const dw_row_t &r, const dw_row_t &r1, dim_t d_h, dim_t ow_b, dim_t ow_e);
+    void (*row)(const dw_row_t &r, dim_t ow_b, dim_t ow_e);
+    void (*pair)(const dw_row_t &r, const dw_row_t &r1, dim_t d_h, dim_t ow_b, dim_t ow_e);
     int blk, ur;
 };
 
@@ -245,18 +257,15 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // pair reads 4 src rows, not 6); the others one row per work item.
     const bool k3 = g.KH == 3 && g.KW == 3 && g.SH == 1 && g.SW == 1 && g.DH == 0 && g.DW == 0;
     const dim_t RH = k3 ? 2 : 1, OHB = div_up(g.OH, RH);
-    // nhwc takes the channel blocks of a row pair column chunk by column
-    // chunk (they share the chunk's cache lines); nChw16c a whole row pair
-    // (or row) of one block per work item.
-    // (Groups of GB blocks: fewer when there are too few row pairs to
-    // keep every thread busy.)
+    // nhwc takes a row pair (or row) of a group of GB channel blocks per
+    // work item, the kernels stepping through the group's blocks at each
+    // step of columns (they share the src and dst lines); blocked layouts
+    // a row pair (or row) of one block. (Groups are smaller when there
+    // are too few row pairs to keep every thread busy.)
     dim_t GB = nxc ? NB : 1;
     while (GB > 1 && g.MB * OHB * div_up(NB, GB) < 8 * (dim_t)max_threads()) GB = div_up(GB, (dim_t)2);
     const dim_t NG = div_up(NB, GB);
-    // Chunks start at the first interior column (the first one also takes
-    // the left edge), so whole steps of kr.ur (8 or 4) tile them.
-    const dim_t CW = GB > 1 ? 32 : g.OW, c_lo = std::min(proto.lo, g.OW);
-    const dim_t NCH = GB > 1 ? std::max<dim_t>(1, div_up(g.OW - c_lo, CW)) : 1;
+    proto.s_cb = s_cb, proto.d_cb = d_cb, proto.w_cb = KS * dw_blk, proto.b_cb = dw_blk;
     const dim_t pos0[4] = {0, 0, 0, 0};
     const dim_t s_n = src_d.blk().strides[0], d_n = ds[0];
     const float *src0 = src + src_d.off_v(pos0);
@@ -265,36 +274,24 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const dim_t ohb = nxc ? i1 : i2;
         const dim_t cb_b = nxc ? i2 * GB : i1, cb_e = nxc ? std::min(NB, cb_b + GB) : i1 + 1;
         const dim_t oh0 = ohb * RH, nrows = std::min(RH, g.OH - oh0);
-        // The rows' vertical taps, once per work item (not per chunk and block).
-        dw_row_t rb[2];
+        dw_row_t rr[2];
         for (dim_t k = 0; k < nrows; ++k) {
-            rb[k] = proto;
-            rb[k].ih0 = (oh0 + k) * g.SH - g.PH;
-            dw_taps(rb[k].ih0, g.DH + 1, g.KH, g.IH, rb[k].kh0, rb[k].kh1);
+            dw_row_t &r = rr[k];
+            r = proto;
+            r.ih0 = (oh0 + k) * g.SH - g.PH;
+            dw_taps(r.ih0, g.DH + 1, g.KH, g.IH, r.kh0, r.kh1);
+            r.nb = cb_e - cb_b;
+            r.nc = (int)std::min<dim_t>(dw_blk, C - (cb_e - 1) * dw_blk);
+            r.src = src0 + n * s_n + cb_b * s_cb;
+            r.wei = wei + cb_b * KS * dw_blk;
+            r.bias = bias ? bias + cb_b * dw_blk : nullptr;
+            r.dst = dst0 + n * d_n + cb_b * d_cb + (oh0 + k) * ds[2];
         }
-        const bool pair = nrows == 2 && rb[0].kh0 == 0 && rb[0].kh1 == 3 && rb[1].kh0 == 0 && rb[1].kh1 == 3;
-        for (dim_t ch = 0; ch < NCH; ++ch) {
-            const dim_t ow_b = ch == 0 ? 0 : c_lo + ch * CW;
-            const dim_t ow_e = ch == NCH - 1 ? g.OW : c_lo + (ch + 1) * CW;
-            for (dim_t cb = cb_b; cb < cb_e; ++cb) {
-                dw_row_t rr[2];
-                const dim_t nc = std::min<dim_t>(dw_blk, C - cb * dw_blk);
-                for (dim_t k = 0; k < nrows; ++k) {
-                    dw_row_t &r = rr[k];
-                    r = rb[k];
-                    r.nc = (int)nc;
-                    r.src = src0 + n * s_n + cb * s_cb;
-                    r.wei = wei + cb * KS * dw_blk;
-                    r.bias = bias ? bias + cb * dw_blk : nullptr;
-                    r.dst = dst0 + n * d_n + cb * d_cb + (oh0 + k) * ds[2];
-                }
-                const int full = nc == dw_blk;
-                if (pair)
-                    kr.pair[full](rr[0], rr[1], ds[2], ow_b, ow_e);
-                else
-                    for (dim_t k = 0; k < nrows; ++k) kr.row[full](rr[k], ow_b, ow_e);
-            }
-        }
+        const bool pair = nrows == 2 && rr[0].kh0 == 0 && rr[0].kh1 == 3 && rr[1].kh0 == 0 && rr[1].kh1 == 3;
+        if (pair)
+            kr.pair(rr[0], rr[1], ds[2], 0, g.OW);
+        else
+            for (dim_t k = 0; k < nrows; ++k) kr.row(rr[k], 0, g.OW);
     });
     return status::success;
 }
