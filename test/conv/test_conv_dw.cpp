@@ -203,6 +203,40 @@ void check(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm, const prb_t &p
     for (auto m : {smd, dmd, wmd_user, bmd}) dnnl_memory_desc_destroy(m);
 }
 
+// Data and weights in format `any`: the layouts the ISA's dw kernel runs
+// on (nChw16c / Goihw16g with AVX-512, nChw8c / Goihw8g at the AVX2 cap),
+// or no dw implementation below AVX2.
+void check_any(kt::tally_t &t, dnnl_engine_t eng) {
+    dnnl_dims_t sd = {1, 32, 12, 12}, wd = {32, 1, 1, 3, 3}, st = {1, 1}, dil = {0, 0}, pad = {1, 1};
+    dnnl_memory_desc_t smd, dmd, wmd;
+    KT_OK(dnnl_memory_desc_create_with_tag(&smd, 4, sd, dnnl_f32, dnnl_format_tag_any));
+    KT_OK(dnnl_memory_desc_create_with_tag(&dmd, 4, sd, dnnl_f32, dnnl_format_tag_any));
+    KT_OK(dnnl_memory_desc_create_with_tag(&wmd, 5, wd, dnnl_f32, dnnl_format_tag_any));
+    dnnl_primitive_desc_t pd = nullptr;
+    KT_OK(dnnl_convolution_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, dnnl_convolution_direct,
+            smd, wmd, nullptr, dmd, st, dil, pad, pad, nullptr));
+    const std::string want = want_impl(16).empty() ? want_impl(8) : want_impl(16), impl = kt::impl_name(pd);
+    const int blk = want.empty() ? 0 : want.compare(0, 9, "dw:avx512") == 0 ? 16 : 8;
+    bool layouts = true;
+    if (blk) {
+        dnnl_memory_desc_t ms, mw;
+        KT_OK(dnnl_memory_desc_create_with_tag(&ms, 4, sd, dnnl_f32, blk == 16 ? dnnl_nChw16c : dnnl_nChw8c));
+        KT_OK(dnnl_memory_desc_create_with_tag(&mw, 5, wd, dnnl_f32, blk == 16 ? dnnl_Goihw16g : dnnl_Goihw8g));
+        layouts = dnnl_memory_desc_equal(ms, dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0))
+                && dnnl_memory_desc_equal(ms, dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0))
+                && dnnl_memory_desc_equal(mw, dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
+        dnnl_memory_desc_destroy(ms);
+        dnnl_memory_desc_destroy(mw);
+    }
+    const bool impl_ok = want.empty() ? impl.compare(0, 3, "dw:") != 0 : impl == want;
+    char what[200];
+    std::snprintf(what, sizeof(what), "format any: impl %s (want %s), layouts nChw%dc / Goihw%dg: %s", impl.c_str(),
+            want.empty() ? "not dw" : want.c_str(), blk, blk, layouts ? "yes" : "no");
+    t.check(impl_ok && layouts, what);
+    dnnl_primitive_desc_destroy(pd);
+    for (auto m : {smd, dmd, wmd}) dnnl_memory_desc_destroy(m);
+}
+
 } // namespace
 
 int main() {
@@ -248,6 +282,7 @@ int main() {
                 for (bool any_wei : {true, false})
                     for (const auto &p : probs) check(t, eng, strm, p, blk, any_wei, threads);
         });
+    check_any(t, eng);
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);
     return t.finish();
