@@ -93,8 +93,8 @@ test_conv_test_conv_nhwc_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/conv/test_conv_nhwc_isa.sh
 TESTS += test/conv/test_conv_nhwc_isa.sh
 
-# f32 depthwise convolution (dw:avx512:nCx16c, dw:avx512:nhwc), and again
-# with the ISA capped below AVX-512 (other implementations, numbers checked)
+# f32 depthwise convolution (dw:avx512:nCx16c / nhwc, dw:avx2:nCx8c / nhwc),
+# and again with the ISA capped at AVX2 and SSE41
 check_PROGRAMS += test/conv/test_conv_dw
 TESTS += test/conv/test_conv_dw
 test_conv_test_conv_dw_SOURCES = test/conv/test_conv_dw.cpp

@@ -161,12 +161,15 @@ private:
 // bias and one relu / linear / clip post-op, no scales.
 struct dw_conv_fwd_t : conv_fwd_prim_t {
     struct pd_t : pd_impl_t<pd_t, conv_fwd_pd_t, dw_conv_fwd_t> {
-        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint, bool nxc = false)
-            : pd_impl_t(d, a, hint), nxc(nxc) {}
-        const char *name() const override { return nxc ? "dw:avx512:nhwc" : "dw:avx512:nCx16c"; }
+        pd_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint, bool nxc = false, int blk = 16)
+            : pd_impl_t(d, a, hint), nxc(nxc), blk(blk) {}
+        const char *name() const override {
+            return blk == 16 ? (nxc ? "dw:avx512:nhwc" : "dw:avx512:nCx16c") : (nxc ? "dw:avx2:nhwc" : "dw:avx2:nCx8c");
+        }
         status_t init(dnnl_engine *) override;
 
         bool nxc;
+        int blk; // channels per vector: 16 (AVX-512) or 8 (AVX2)
         bool wei_copy = false;
         memory_desc_t wei_blk_md = zero_md();
         int act = direct_act_none;
@@ -174,6 +177,13 @@ struct dw_conv_fwd_t : conv_fwd_prim_t {
     };
     struct pd_nxc_t : pd_t {
         pd_nxc_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, true) {}
+    };
+    // The AVX2 kernels: 8 channels in a ymm, nChw8c or nhwc.
+    struct pd_8c_t : pd_t {
+        pd_8c_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, false, 8) {}
+    };
+    struct pd_nxc_8c_t : pd_t {
+        pd_nxc_8c_t(const conv_desc_t *d, const attr_t *a, const kestrel::pd_t *hint) : pd_t(d, a, hint, true, 8) {}
     };
     explicit dw_conv_fwd_t(const pd_t *pd) : conv_fwd_prim_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;

@@ -8,6 +8,8 @@ namespace kestrel {
 const impl_entry_t conv_fwd_impl_list[] = {
         {"dw:avx512:nCx16c", make_pd<dw_conv_fwd_t::pd_t>},
         {"dw:avx512:nhwc", make_pd<dw_conv_fwd_t::pd_nxc_t>},
+        {"dw:avx2:nCx8c", make_pd<dw_conv_fwd_t::pd_8c_t>},
+        {"dw:avx2:nhwc", make_pd<dw_conv_fwd_t::pd_nxc_8c_t>},
         {"direct:avx512_bf16:nhwc", make_pd<bf16_direct_conv_fwd_t::pd_t>},
         {"direct:avx512:nCx16c", make_pd<direct_conv_fwd_t::pd_t>},
         {"direct:avx2:nCx8c", make_pd<direct_conv_fwd_t::pd_8c_t>},

@@ -1,6 +1,9 @@
 // Depthwise convolution (groups = channels, one input and one output
-// channel per group), f32, 2D, on nChw16c or nhwc data with AVX-512: 16
-// channels in the lanes of a vector, 8 columns at a time in registers. A
+// channel per group), f32, 2D: on nChw16c or nhwc data with AVX-512 (16
+// channels in the lanes of a zmm, 8 columns a step in registers), and on
+// nChw8c or nhwc data with AVX2 (8 channels in a ymm, 4 columns a step).
+// The row kernels are written once over the vector type
+// (dw_conv_row.inc) and the driver below is shared. A
 // work item is an output row of a channel block, or for 3x3 stride-1
 // undilated kernels a pair of rows (4 src rows read for 2 output rows, each
 // src vector loaded once for all its taps); on nhwc a work item takes a
@@ -10,7 +13,7 @@
 // applied in registers before the store. Columns whose window crosses the
 // left or right edge take only their valid kw taps. Channels past C (the
 // tail of a block) read as zero, are never written on nhwc and are stored
-// as zero on nChw16c.
+// as zero on blocked dst.
 #include <algorithm>
 #include <cstring>
 
@@ -25,19 +28,19 @@ namespace kestrel {
 
 namespace {
 
-// Plain user weights: their Goihw16g copy.
+// Plain user weights: their Goihw16g / Goihw8g copy.
 constexpr scratchpad::key_t key_wei_blk = 0;
-constexpr int dw_blk = 16, dw_ur = 8;
 
-#define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
-
-// One output row of one block of 16 channels. Strides in floats.
+// One output row of a group of nb channel blocks (16 or 8 channels each),
+// all full but the last. Strides in floats.
 struct dw_row_t {
-    const float *src; // src at (n, channel block, h 0, w 0)
-    float *dst; // dst at (n, channel block, oh, ow 0)
-    const float *wei; // [kh][kw][16] of this block
-    const float *bias; // 16 lanes (masked), or nullptr
-    __mmask16 m; // valid channels
+    const float *src; // src at (n, first channel block, h 0, w 0)
+    float *dst; // dst at (n, first channel block, oh, ow 0)
+    const float *wei; // [block][kh][kw][lane] from the first block
+    const float *bias; // from the first block's lanes, or nullptr
+    dim_t nb; // blocks in the group
+    dim_t s_cb, d_cb, w_cb, b_cb; // src, dst, weights, bias block strides
+    int nc; // valid channels of the last block
     bool zero_tail; // store zeros in the invalid lanes (blocked dst)
     dim_t kh0, kh1, ih0; // valid kernel rows, src row of kh 0
     dim_t s_h, s_w, d_w; // src row / column, dst column strides
@@ -47,187 +50,111 @@ struct dw_row_t {
     float act_a, act_b;
 };
 
-KESTREL_AVX512 inline __m512 dw_act(const dw_row_t &r, __m512 x) {
-    const __m512 a = _mm512_set1_ps(r.act_a), b = _mm512_set1_ps(r.act_b);
-    if (r.act == direct_act_relu)
-        return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ), _mm512_mul_ps(a, x), x);
-    if (r.act == direct_act_linear) return _mm512_fmadd_ps(a, x, b);
-    if (r.act == direct_act_clip) return _mm512_min_ps(_mm512_max_ps(x, a), b);
-    return x;
-}
+// Block b of a row's group: its pointers.
+struct dw_blk_t {
+    const float *src, *wei, *bias;
+    float *dst;
+    dw_blk_t(const dw_row_t &r, dim_t b)
+        : src(r.src + b * r.s_cb), wei(r.wei + b * r.w_cb), bias(r.bias ? r.bias + b * r.b_cb : nullptr),
+          dst(r.dst + b * r.d_cb) {}
+};
 
-// A block's src vector: all 16 lanes, or the valid ones.
-template <bool FULL>
-KESTREL_AVX512 inline __m512 dw_ld(const dw_row_t &r, const float *p) {
-    return FULL ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(r.m, p);
-}
+// One ISA's row kernels.
+struct dw_kernels_t {
+    void (*row)(const dw_row_t &r, dim_t ow_b, dim_t ow_e);
+    void (*pair)(const dw_row_t &r, const dw_row_t &r1, dim_t d_h, dim_t ow_b, dim_t ow_e);
+    int blk, ur;
+};
 
-KESTREL_AVX512 inline void dw_store(const dw_row_t &r, float *d, __m512 v) {
-    v = dw_act(r, v);
-    if (r.m == 0xffff)
-        _mm512_storeu_ps(d, v);
-    else if (r.zero_tail)
-        _mm512_storeu_ps(d, _mm512_maskz_mov_ps(r.m, v));
-    else
-        _mm512_mask_storeu_ps(d, r.m, v);
-}
+} // namespace
 
-// N interior columns from ow: every tap inside the row.
-template <int N, bool FULL>
-KESTREL_AVX512 inline void dw_cols(const dw_row_t &r, dim_t ow) {
-    const __m512 b0 = r.bias ? _mm512_maskz_loadu_ps(r.m, r.bias) : _mm512_setzero_ps();
-    __m512 acc[N];
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) acc[j] = b0;
-    const dim_t col = r.SW * r.s_w, tap = r.DW1 * r.s_w;
-    const float *base = r.src + (ow * r.SW - r.PW) * r.s_w;
-    for (dim_t kh = r.kh0; kh < r.kh1; ++kh) {
-        const float *row = base + (r.ih0 + kh * r.DH1) * r.s_h;
-        const float *w = r.wei + kh * r.KW * dw_blk;
-        // The columns four blocks ahead, each of them (the hardware
-        // prefetchers lose track of the KH interleaved rows); formed as an
-        // integer, the address may lie past the row.
-        if (N > 1)
-            for (dim_t c = 0; c < N * r.SW; ++c)
-                _mm_prefetch((const char *)((uintptr_t)row + (uintptr_t)((4 * N * r.SW + c) * r.s_w * 4)), _MM_HINT_T0);
-        for (dim_t kw = 0; kw < r.KW; ++kw) {
-            const __m512 wv = _mm512_loadu_ps(w + kw * dw_blk);
-            const float *q = row + kw * tap;
-#pragma GCC unroll 8
-            for (int j = 0; j < N; ++j) acc[j] = _mm512_fmadd_ps(dw_ld<FULL>(r, q + j * col), wv, acc[j]);
-        }
-    }
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) dw_store(r, r.dst + (ow + j) * r.d_w, acc[j]);
-}
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq")
+#endif
 
-// N interior columns from ow of a unit-stride, undilated 3-wide kernel:
-// the N + 2 src vectors of a row are loaded once and serve all three kw
-// taps (the same products and order as dw_cols).
-template <int N, bool FULL>
-KESTREL_AVX512 inline void dw_cols_k3(const dw_row_t &r, dim_t ow) {
-    const __m512 b0 = r.bias ? _mm512_maskz_loadu_ps(r.m, r.bias) : _mm512_setzero_ps();
-    __m512 acc[N];
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) acc[j] = b0;
-    const float *base = r.src + (ow - r.PW) * r.s_w;
-    for (dim_t kh = r.kh0; kh < r.kh1; ++kh) {
-        const float *row = base + (r.ih0 + kh * r.DH1) * r.s_h;
-        const float *w = r.wei + kh * 3 * dw_blk;
-        for (dim_t c = 0; c < N; ++c)
-            _mm_prefetch((const char *)((uintptr_t)row + (uintptr_t)((4 * N + c) * r.s_w * 4)), _MM_HINT_T0);
-        __m512 in[N + 2];
-#pragma GCC unroll 10
-        for (int j = 0; j < N + 2; ++j) in[j] = dw_ld<FULL>(r, row + j * r.s_w);
-#pragma GCC unroll 3
-        for (int kw = 0; kw < 3; ++kw) {
-            const __m512 wv = _mm512_loadu_ps(w + kw * dw_blk);
-#pragma GCC unroll 8
-            for (int j = 0; j < N; ++j) acc[j] = _mm512_fmadd_ps(in[j + kw], wv, acc[j]);
-        }
-    }
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) dw_store(r, r.dst + (ow + j) * r.d_w, acc[j]);
-}
+namespace dw_avx512 {
+namespace {
 
-// N interior columns from ow of two adjacent output rows (r and the row
-// below it, d_h floats further in dst) of a 3x3, unit-stride, undilated
-// kernel whose six taps rows all lie inside the src: the four src rows are
-// walked once, each src vector loaded once and used by every (row, kw) tap
-// it serves, so a row pair reads 4 src rows instead of 6. Each output still
-// sums bias + its taps in kh then kw order, one FMA each (as dw_cols).
-template <int N, bool FULL>
-KESTREL_AVX512 inline void dw_rows2_k3(const dw_row_t &r, dim_t d_h, dim_t ow) {
-    const __m512 b0 = r.bias ? _mm512_maskz_loadu_ps(r.m, r.bias) : _mm512_setzero_ps();
-    __m512 acc0[N], acc1[N], wv[9];
-    KESTREL_UNROLL(8)
-    for (int j = 0; j < N; ++j) acc0[j] = acc1[j] = b0;
-    KESTREL_UNROLL(9)
-    for (int k = 0; k < 9; ++k) wv[k] = _mm512_loadu_ps(r.wei + k * dw_blk);
-    const float *base = r.src + r.ih0 * r.s_h + (ow - r.PW) * r.s_w;
-    KESTREL_UNROLL(4)
-    for (int s = 0; s < 4; ++s) {
-        const float *row = base + s * r.s_h;
-        for (dim_t c = 0; c < N; ++c)
-            _mm_prefetch((const char *)((uintptr_t)row + (uintptr_t)((4 * N + c) * r.s_w * 4)), _MM_HINT_T0);
-        KESTREL_UNROLL(10)
-        for (int i = 0; i < N + 2; ++i) {
-            const __m512 v = dw_ld<FULL>(r, row + i * r.s_w);
-            KESTREL_UNROLL(3)
-            for (int kw = 0; kw < 3; ++kw) {
-                const int j = i - kw;
-                if (j < 0 || j >= N) continue;
-                if (s < 3) acc0[j] = _mm512_fmadd_ps(v, wv[s * 3 + kw], acc0[j]);
-                if (s > 0) acc1[j] = _mm512_fmadd_ps(v, wv[(s - 1) * 3 + kw], acc1[j]);
-            }
-        }
+// 16 channels in a zmm, 8 columns a step, the nine 3x3 weights in registers.
+struct V {
+    using reg = __m512;
+    using mask = __mmask16;
+    static constexpr int W = 16, UR = 8;
+    static constexpr bool WREG = true;
+    static reg zero() { return _mm512_setzero_ps(); }
+    static reg load(const float *p) { return _mm512_loadu_ps(p); }
+    static mask mk(int nc) { return (__mmask16)((1u << nc) - 1); }
+    static reg ldm(mask m, const float *p) { return _mm512_maskz_loadu_ps(m, p); }
+    static reg bias(mask m, const float *p) { return p ? _mm512_maskz_loadu_ps(m, p) : zero(); }
+    static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+    static void store(float *p, reg v) { _mm512_storeu_ps(p, v); }
+    static void store_m(float *p, mask m, reg v) { _mm512_mask_storeu_ps(p, m, v); }
+    static reg zero_off(mask m, reg v) { return _mm512_maskz_mov_ps(m, v); }
+    static reg act(int kind, reg x, float fa, float fb) {
+        const reg a = _mm512_set1_ps(fa), b = _mm512_set1_ps(fb);
+        if (kind == direct_act_relu) return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, zero(), _CMP_GT_OQ), _mm512_mul_ps(a, x), x);
+        if (kind == direct_act_linear) return _mm512_fmadd_ps(a, x, b);
+        return _mm512_min_ps(_mm512_max_ps(x, a), b);
     }
-    KESTREL_UNROLL(8)
-    for (int j = 0; j < N; ++j) {
-        dw_store(r, r.dst + (ow + j) * r.d_w, acc0[j]);
-        dw_store(r, r.dst + d_h + (ow + j) * r.d_w, acc1[j]);
-    }
-}
+};
 
-// One edge column: only the kw taps inside the row.
-KESTREL_AVX512 inline void dw_edge(const dw_row_t &r, dim_t ow) {
-    __m512 acc = r.bias ? _mm512_maskz_loadu_ps(r.m, r.bias) : _mm512_setzero_ps();
-    const dim_t iw0 = ow * r.SW - r.PW;
-    for (dim_t kh = r.kh0; kh < r.kh1; ++kh) {
-        const float *row = r.src + (r.ih0 + kh * r.DH1) * r.s_h;
-        const float *w = r.wei + kh * r.KW * dw_blk;
-        for (dim_t kw = 0; kw < r.KW; ++kw) {
-            const dim_t iw = iw0 + kw * r.DW1;
-            if (iw < 0 || iw >= r.IW) continue;
-            acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(r.m, row + iw * r.s_w), _mm512_loadu_ps(w + kw * dw_blk), acc);
-        }
-    }
-    dw_store(r, r.dst + ow * r.d_w, acc);
-}
+#include "cpu/conv/dw_conv_row.inc"
 
-// Columns [ow_b, ow_e) of one output row.
-template <bool FULL>
-KESTREL_AVX512 void dw_row_avx512(const dw_row_t &r, dim_t ow_b, dim_t ow_e) {
-    dim_t ow = ow_b;
-    const dim_t ie = std::min(r.hi, ow_e);
-    for (; ow < std::min(r.lo, ow_e); ++ow) dw_edge(r, ow);
-    if (r.KW == 3 && r.SW == 1 && r.DW1 == 1)
-        for (; ow + dw_ur <= ie; ow += dw_ur) dw_cols_k3<dw_ur, FULL>(r, ow);
-    for (; ow + dw_ur <= ie; ow += dw_ur) dw_cols<dw_ur, FULL>(r, ow);
-    for (; ow < ie; ++ow) dw_cols<1, FULL>(r, ow);
-    for (; ow < ow_e; ++ow) dw_edge(r, ow);
-}
+} // namespace
+} // namespace dw_avx512
 
-// Columns [ow_b, ow_e) of output rows r (oh) and r1 (oh + 1), both with
-// every kh tap inside the src, of a 3x3 unit-stride undilated kernel: the
-// interior columns in pairs of rows (dw_rows2_k3), the edges and a
-// remainder shorter than a block row by row. A remainder after at least
-// one block of interior columns of the range is instead the last dw_ur
-// of them again (the overlap is rewritten with the same values).
-template <bool FULL>
-KESTREL_AVX512 void dw_pair_avx512(const dw_row_t &r, const dw_row_t &r1, dim_t d_h, dim_t ow_b, dim_t ow_e) {
-    dim_t ow = ow_b;
-    for (; ow < std::min(r.lo, ow_e); ++ow) {
-        dw_edge(r, ow);
-        dw_edge(r1, ow);
-    }
-    const dim_t ie = std::min(r.hi, ow_e);
-    for (; ow + dw_ur <= ie; ow += dw_ur) dw_rows2_k3<dw_ur, FULL>(r, d_h, ow);
-    if (ow < ie && ie - std::max(r.lo, ow_b) >= dw_ur) {
-        dw_rows2_k3<dw_ur, FULL>(r, d_h, ie - dw_ur);
-        ow = ie;
-    }
-    for (; ow < ie; ++ow) {
-        dw_cols<1, FULL>(r, ow);
-        dw_cols<1, FULL>(r1, ow);
-    }
-    for (; ow < ow_e; ++ow) {
-        dw_edge(r, ow);
-        dw_edge(r1, ow);
-    }
-}
+#if defined(__clang__)
+#pragma clang attribute pop
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
 
-#undef KESTREL_AVX512
+namespace dw_avx2 {
+namespace {
+
+// 8 channels in a ymm, 4 columns a step (a row pair's 8 accumulators and
+// the 6 src vectors of a row fit the 16 registers; the weights are read
+// as FMA memory operands).
+struct V {
+    using reg = __m256;
+    using mask = __m256i;
+    static constexpr int W = 8, UR = 4;
+    static constexpr bool WREG = false;
+    static reg zero() { return _mm256_setzero_ps(); }
+    static reg load(const float *p) { return _mm256_loadu_ps(p); }
+    static mask mk(int nc) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(nc), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+    static reg ldm(mask m, const float *p) { return _mm256_maskload_ps(p, m); }
+    static reg bias(mask m, const float *p) { return p ? _mm256_maskload_ps(p, m) : zero(); }
+    static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+    static void store(float *p, reg v) { _mm256_storeu_ps(p, v); }
+    static void store_m(float *p, mask m, reg v) { _mm256_maskstore_ps(p, m, v); }
+    static reg zero_off(mask m, reg v) { return _mm256_and_ps(_mm256_castsi256_ps(m), v); }
+    static reg act(int kind, reg x, float fa, float fb) {
+        const reg a = _mm256_set1_ps(fa), b = _mm256_set1_ps(fb);
+        if (kind == direct_act_relu) return _mm256_blendv_ps(_mm256_mul_ps(a, x), x, _mm256_cmp_ps(x, zero(), _CMP_GT_OQ));
+        if (kind == direct_act_linear) return _mm256_fmadd_ps(a, x, b);
+        return _mm256_min_ps(_mm256_max_ps(x, a), b);
+    }
+};
+
+#include "cpu/conv/dw_conv_row.inc"
+
+} // namespace
+} // namespace dw_avx2
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+namespace {
 
 // Range [k0, k1) of taps k with 0 <= i0 + k * step < n, for k < K.
 void dw_taps(dim_t i0, dim_t step, dim_t K, dim_t n, dim_t &k0, dim_t &k1) {
@@ -241,7 +168,7 @@ void dw_taps(dim_t i0, dim_t step, dim_t K, dim_t n, dim_t &k0, dim_t &k1) {
 status_t dw_conv_fwd_t::pd_t::init(dnnl_engine *) {
     const char *me = name();
     const conv_geom_t &g = geom_;
-    if (!isa::has(isa::avx512)) return decline(me, "instruction set");
+    if (!isa::has(blk == 16 ? isa::avx512 : isa::avx2)) return decline(me, "instruction set");
     if (g.is_deconv) return decline(me, "deconvolution");
     if (!one_of(desc_.alg_kind, dnnl_convolution_direct, dnnl_convolution_auto)) return decline(me, "algorithm");
     if (!g.with_groups || g.G < 2 || g.ICg != 1 || g.OCg != 1) return decline(me, "not depthwise");
@@ -265,14 +192,15 @@ status_t dw_conv_fwd_t::pd_t::init(dnnl_engine *) {
         if (act == direct_act_none) return decline(me, "eltwise kind");
         act_a = po[0].eltwise.alpha, act_b = po[0].eltwise.beta;
     }
-    const format_tag_t dtag = nxc ? dnnl_nhwc : dnnl_nChw16c;
-    KESTREL_CHECK(set_formats(dtag, dnnl_Goihw16g));
+    const format_tag_t dtag = nxc ? dnnl_nhwc : blk == 16 ? dnnl_nChw16c : dnnl_nChw8c;
+    const format_tag_t wtag = blk == 16 ? dnnl_Goihw16g : dnnl_Goihw8g;
+    KESTREL_CHECK(set_formats(dtag, wtag));
     if (!mdw_t(src_md_).matches_tag(dtag) || !mdw_t(dst_md_).matches_tag(dtag)) return decline(me, "layouts");
     if (g.with_bias && !mdw_t(bias_md_).matches_tag(dnnl_a)) return decline(me, "bias layout");
-    wei_copy = !mdw_t(weights_md_).matches_tag(dnnl_Goihw16g);
+    wei_copy = !mdw_t(weights_md_).matches_tag(wtag);
     if (wei_copy && !mdw_t(weights_md_).is_plain()) return decline(me, "weights layout");
     if (wei_copy) {
-        KESTREL_CHECK(md_init_by_tag(wei_blk_md, weights_md_.ndims, weights_md_.dims, dnnl_f32, dnnl_Goihw16g));
+        KESTREL_CHECK(md_init_by_tag(wei_blk_md, weights_md_.ndims, weights_md_.dims, dnnl_f32, wtag));
         scratchpad_registry().book(key_wei_blk, mdw_t(wei_blk_md).size());
     }
     if (desc_.alg_kind == dnnl_convolution_auto) desc_.alg_kind = dnnl_convolution_direct;
@@ -288,10 +216,11 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const float *wei = ctx.input<float>(DNNL_ARG_WEIGHTS);
     const float *bias = g.with_bias ? ctx.input<float>(DNNL_ARG_BIAS) : nullptr;
     float *dst = ctx.output<float>(DNNL_ARG_DST);
-    const dim_t C = g.G, NB = div_up(C, (dim_t)dw_blk), KS = g.KH * g.KW;
+    const dw_kernels_t &kr = p->blk == 16 ? dw_avx512::kernels : dw_avx2::kernels;
+    const dim_t dw_blk = kr.blk, C = g.G, NB = div_up(C, dw_blk), KS = g.KH * g.KW;
     if (bias) bias += p->weights_md(1)->offset0;
     if (p->wei_copy) {
-        // [block][kh][kw][16], zeros past C.
+        // [block][kh][kw][lane], zeros past C.
         float *wb = ctx.scratchpad().get<float>(key_wei_blk);
         if (!wb) return status::out_of_memory;
         const mdw_t wd(*p->weights_md());
@@ -328,18 +257,15 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // pair reads 4 src rows, not 6); the others one row per work item.
     const bool k3 = g.KH == 3 && g.KW == 3 && g.SH == 1 && g.SW == 1 && g.DH == 0 && g.DW == 0;
     const dim_t RH = k3 ? 2 : 1, OHB = div_up(g.OH, RH);
-    // nhwc takes the channel blocks of a row pair column chunk by column
-    // chunk (they share the chunk's cache lines); nChw16c a whole row pair
-    // (or row) of one block per work item.
-    // (Groups of GB blocks: fewer when there are too few row pairs to
-    // keep every thread busy.)
+    // nhwc takes a row pair (or row) of a group of GB channel blocks per
+    // work item, the kernels stepping through the group's blocks at each
+    // step of columns (they share the src and dst lines); blocked layouts
+    // a row pair (or row) of one block. (Groups are smaller when there
+    // are too few row pairs to keep every thread busy.)
     dim_t GB = nxc ? NB : 1;
     while (GB > 1 && g.MB * OHB * div_up(NB, GB) < 8 * (dim_t)max_threads()) GB = div_up(GB, (dim_t)2);
     const dim_t NG = div_up(NB, GB);
-    // Chunks start at the first interior column (the first one also takes
-    // the left edge), so whole blocks of dw_ur tile them.
-    const dim_t CW = GB > 1 ? 4 * dw_ur : g.OW, c_lo = std::min(proto.lo, g.OW);
-    const dim_t NCH = GB > 1 ? std::max<dim_t>(1, div_up(g.OW - c_lo, CW)) : 1;
+    proto.s_cb = s_cb, proto.d_cb = d_cb, proto.w_cb = KS * dw_blk, proto.b_cb = dw_blk;
     const dim_t pos0[4] = {0, 0, 0, 0};
     const dim_t s_n = src_d.blk().strides[0], d_n = ds[0];
     const float *src0 = src + src_d.off_v(pos0);
@@ -348,42 +274,24 @@ status_t dw_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const dim_t ohb = nxc ? i1 : i2;
         const dim_t cb_b = nxc ? i2 * GB : i1, cb_e = nxc ? std::min(NB, cb_b + GB) : i1 + 1;
         const dim_t oh0 = ohb * RH, nrows = std::min(RH, g.OH - oh0);
-        // The rows' vertical taps, once per work item (not per chunk and block).
-        dw_row_t rb[2];
+        dw_row_t rr[2];
         for (dim_t k = 0; k < nrows; ++k) {
-            rb[k] = proto;
-            rb[k].ih0 = (oh0 + k) * g.SH - g.PH;
-            dw_taps(rb[k].ih0, g.DH + 1, g.KH, g.IH, rb[k].kh0, rb[k].kh1);
+            dw_row_t &r = rr[k];
+            r = proto;
+            r.ih0 = (oh0 + k) * g.SH - g.PH;
+            dw_taps(r.ih0, g.DH + 1, g.KH, g.IH, r.kh0, r.kh1);
+            r.nb = cb_e - cb_b;
+            r.nc = (int)std::min<dim_t>(dw_blk, C - (cb_e - 1) * dw_blk);
+            r.src = src0 + n * s_n + cb_b * s_cb;
+            r.wei = wei + cb_b * KS * dw_blk;
+            r.bias = bias ? bias + cb_b * dw_blk : nullptr;
+            r.dst = dst0 + n * d_n + cb_b * d_cb + (oh0 + k) * ds[2];
         }
-        const bool pair = nrows == 2 && rb[0].kh0 == 0 && rb[0].kh1 == 3 && rb[1].kh0 == 0 && rb[1].kh1 == 3;
-        for (dim_t ch = 0; ch < NCH; ++ch) {
-            const dim_t ow_b = ch == 0 ? 0 : c_lo + ch * CW;
-            const dim_t ow_e = ch == NCH - 1 ? g.OW : c_lo + (ch + 1) * CW;
-            for (dim_t cb = cb_b; cb < cb_e; ++cb) {
-                dw_row_t rr[2];
-                const dim_t nc = std::min<dim_t>(dw_blk, C - cb * dw_blk);
-                for (dim_t k = 0; k < nrows; ++k) {
-                    dw_row_t &r = rr[k];
-                    r = rb[k];
-                    r.m = (__mmask16)((1u << nc) - 1);
-                    r.src = src0 + n * s_n + cb * s_cb;
-                    r.wei = wei + cb * KS * dw_blk;
-                    r.bias = bias ? bias + cb * dw_blk : nullptr;
-                    r.dst = dst0 + n * d_n + cb * d_cb + (oh0 + k) * ds[2];
-                }
-                if (pair && nc == dw_blk)
-                    dw_pair_avx512<true>(rr[0], rr[1], ds[2], ow_b, ow_e);
-                else if (pair)
-                    dw_pair_avx512<false>(rr[0], rr[1], ds[2], ow_b, ow_e);
-                else
-                    for (dim_t k = 0; k < nrows; ++k) {
-                        if (nc == dw_blk)
-                            dw_row_avx512<true>(rr[k], ow_b, ow_e);
-                        else
-                            dw_row_avx512<false>(rr[k], ow_b, ow_e);
-                    }
-            }
-        }
+        const bool pair = nrows == 2 && rr[0].kh0 == 0 && rr[0].kh1 == 3 && rr[1].kh0 == 0 && rr[1].kh1 == 3;
+        if (pair)
+            kr.pair(rr[0], rr[1], ds[2], 0, g.OW);
+        else
+            for (dim_t k = 0; k < nrows; ++k) kr.row(rr[k], 0, g.OW);
     });
     return status::success;
 }
