@@ -103,6 +103,54 @@ __attribute__((target("avx512f,avx512bw"))) void pack16_rows_avx512(const uint8_
             }
         }
 }
+
+// Rows [0, 8) x bytes [0, kz) (a multiple of 64) of row-major rows into
+// the panel at dst (group g of these rows at dst + g * MR * 4, 32 bytes):
+// per 64 bytes, dword then qword unpacks within 128-bit lanes give lane L
+// the four rows 0-3 (w[q]) and 4-7 (v[q]) of group 4L + q; two rounds of
+// lane shuffles put each group's two halves side by side, two groups per
+// vector. The 8-row panel of the VNNI kernel took the 4-row SSE path.
+__attribute__((target("avx512f,avx512bw"))) void pack8_rows_avx512(
+        const uint8_t *A, dim_t lda, dim_t kz, int MR, uint32_t flip, uint8_t *dst) {
+    const __m512i fx = _mm512_set1_epi32((int)flip);
+    for (dim_t p = 0; p < kz; p += 64) {
+        __m512i r[8];
+        for (int i = 0; i < 8; ++i) r[i] = _mm512_xor_si512(fx, _mm512_loadu_si512(A + i * lda + p));
+        __m512i w[4], v[4];
+        for (int h = 0; h < 2; ++h) {
+            const __m512i *q = r + 4 * h;
+            const __m512i t01 = _mm512_unpacklo_epi32(q[0], q[1]), u01 = _mm512_unpackhi_epi32(q[0], q[1]);
+            const __m512i t23 = _mm512_unpacklo_epi32(q[2], q[3]), u23 = _mm512_unpackhi_epi32(q[2], q[3]);
+            __m512i *o = h ? v : w;
+            o[0] = _mm512_unpacklo_epi64(t01, t23);
+            o[1] = _mm512_unpackhi_epi64(t01, t23);
+            o[2] = _mm512_unpacklo_epi64(u01, u23);
+            o[3] = _mm512_unpackhi_epi64(u01, u23);
+        }
+        __m512i P[4], Q[4];
+        for (int q = 0; q < 4; ++q) {
+            P[q] = _mm512_shuffle_i32x4(w[q], v[q], 0x44); // lanes 0, 1 of each
+            Q[q] = _mm512_shuffle_i32x4(w[q], v[q], 0xee); // lanes 2, 3
+        }
+        uint8_t *d = dst + (p / 4) * MR * 4;
+        for (int q = 0; q < 4; q += 2) {
+            // Groups 4L + q and 4L + q + 1 for L = 0..3.
+            const __m512i o[4] = {_mm512_shuffle_i32x4(P[q], P[q + 1], 0x88),
+                    _mm512_shuffle_i32x4(P[q], P[q + 1], 0xdd), _mm512_shuffle_i32x4(Q[q], Q[q + 1], 0x88),
+                    _mm512_shuffle_i32x4(Q[q], Q[q + 1], 0xdd)};
+            for (int L = 0; L < 4; ++L) {
+                uint8_t *dg = d + (4 * L + q) * MR * 4;
+                if (MR == 8) {
+                    _mm512_storeu_si512(dg, o[L]);
+                } else {
+                    _mm256_storeu_si256(reinterpret_cast<__m256i *>(dg), _mm512_castsi512_si256(o[L]));
+                    _mm256_storeu_si256(
+                            reinterpret_cast<__m256i *>(dg + MR * 4), _mm512_extracti64x4_epi64(o[L], 1));
+                }
+            }
+        }
+    }
+}
 #endif
 
 // One A micro-panel: rows [0, mr) of op(A) starting at `A` (already at the
@@ -124,12 +172,16 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
         // apart share a few L1 sets and would not survive until the next
         // step).
         const dim_t m4 = kv > 0 ? mr / 4 * 4 : 0;
-        dim_t m16 = 0, kz = 0; // done by the AVX-512 transpose
+        dim_t m16 = 0, kz = 0; // rows [0, m16) x bytes [0, kz): done by the AVX-512 transposes
 #if defined(__x86_64__)
-        if (mr >= 16 && K >= 64 && isa::has(isa::avx512)) {
+        if (mr >= 8 && K >= 64 && isa::has(isa::avx512)) {
             m16 = mr / 16 * 16;
             kz = K / 64 * 64;
-            pack16_rows_avx512(A, lda, m16, kz, MR, flip, dst);
+            if (m16) pack16_rows_avx512(A, lda, m16, kz, MR, flip, dst);
+            if (mr - m16 >= 8) {
+                pack8_rows_avx512(A + m16 * lda, lda, kz, MR, flip, dst + m16 * 4);
+                m16 += 8;
+            }
         }
 #endif
         for (dim_t p0 = 0; p0 < kv; p0 += 64) {
