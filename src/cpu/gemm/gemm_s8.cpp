@@ -241,10 +241,13 @@ void pack_a_panel(const uint8_t *A, dim_t lda, bool trans, dim_t K, dim_t k4, di
 // columns done.
 __attribute__((target("avx512f,avx512bw"))) dim_t pack4_rows_avx512(
         const int8_t *const r[4], int8_t *dg, dim_t w, int NR, dim_t panel) {
-    dim_t j = 0;
+    const int8_t *const r0 = r[0], *const r1 = r[1], *const r2 = r[2], *const r3 = r[3];
+    // Column j + 16l sits in panel pc at column oc (kept by increments: a
+    // division per store was most of this loop's time).
+    dim_t j = 0, pc = 0, oc = 0;
     for (; j + 64 <= w; j += 64) {
-        const __m512i v0 = _mm512_loadu_si512(r[0] + j), v1 = _mm512_loadu_si512(r[1] + j);
-        const __m512i v2 = _mm512_loadu_si512(r[2] + j), v3 = _mm512_loadu_si512(r[3] + j);
+        const __m512i v0 = _mm512_loadu_si512(r0 + j), v1 = _mm512_loadu_si512(r1 + j);
+        const __m512i v2 = _mm512_loadu_si512(r2 + j), v3 = _mm512_loadu_si512(r3 + j);
         const __m512i t01l = _mm512_unpacklo_epi8(v0, v1), t01h = _mm512_unpackhi_epi8(v0, v1);
         const __m512i t23l = _mm512_unpacklo_epi8(v2, v3), t23h = _mm512_unpackhi_epi8(v2, v3);
         const __m512i o0 = _mm512_unpacklo_epi16(t01l, t23l), o1 = _mm512_unpackhi_epi16(t01l, t23l);
@@ -254,8 +257,12 @@ __attribute__((target("avx512f,avx512bw"))) dim_t pack4_rows_avx512(
         const __m512i out[4] = {_mm512_shuffle_i32x4(u0, u2, 0x88), _mm512_shuffle_i32x4(u0, u2, 0xdd),
                 _mm512_shuffle_i32x4(u1, u3, 0x88), _mm512_shuffle_i32x4(u1, u3, 0xdd)};
         for (int l = 0; l < 4; ++l) {
-            const dim_t c = j + 16 * l;
-            _mm512_storeu_si512(dg + c / NR * panel + c % NR * 4, out[l]);
+            _mm512_storeu_si512(dg + pc * panel + oc * 4, out[l]);
+            oc += 16;
+            if (oc == NR) {
+                oc = 0;
+                ++pc;
+            }
         }
     }
     return j;
@@ -296,6 +303,7 @@ void pack_b_block(
 #if defined(__SSE2__)
             // 4 rows x 16 columns -> 16 columns x 4 bytes by two rounds of
             // unpacks; NR is a multiple of 16, so no chunk straddles panels.
+            dim_t pc = j / NR, oc = j % NR; // column j's panel and place in it
             for (; full && j + 16 <= w; j += 16) {
                 const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[0] + j));
                 const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[1] + j));
@@ -303,7 +311,12 @@ void pack_b_block(
                 const __m128i v3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(r[3] + j));
                 const __m128i t01l = _mm_unpacklo_epi8(v0, v1), t01h = _mm_unpackhi_epi8(v0, v1);
                 const __m128i t23l = _mm_unpacklo_epi8(v2, v3), t23h = _mm_unpackhi_epi8(v2, v3);
-                __m128i *o = reinterpret_cast<__m128i *>(dg + j / NR * panel + j % NR * 4);
+                __m128i *o = reinterpret_cast<__m128i *>(dg + pc * panel + oc * 4);
+                oc += 16;
+                if (oc == NR) {
+                    oc = 0;
+                    ++pc;
+                }
                 _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t01l, t23l));
                 _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t01l, t23l));
                 _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t01h, t23h));
