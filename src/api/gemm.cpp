@@ -124,7 +124,8 @@ __attribute__((target("avx512f"))) void add_const_rows_avx512(
         for (; j + 16 <= n; j += 16)
             _mm512_storeu_si512(c + j, _mm512_add_epi32(_mm512_loadu_si512(a + j), ov));
         if (tail)
-            _mm512_mask_storeu_epi32(c + j, tail, _mm512_add_epi32(_mm512_maskz_loadu_epi32(tail, a + j), ov));
+            _mm512_mask_storeu_epi32(
+                    c + j, tail, _mm512_add_epi32(_mm512_maskz_loadu_epi32(tail, a + j), ov));
     }
 }
 #endif
