@@ -175,6 +175,13 @@ void big_and_saturating(const char *label) {
     ok &= run_case({true, false, true, 'R', 257, 350, 131, 1.f, 1.f, 3, -2}, 8);
     ok &= run_case({false, true, false, 'C', 129, 97, 1031, 2.f, -1.f, 200, 5}, 9);
     ok &= run_case({true, true, true, 'F', 64, 3100, 20, 1.f, 0.f, 0, 0}, 10);
+    // The 8-row AVX-512 transposes of the packing: A panels of 8 rows and
+    // a transposed B panel of 15 columns (8 by it, 7 left) over three
+    // 64-byte steps of K plus a tail of 8; the plain epilogue's masked tail
+    // (N = 111: 48, 48, 15 columns). u8 and s8 A.
+    ok &= run_case({false, false, true, 'F', 37, 111, 200, 1.f, 0.f, 0, 0}, 13);
+    ok &= run_case({true, false, true, 'F', 37, 111, 200, 1.f, 0.f, 0, 0}, 14);
+    ok &= run_case({false, false, false, 'F', 45, 111, 259, 1.f, 0.f, 0, 0}, 15);
     // |alpha * acc| far past 2^31: both signs saturate.
     ok &= run_case({false, false, false, 'F', 17, 33, 65, 1e6f, 0.f, 0, 0}, 11);
     ok &= run_case({true, false, false, 'R', 9, 50, 40, -3e5f, 0.f, -5, 7}, 12);
