@@ -182,6 +182,22 @@ void pick_row_blocks(dim_t outer, dim_t rows, dim_t rmax, int nthr, dim_t &rblk,
     }
 }
 
+// Work items of a row of output points (not a flattened 1x1, not row
+// blocks) for every oc group run one after the other, rather than every
+// row of an image for one oc group then every row for the next, when
+// all oc groups' weights fit L2 together: the src rows a row reads then
+// serve every oc group from L2, where the other order read an image's src
+// once per oc group (from L3 or memory once it outgrows L2). Zen 5, one
+// core, minibatch 16, paired runs in one process: 3x3 s2 128-128 at 56
+// 10-14% faster on nhwc (weights 576 KiB, src 1.6 MB an image), 4% on
+// nChw16c; 3x3 s2 64-128 at 56 nhwc 10%; 3x3 s1 128-128 at 28 even;
+// 256-256 at 14 (2.25 MiB of weights) even, 256-512 s2 at 28 (4.5 MiB)
+// 5% slower, hence the bound.
+bool ocg_inner_order(const conv_geom_t &g, const direct_conv_conf_t &c) {
+    const dim_t wei_all = c.nocb * c.nicb * (dim_t)c.blk * c.blk * g.KD * g.KH * g.KW * (dim_t)sizeof(float);
+    return !c.flat && c.rblk == 1 && c.nocb > c.noc && wei_all <= pass_weights_l2;
+}
+
 // Range [lo, lo + n) of taps k with 0 <= o0 + k * step < I, for k < K.
 void valid_taps(dim_t o0, dim_t step, dim_t K, dim_t I, dim_t &lo, dim_t &n) {
     lo = o0 >= 0 ? 0 : div_up(-o0, step);
@@ -456,6 +472,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const dim_t nocg = div_up(c.nocb, (dim_t)c.noc);
     const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
     const dim_t work = g.MB * g.G * nocg * c.nrb * c.nseg;
+    const bool ocg_inner = !windowed && ocg_inner_order(g, c);
     // A lone relu / linear / clip post-op runs in registers at the store.
     int act = direct_act_none;
     float act_a = 0.f, act_b = 0.f;
@@ -496,10 +513,18 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         dim_t r = item;
         const dim_t sgi = r % c.nseg;
         r /= c.nseg;
-        const dim_t rb = r % c.nrb;
-        r /= c.nrb;
-        const dim_t ocg = r % nocg;
-        r /= nocg;
+        dim_t rb, ocg;
+        if (ocg_inner) {
+            ocg = r % nocg;
+            r /= nocg;
+            rb = r % c.nrb;
+            r /= c.nrb;
+        } else {
+            rb = r % c.nrb;
+            r /= c.nrb;
+            ocg = r % nocg;
+            r /= nocg;
+        }
         const dim_t gr = r % g.G, n = r / g.G;
         const dim_t sp0 = rb * c.rblk, nsp = std::min(c.rblk, rows_sp - sp0); // rows of the block
         const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);
