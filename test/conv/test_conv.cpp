@@ -96,6 +96,13 @@ int main() {
     grid.push_back(p2d(1, 1, 20, 80, 7, 7, 3, 3, 1, 1));
     grid.push_back(p2d(2, 1, 24, 64, 13, 26, 3, 3, 2, 1));
     grid.push_back(p2d(1, 1, 16, 12, 4, 25, 3, 3, 1, 1));
+    // More oc blocks than a tile holds, at minibatch 3 and 2: each output
+    // row runs every oc group in turn (direct kernels); 72 channels are 5
+    // blocks of 16 (tail 8; ragged groups) or 9 of 8, 80 fill them (results
+    // straight from registers); stride 2 with padding, odd sizes; with 2
+    // threads the split falls inside a row's oc groups.
+    grid.push_back(p2d(3, 1, 20, 72, 11, 13, 3, 3, 2, 1));
+    grid.push_back(p2d(2, 1, 17, 80, 9, 10, 3, 3, 2, 1));
     {
         prb_t p = p2d(1, 1, 17, 19, 8, 15, 3, 4, 1, 0); // asymmetric padding, negative right pad
         p.pl[0] = 2, p.pr[0] = 0, p.pl[1] = 0, p.pr[1] = 3;

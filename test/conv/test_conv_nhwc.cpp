@@ -300,6 +300,15 @@ int main() {
             {4, 2, 1, 24, 64, {1, 9, 26}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 0, 1}, false, p_none, w_any},
             {4, 1, 1, 16, 12, {1, 4, 25}, {1, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_sum_relu,
                     w_oix},
+            // More oc blocks than a tile holds at minibatch 3 and 2: each
+            // output row runs every oc group in turn. 72 channels: 5 blocks
+            // of 16 (tail 8, ragged groups) or 9 of 8, epilogue through the
+            // tile buffer; 80: relu in registers. Stride 2, padding on
+            // one or both edges; with 2 threads the split falls inside a
+            // row's oc groups.
+            {4, 3, 1, 20, 72, {1, 11, 13}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 0, 1}, true, p_sum_relu,
+                    w_any},
+            {4, 2, 1, 17, 80, {1, 9, 10}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}, false, p_relu, w_oix},
             // Dilation.
             {4, 1, 1, 16, 16, {1, 9, 12}, {1, 3, 3}, {1, 1, 1}, {0, 1, 2}, {0, 2, 2}, {0, 2, 2}, false, p_sum_relu,
                     w_xio},

@@ -5,7 +5,9 @@
 // A work item is a segment of one output row (n, group, group of NOC oc
 // blocks, od, oh); a unit 1x1 walks all output points as one row. Threads
 // take consecutive items (balance211), so items that share weights run
-// together. Within an item the input channel blocks are taken in passes
+// together; when all oc groups' weights fit L2, the oc groups of one row
+// are consecutive instead (ocg_inner_order), so items that share src rows
+// run together. Each tile prefetches the next tile's src and dst lines. Within an item the input channel blocks are taken in passes
 // (all of them in one pass unless their weights outgrow L2; a flattened
 // 1x1 on blocked data: 8 ic blocks of 16, or 24 KiB of nCx8c weights, which
 // stay in L1 while every tile of the segment uses them); partial sums of a segment wait in a per-thread scratchpad row
@@ -57,6 +59,19 @@ constexpr dim_t pass_weights_l2 = 1024 * 1024;
 // pass. All of them (up to 64) ran 10-30% slower at minibatch 16, where
 // src comes from memory; 8 ran 5-10% faster than the 6 of 24 KiB.
 constexpr dim_t flat_blocked_icb_pass = 8;
+// A tile fetches the src lines of the next tile (of its row, or of the
+// next segment of a flattened row) and the dst lines of the next tile
+// before it runs, up to this many src lines (20 KiB of a 48 KiB L1D; the
+// 384 lines of a 1x1 over 1024 nhwc channels ran 7% slower at minibatch
+// 1). On Zen 5 (one core, minibatch 16, src from memory; paired runs in
+// one process) the short per-column runs of channels-last data (a 1x1 over
+// 256 channels reads 6 columns 1 KiB apart, 16 lines each) left the
+// hardware prefetchers behind: 1x1 256-64 at 56 ran 29-37% faster on nhwc
+// (AVX2 nhwc 15-37%), 17% on nChw16c (8 planes a pass), 3x3 s2 128-128 at
+// 56 nhwc 5-7%, the 7x7 s2 first layer on nChw16c 16%. Channels-last data
+// of fewer than 16 channels (columns sharing lines, read in one stream)
+// gains nothing and is left alone (a 7x7 over 3 channels ran 3-13% slower).
+constexpr dim_t pf_lines_max = 320;
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
 // Bytes of partial sums one thread keeps for a block of rows (L2).
@@ -180,6 +195,22 @@ void pick_row_blocks(dim_t outer, dim_t rows, dim_t rmax, int nthr, dim_t &rblk,
         if (eff > best + 1e-9) best = eff, rblk = rb, nrb = n;
         if (eff >= 0.97) return;
     }
+}
+
+// Work items of a row of output points (not a flattened 1x1, not row
+// blocks) for every oc group run one after the other, rather than every
+// row of an image for one oc group then every row for the next, when
+// all oc groups' weights fit L2 together: the src rows a row reads then
+// serve every oc group from L2, where the other order read an image's src
+// once per oc group (from L3 or memory once it outgrows L2). Zen 5, one
+// core, minibatch 16, paired runs in one process: 3x3 s2 128-128 at 56
+// 10-14% faster on nhwc (weights 576 KiB, src 1.6 MB an image), 4% on
+// nChw16c; 3x3 s2 64-128 at 56 nhwc 10%; 3x3 s1 128-128 at 28 even;
+// 256-256 at 14 (2.25 MiB of weights) even, 256-512 s2 at 28 (4.5 MiB)
+// 5% slower, hence the bound.
+bool ocg_inner_order(const conv_geom_t &g, const direct_conv_conf_t &c) {
+    const dim_t wei_all = c.nocb * c.nicb * (dim_t)c.blk * c.blk * g.KD * g.KH * g.KW * (dim_t)sizeof(float);
+    return !c.flat && c.rblk == 1 && c.nocb > c.noc && wei_all <= pass_weights_l2;
 }
 
 // Range [lo, lo + n) of taps k with 0 <= o0 + k * step < I, for k < K.
@@ -456,6 +487,12 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const dim_t nocg = div_up(c.nocb, (dim_t)c.noc);
     const dim_t rows_sp = c.flat ? 1 : g.OD * g.OH;
     const dim_t work = g.MB * g.G * nocg * c.nrb * c.nseg;
+    const bool ocg_inner = !windowed && ocg_inner_order(g, c);
+    // Software prefetch of the next tile's src lines (read in place) and
+    // dst lines (stored from registers): see pf_lines_max. A column of an
+    // 8-channel block on blocked data is half a line.
+    const bool pf_src = !windowed && !(p->nxc && s_w < 16);
+    const dim_t pf_col_step = !p->nxc && !ncx && blk == 8 ? 2 : 1;
     // A lone relu / linear / clip post-op runs in registers at the store.
     int act = direct_act_none;
     float act_a = 0.f, act_b = 0.f;
@@ -496,10 +533,18 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         dim_t r = item;
         const dim_t sgi = r % c.nseg;
         r /= c.nseg;
-        const dim_t rb = r % c.nrb;
-        r /= c.nrb;
-        const dim_t ocg = r % nocg;
-        r /= nocg;
+        dim_t rb, ocg;
+        if (ocg_inner) {
+            ocg = r % nocg;
+            r /= nocg;
+            rb = r % c.nrb;
+            r /= c.nrb;
+        } else {
+            rb = r % c.nrb;
+            r /= c.nrb;
+            ocg = r % nocg;
+            r /= nocg;
+        }
         const dim_t gr = r % g.G, n = r / g.G;
         const dim_t sp0 = rb * c.rblk, nsp = std::min(c.rblk, rows_sp - sp0); // rows of the block
         const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);
@@ -573,6 +618,26 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                     }
                     t.act = last && direct_store ? act : direct_act_none;
                     t.act_a = act_a, t.act_b = act_b;
+                    if (pf_src && (c.flat || j0 + c.urw < ncols)) {
+                        // The next tile's src (a flattened row runs on into
+                        // the next segment), each line once.
+                        const dim_t nn = c.flat ? c.urw : std::min<dim_t>(c.urw, ncols - j0 - c.urw);
+                        const dim_t span = c.flat ? nn : (nn - 1) * g.SW + ext_w + 1;
+                        if (nkd * nkh * t.nicb * span <= pf_lines_max)
+                            for (dim_t kd = 0; kd < nkd; ++kd)
+                                for (dim_t kh = 0; kh < nkh; ++kh)
+                                    for (dim_t icb = 0; icb < t.nicb; ++icb) {
+                                        const float *r = t.src + (dim_t)c.urw * c.s_col + kd * c.tap_d + kh * c.tap_h
+                                                + icb * c.s_icb;
+                                        for (dim_t x = 0; x < span; x += pf_col_step) __builtin_prefetch(r + x * s_w, 0, 3);
+                                    }
+                    }
+                    if (last && direct_store && (c.flat || j0 + c.urw < ncols)) {
+                        // The next tile's dst, for writing.
+                        float *nd = static_cast<float *>(ex.dst) + out_dst + (dim_t)c.urw * d_w;
+                        for (int k = 0; k < noc; ++k)
+                            for (int j = 0; j < c.urw; j += (int)pf_col_step) __builtin_prefetch(nd + k * d_k + j * d_w, 1, 3);
+                    }
                     ker_.fn[noc][urw][check ? 1 : 0](cs, t);
                     if (!last || direct_store) continue;
 
