@@ -70,7 +70,8 @@ constexpr dim_t flat_blocked_icb_pass = 8;
 // (AVX2 nhwc 15-37%), 17% on nChw16c (8 planes a pass), 3x3 s2 128-128 at
 // 56 nhwc 5-7%, the 7x7 s2 first layer on nChw16c 16%. Channels-last data
 // of fewer than 16 channels (columns sharing lines, read in one stream)
-// gains nothing and is left alone (a 7x7 over 3 channels ran 3-13% slower).
+// gains nothing and is left alone (a 7x7 over 3 channels ran 3-13% slower),
+// and so is an image's src that fits L2 (see pf_src).
 constexpr dim_t pf_lines_max = 320;
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
@@ -491,7 +492,11 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // Software prefetch of the next tile's src lines (read in place) and
     // dst lines (stored from registers): see pf_lines_max. A column of an
     // 8-channel block on blocked data is half a line.
-    const bool pf_src = !windowed && !(p->nxc && s_w < 16);
+    // Only when an image's src outgrows L2 (it then streams from L3 or
+    // memory; the dst prefetch too): the 1x1 1024-256 layer at 14x14
+    // (800 KiB an image, nChw16c) ran 6-8% slower at two threads with them.
+    const bool pf_src = !windowed && !(p->nxc && s_w < 16)
+            && (double)g.IC() * g.ID * g.IH * g.IW * sizeof(float) > (double)pass_weights_l2;
     const dim_t pf_col_step = !p->nxc && !ncx && blk == 8 ? 2 : 1;
     // A lone relu / linear / clip post-op runs in registers at the store.
     int act = direct_act_none;
@@ -632,7 +637,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                                         for (dim_t x = 0; x < span; x += pf_col_step) __builtin_prefetch(r + x * s_w, 0, 3);
                                     }
                     }
-                    if (last && direct_store && (c.flat || j0 + c.urw < ncols)) {
+                    if (pf_src && last && direct_store && (c.flat || j0 + c.urw < ncols)) {
                         // The next tile's dst, for writing.
                         float *nd = static_cast<float *>(ex.dst) + out_dst + (dim_t)c.urw * d_w;
                         for (int k = 0; k < noc; ++k)
