@@ -159,8 +159,9 @@ status_t conv_nxc_wrap_fwd_t::pd_t::init(dnnl_engine *engine) {
     id.weights = weights_md_;
     id.bias = bias_md_;
 
-    // The first implementation after the direct channels-last ones that
-    // takes the channels-last problem; never the reference or this one.
+    // The first implementation of the list that takes the channels-last
+    // problem (the one a user of nhwc data gets); never the reference or
+    // this one.
     kestrel::pd_t *raw = nullptr;
     for (const impl_entry_t *e = conv_fwd_impl_list; e->name; ++e) {
         if (!std::strcmp(e->name, "nxc_wrap") || !std::strcmp(e->name, "ref:any")) continue;
