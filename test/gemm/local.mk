@@ -42,6 +42,7 @@ TESTS += test/gemm/test_matmul_attr
 test_gemm_test_matmul_attr_SOURCES = test/gemm/test_matmul_attr.cpp
 test_gemm_test_matmul_attr_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/gemm/matmul_util.hpp
+EXTRA_DIST += test/gemm/wdecomp_tables.hpp
 check_PROGRAMS += test/gemm/test_ip_bwd
 TESTS += test/gemm/test_ip_bwd
 test_gemm_test_ip_bwd_SOURCES = test/gemm/test_ip_bwd.cpp

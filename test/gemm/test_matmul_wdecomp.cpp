@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm/wdecomp_tables.hpp"
 #include "common/kt_test.hpp"
 
 namespace {
@@ -37,12 +38,7 @@ float from_bf16(uint16_t h) {
 // One quantisation table: mask over the weights dims (batch, K, N) and the
 // K group (1 = none); values indexed [batch][k / group][n] over the masked
 // dims only.
-struct table_t {
-    bool on = false;
-    int mask = 0;
-    dnnl_dim_t group = 1;
-    dnnl_data_type_t dt = dnnl_f32;
-};
+using wdt::table_t;
 
 struct prob_t {
     dnnl_dim_t B, M, K, N; // B = 0: 2D
@@ -52,22 +48,6 @@ struct prob_t {
     bool bias, src_scale, dst_scale;
 };
 
-dnnl_dim_t table_count(const prob_t &p, const table_t &t) {
-    const int nd = p.B ? 3 : 2;
-    dnnl_dim_t n = 1;
-    if (p.B && (t.mask & 1)) n *= p.B;
-    if (t.mask & (1 << (nd - 2))) n *= p.K / t.group;
-    if (t.mask & (1 << (nd - 1))) n *= p.N;
-    return n;
-}
-dnnl_dim_t table_index(const prob_t &p, const table_t &t, dnnl_dim_t b, dnnl_dim_t k, dnnl_dim_t n) {
-    const int nd = p.B ? 3 : 2;
-    dnnl_dim_t i = 0;
-    if (p.B && (t.mask & 1)) i = b;
-    if (t.mask & (1 << (nd - 2))) i = i * (p.K / t.group) + k / t.group;
-    if (t.mask & (1 << (nd - 1))) i = i * p.N + n;
-    return i;
-}
 
 // Values stored as dt, returned as the floats the library will read.
 std::vector<float> make_values(size_t n, dnnl_data_type_t dt, kt::rng_t &r, float lo, float hi,
@@ -190,10 +170,10 @@ void run(const prob_t &p, int nthr, bool user_scratchpad, uint64_t seed) {
     std::vector<float> wei = make_values((size_t)(Bn * p.K * p.N), p.wei_dt, r, p.wei_dt == dnnl_s8 ? -128.f : 0.f,
             p.wei_dt == dnnl_s8 ? 127.f : 255.f, wb);
     std::vector<float> bias = p.bias ? make_values((size_t)p.N, dnnl_f32, r, -1.f, 1.f, bb) : std::vector<float>();
-    std::vector<float> sc = p.sc.on ? make_values((size_t)table_count(p, p.sc), p.sc.dt, r, 0.001f, 0.02f, scb)
+    std::vector<float> sc = p.sc.on ? make_values((size_t)wdt::table_count(p, p.sc), p.sc.dt, r, 0.001f, 0.02f, scb)
                                     : std::vector<float>();
     const bool zs8 = p.zp.dt == dnnl_s8;
-    std::vector<float> zp = p.zp.on ? make_values((size_t)table_count(p, p.zp), p.zp.dt, r, zs8 ? -8.f : 0.f,
+    std::vector<float> zp = p.zp.on ? make_values((size_t)wdt::table_count(p, p.zp), p.zp.dt, r, zs8 ? -8.f : 0.f,
                                               zs8 ? 8.f : 16.f, zpb)
                                     : std::vector<float>();
     std::vector<float> ss = make_values(1, dnnl_f32, r, 0.5f, 2.f, ssb), ds = make_values(1, dnnl_f32, r, 0.5f, 2.f, dsb);
@@ -230,8 +210,8 @@ void run(const prob_t &p, int nthr, bool user_scratchpad, uint64_t seed) {
         extra.push_back(m);
     };
     if (p.bias) add(DNNL_ARG_BIAS, mem_with(bmd, bb));
-    if (p.sc.on) add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, mem_1d(table_count(p, p.sc), p.sc.dt, scb));
-    if (p.zp.on) add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, mem_1d(table_count(p, p.zp), p.zp.dt, zpb));
+    if (p.sc.on) add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, mem_1d(wdt::table_count(p, p.sc), p.sc.dt, scb));
+    if (p.zp.on) add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, mem_1d(wdt::table_count(p, p.zp), p.zp.dt, zpb));
     if (p.src_scale) add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, mem_1d(1, dnnl_f32, ssb));
     if (p.dst_scale) add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, mem_1d(1, dnnl_f32, dsb));
     if (user_scratchpad) {
@@ -262,8 +242,8 @@ void run(const prob_t &p, int nthr, bool user_scratchpad, uint64_t seed) {
                 double acc = 0, mag = 0;
                 for (dnnl_dim_t k = 0; k < p.K; ++k) {
                     const double w = wei[(size_t)((b * p.K + k) * p.N + n)];
-                    const double z = p.zp.on ? zp[(size_t)table_index(p, p.zp, b, k, n)] : 0.0;
-                    const double s = p.sc.on ? sc[(size_t)table_index(p, p.sc, b, k, n)] : 1.0;
+                    const double z = p.zp.on ? zp[(size_t)wdt::table_index(p, p.zp, b, k, n)] : 0.0;
+                    const double s = p.sc.on ? sc[(size_t)wdt::table_index(p, p.sc, b, k, n)] : 1.0;
                     const double t = src[(size_t)((b * p.M + m) * p.K + k)] * ((w - z) * s);
                     acc += t;
                     mag += std::fabs(t);

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm/wdecomp_tables.hpp"
 #include "common/kt_test.hpp"
 
 namespace {
@@ -113,12 +114,7 @@ void int_range(dnnl_data_type_t dt, float &lo, float &hi) {
     }
 }
 
-struct table_t {
-    bool on = false;
-    int mask = 0; // over (batch,) K, N
-    dnnl_dim_t group = 1; // along K
-    dnnl_data_type_t dt = dnnl_f32;
-};
+using wdt::table_t;
 
 struct prob_t {
     dnnl_dim_t B, M, K, N; // B = 0: 2D
@@ -129,22 +125,6 @@ struct prob_t {
     dnnl_fpmath_mode_t mode;
 };
 
-dnnl_dim_t tcount(const prob_t &p, const table_t &t) {
-    const int nd = p.B ? 3 : 2;
-    dnnl_dim_t n = 1;
-    if (p.B && (t.mask & 1)) n *= p.B;
-    if (t.mask & (1 << (nd - 2))) n *= p.K / t.group;
-    if (t.mask & (1 << (nd - 1))) n *= p.N;
-    return n;
-}
-dnnl_dim_t tindex(const prob_t &p, const table_t &t, dnnl_dim_t b, dnnl_dim_t k, dnnl_dim_t n) {
-    const int nd = p.B ? 3 : 2;
-    dnnl_dim_t i = 0;
-    if (p.B && (t.mask & 1)) i = b;
-    if (t.mask & (1 << (nd - 2))) i = i * (p.K / t.group) + k / t.group;
-    if (t.mask & (1 << (nd - 1))) i = i * p.N + n;
-    return i;
-}
 
 dnnl_memory_t mem_of(const_dnnl_memory_desc_t md, const std::vector<uint8_t> &bytes) {
     dnnl_memory_t m;
@@ -235,11 +215,11 @@ void run(const prob_t &p, int nthr, uint64_t seed) {
     }
     const std::vector<float> bias = p.bias ? make((size_t)p.N, dnnl_f32, r, -1.f, 1.f, bb) : std::vector<float>();
     const std::vector<float> sc
-            = p.sc.on ? make((size_t)tcount(p, p.sc), p.sc.dt, r, 0.001f, 0.02f, scb) : std::vector<float>();
+            = p.sc.on ? make((size_t)wdt::table_count(p, p.sc), p.sc.dt, r, 0.001f, 0.02f, scb) : std::vector<float>();
     float zlo, zhi;
     int_range(p.zp.dt, zlo, zhi);
     const std::vector<float> zp
-            = p.zp.on ? make((size_t)tcount(p, p.zp), p.zp.dt, r, zlo, zhi, zpb) : std::vector<float>();
+            = p.zp.on ? make((size_t)wdt::table_count(p, p.zp), p.zp.dt, r, zlo, zhi, zpb) : std::vector<float>();
 
     dnnl_memory_t ms = mem_of(smd, sb), mw = mem_of(wmd, wb), md = mem_of(dmd, {});
     std::vector<dnnl_exec_arg_t> args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
@@ -255,8 +235,8 @@ void run(const prob_t &p, int nthr, uint64_t seed) {
         args.push_back({DNNL_ARG_BIAS, x});
         extra.push_back(x);
     }
-    if (p.sc.on) add_1d(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, tcount(p, p.sc), p.sc.dt, scb);
-    if (p.zp.on) add_1d(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, tcount(p, p.zp), p.zp.dt, zpb);
+    if (p.sc.on) add_1d(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, wdt::table_count(p, p.sc), p.sc.dt, scb);
+    if (p.zp.on) add_1d(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, wdt::table_count(p, p.zp), p.zp.dt, zpb);
     dnnl_primitive_t prim;
     KT_OK(dnnl_primitive_create(&prim, pd));
     kt::with_threads(nthr, [&] {
@@ -275,8 +255,8 @@ void run(const prob_t &p, int nthr, uint64_t seed) {
                 double acc = 0, mag = 0;
                 for (dnnl_dim_t k = 0; k < p.K; ++k) {
                     const float w = wei[(size_t)((b * p.K + k) * p.N + n)];
-                    const float z = p.zp.on ? zp[(size_t)tindex(p, p.zp, b, k, n)] : 0.f;
-                    const float s = p.sc.on ? sc[(size_t)tindex(p, p.sc, b, k, n)] : 1.f;
+                    const float z = p.zp.on ? zp[(size_t)wdt::table_index(p, p.zp, b, k, n)] : 0.f;
+                    const float s = p.sc.on ? sc[(size_t)wdt::table_index(p, p.sc, b, k, n)] : 1.f;
                     float wq = (w - z) * s; // f32, as the semantics say
                     if (rnd) wq = from_bf16(to_bf16(wq));
                     const double t = (double)src[(size_t)((b * p.M + m) * p.K + k)] * wq;

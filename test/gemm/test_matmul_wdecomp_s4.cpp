@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm/wdecomp_tables.hpp"
 #include "common/kt_test.hpp"
 #include "dnnl.hpp"
 
@@ -134,12 +135,7 @@ void check_reorders(dnnl_dim_t R, dnnl_dim_t C, dnnl_data_type_t dt, dnnl_format
 
 // ------------------------------------------------------------------ matmul
 
-struct table_t {
-    bool on = false;
-    int mask = 0;
-    dnnl_dim_t group = 1;
-    dnnl_data_type_t dt = dnnl_f32;
-};
+using wdt::table_t;
 
 struct prob_t {
     dnnl_dim_t B, M, K, N; // B = 0: 2D
@@ -148,22 +144,6 @@ struct prob_t {
     table_t sc, zp;
 };
 
-dnnl_dim_t table_count(const prob_t &p, const table_t &t) {
-    const int nd = p.B ? 3 : 2;
-    dnnl_dim_t n = 1;
-    if (p.B && (t.mask & 1)) n *= p.B;
-    if (t.mask & (1 << (nd - 2))) n *= p.K / t.group;
-    if (t.mask & (1 << (nd - 1))) n *= p.N;
-    return n;
-}
-dnnl_dim_t table_index(const prob_t &p, const table_t &t, dnnl_dim_t b, dnnl_dim_t k, dnnl_dim_t n) {
-    const int nd = p.B ? 3 : 2;
-    dnnl_dim_t i = 0;
-    if (p.B && (t.mask & 1)) i = b;
-    if (t.mask & (1 << (nd - 2))) i = i * (p.K / t.group) + k / t.group;
-    if (t.mask & (1 << (nd - 1))) i = i * p.N + n;
-    return i;
-}
 
 // Scale values k / 1024 (k in 1..64) are exact in f32, bf16 and f16;
 // encoded by hand from the f32 bits.
@@ -275,9 +255,9 @@ void run(const prob_t &p, int nthr, uint64_t seed) {
     std::vector<float> src((size_t)(Bn * p.M * p.K));
     for (auto &x : src) x = r.uniform(-1.f, 1.f);
     std::vector<float> wei = ints((size_t)(Bn * p.K * p.N), p.wei_dt, r); // [b][k][n]
-    std::vector<float> sc(p.sc.on ? (size_t)table_count(p, p.sc) : 0);
+    std::vector<float> sc(p.sc.on ? (size_t)wdt::table_count(p, p.sc) : 0);
     for (auto &x : sc) x = r.small_int(1, 64) / 1024.f;
-    std::vector<float> zp = p.zp.on ? ints((size_t)table_count(p, p.zp), p.zp.dt, r) : std::vector<float>();
+    std::vector<float> zp = p.zp.on ? ints((size_t)wdt::table_count(p, p.zp), p.zp.dt, r) : std::vector<float>();
     // Weights in the user layout.
     std::vector<float> wu(wei.size());
     for (dnnl_dim_t b = 0; b < Bn; ++b)
@@ -318,8 +298,8 @@ void run(const prob_t &p, int nthr, uint64_t seed) {
                 double acc = 0, mag = 0;
                 for (dnnl_dim_t k = 0; k < p.K; ++k) {
                     const double w = wei[(size_t)((b * p.K + k) * p.N + n)];
-                    const double z = p.zp.on ? zp[(size_t)table_index(p, p.zp, b, k, n)] : 0.0;
-                    const double s = p.sc.on ? sc[(size_t)table_index(p, p.sc, b, k, n)] : 1.0;
+                    const double z = p.zp.on ? zp[(size_t)wdt::table_index(p, p.zp, b, k, n)] : 0.0;
+                    const double s = p.sc.on ? sc[(size_t)wdt::table_index(p, p.sc, b, k, n)] : 1.0;
                     const double t = src[(size_t)((b * p.M + m) * p.K + k)] * ((w - z) * s);
                     acc += t;
                     mag += std::fabs(t);
