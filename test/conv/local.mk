@@ -52,6 +52,13 @@ test_conv_test_conv_s8_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 test_conv_test_conv_s8_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/conv/test_conv_s8_isa.sh
 TESTS += test/conv/test_conv_s8_isa.sh
+# Zero points per channel (mask 1 << 1) on int8 convolution and
+# deconvolution: the reference implementation, exact against a naive loop.
+check_PROGRAMS += test/conv/test_conv_zp_channel
+TESTS += test/conv/test_conv_zp_channel
+test_conv_test_conv_zp_channel_SOURCES = test/conv/test_conv_zp_channel.cpp
+test_conv_test_conv_zp_channel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_conv_test_conv_zp_channel_LDADD = $(TEST_LIBS)
 check_PROGRAMS += test/conv/test_dw_post_op
 TESTS += test/conv/test_dw_post_op
 test_conv_test_dw_post_op_SOURCES = test/conv/test_dw_post_op.cpp

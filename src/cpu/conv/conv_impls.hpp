@@ -63,9 +63,18 @@ status_t conv_for_items(dim_t work, const scratchpad::grantor_t &sg, const F &ru
     return status::success;
 }
 
+// Zero points with one value per channel (mask 1 << 1), which only the
+// reference takes: the user's arrays (one value per src / dst channel, in
+// the attribute's data type), null where the zero point is per tensor.
+struct conv_zp_vec_t {
+    const void *src = nullptr, *dst = nullptr;
+    data_type_t src_dt = dnnl_s32, dst_dt = dnnl_s32;
+};
+
 // The reference loop (also the int8 GEMM path's fallback): every dst
 // element of one execution, any layout through mdw_t.
-void ref_conv_fwd_run(const conv_fwd_pd_t *pd, const conv_epilogue_t &epi, const conv_exec_args_t &ex);
+void ref_conv_fwd_run(const conv_fwd_pd_t *pd, const conv_epilogue_t &epi, const conv_exec_args_t &ex,
+        const conv_zp_vec_t &zpv = conv_zp_vec_t());
 
 // Reference: any layout through mdw_t, f32/bf16/f16 storage with f32
 // compute, or int8 (u8/s8 src, s8 weights) with exact s32 accumulation and

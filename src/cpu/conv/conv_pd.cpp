@@ -69,12 +69,13 @@ bool conv_fwd_pd_t::int8_types() const {
                     || one_of(bias_md_.data_type, dnnl_f32, dnnl_bf16, dnnl_s32, dnnl_s8, dnnl_u8));
 }
 
-status_t conv_fwd_pd_t::check_attr(bool int8) {
+status_t conv_fwd_pd_t::check_attr(bool int8, bool zp_per_channel) {
     using sk = attr_t::skip_t;
     const unsigned allowed = sk::skip_scales | sk::skip_post_ops | (int8 ? (unsigned)sk::skip_zero_points : 0u);
     if (!attr_.has_default_values(allowed)) return status::unimplemented;
     for (const auto &q : attr_.zero_points.items)
-        if (!one_of(q.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || q.e.mask != 0 || q.e.ndims != 0
+        if (!one_of(q.arg, DNNL_ARG_SRC, DNNL_ARG_DST) || !(q.e.mask == 0 || (zp_per_channel && q.e.mask == 2))
+                || q.e.ndims != 0
                 || !one_of(q.e.dt, dnnl_s32, dnnl_s8, dnnl_u8))
             return status::unimplemented;
     for (const auto &q : attr_.scales.items) {

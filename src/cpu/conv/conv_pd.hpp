@@ -120,8 +120,10 @@ protected:
     // common or per output channel, dst common or per channel) and the
     // post-op chains of post_ops::check; resolves binary src1 `any`.
     // unimplemented or invalid_arguments (malformed binary src1) otherwise.
-    // int8: per-tensor src and dst zero points (s32/s8/u8 values) too.
-    status_t check_attr(bool int8 = false);
+    // int8: per-tensor src and dst zero points (s32/s8/u8 values) too, and
+    // with zp_per_channel also one per channel (mask 1 << 1), as oneDNN's
+    // reference takes them.
+    status_t check_attr(bool int8 = false, bool zp_per_channel = false);
     // Data types all equal to `dt` (bias f32 or dt).
     bool types_are(data_type_t dt) const;
     // int8 problem: u8/s8 src, s8 weights, f32/bf16/s32/s8/u8 dst, bias

@@ -27,7 +27,7 @@ status_t ref_conv_fwd_t::pd_t::init(dnnl_engine *) {
     if (geom_.is_deconv ? desc_.alg_kind != dnnl_deconvolution_direct
                         : !one_of(desc_.alg_kind, dnnl_convolution_direct, dnnl_convolution_auto))
         return decline(me, "algorithm");
-    if (status_t st = check_attr(int8); st != status::success)
+    if (status_t st = check_attr(int8, true); st != status::success)
         return st == status::unimplemented ? decline(me, "attributes") : st;
     KESTREL_CHECK(set_formats(conv_plain_data_tag(geom_.ndims),
             conv_plain_wei_tag(geom_.ndims, geom_.with_groups)));
@@ -39,7 +39,18 @@ status_t ref_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const mdw_t dst_d(pd()->dst_md());
     if (dst_d.has_zero_dim()) return status::success;
     const conv_exec_args_t ex(ctx, pd(), epi_);
-    ref_conv_fwd_run(pd(), epi_, ex);
+    conv_zp_vec_t zpv;
+    const quant_t &zps = pd()->attr()->zero_points;
+    const quant_entry_t *q;
+    if ((q = zps.get(DNNL_ARG_SRC)) && q->mask != 0) {
+        zpv.src = ctx.input<void>(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC);
+        zpv.src_dt = q->dt;
+    }
+    if ((q = zps.get(DNNL_ARG_DST)) && q->mask != 0) {
+        zpv.dst = ctx.input<void>(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST);
+        zpv.dst_dt = q->dt;
+    }
+    ref_conv_fwd_run(pd(), epi_, ex, zpv);
     return status::success;
 }
 
@@ -49,7 +60,17 @@ static inline int32_t load_s32(data_type_t dt, const void *p, dim_t i) {
                          : (int32_t) static_cast<const int8_t *>(p)[i];
 }
 
-void ref_conv_fwd_run(const conv_fwd_pd_t *pd, const conv_epilogue_t &epi, const conv_exec_args_t &ex) {
+// Element i of an s32 / s8 / u8 zero-point array.
+static inline int32_t zp_at(data_type_t dt, const void *p, dim_t i) {
+    switch (dt) {
+        case dnnl_s8: return static_cast<const int8_t *>(p)[i];
+        case dnnl_u8: return static_cast<const uint8_t *>(p)[i];
+        default: return static_cast<const int32_t *>(p)[i];
+    }
+}
+
+void ref_conv_fwd_run(const conv_fwd_pd_t *pd, const conv_epilogue_t &epi, const conv_exec_args_t &ex,
+        const conv_zp_vec_t &zpv) {
     const conv_geom_t &g = pd->geom();
     const mdw_t src_d(pd->src_md()), wei_d(pd->weights_md()), dst_d(pd->dst_md());
     const void *src = ex.src, *wei = ex.wei;
@@ -90,12 +111,14 @@ void ref_conv_fwd_run(const conv_fwd_pd_t *pd, const conv_epilogue_t &epi, const
                     dim_t iw;
                     if (!src_idx(ow, kw, g.SW, g.PW, g.DW, g.IW, iw)) continue;
                     for (dim_t ic = 0; ic < g.ICg; ++ic) {
-                        g.data_pos(pos, n, gr * g.ICg + ic, id, ih, iw);
+                        const dim_t c = gr * g.ICg + ic;
+                        g.data_pos(pos, n, c, id, ih, iw);
                         const dim_t so = src_d.off_v(pos);
                         g.wei_pos(pos, gr, oc, ic, kd, kh, kw);
                         const dim_t wo = wei_d.off_v(pos);
                         if (int8)
-                            iacc += ((uint32_t)load_s32(sdt, src, so) - zp)
+                            iacc += ((uint32_t)load_s32(sdt, src, so)
+                                            - (zpv.src ? (uint32_t)zp_at(zpv.src_dt, zpv.src, c) : zp))
                                     * (uint32_t) static_cast<const int8_t *>(wei)[wo];
                         else
                             acc += load_f32(sdt, src, so) * load_f32(wdt, wei, wo);
@@ -108,7 +131,13 @@ void ref_conv_fwd_run(const conv_fwd_pd_t *pd, const conv_epilogue_t &epi, const
         g.data_pos(pos, n, c, od, oh, ow);
         const dim_t off = dst_d.off_v(pos);
         const float prev = epi.has_sum() ? load_f32(ddt, dst, off) : 0.f;
-        epi.apply(&acc, 1, c, pos, &prev, ex.ea, ex.ap);
+        if (zpv.dst) {
+            conv_epilogue_t::args_t ea = ex.ea;
+            ea.dst_zp = (float)zp_at(zpv.dst_dt, zpv.dst, c);
+            epi.apply(&acc, 1, c, pos, &prev, ea, ex.ap);
+        } else {
+            epi.apply(&acc, 1, c, pos, &prev, ex.ea, ex.ap);
+        }
         store_f32(ddt, dst, off, acc);
     });
 }
