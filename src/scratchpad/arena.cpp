@@ -44,7 +44,8 @@ void arena_t::note_held(long delta) {
 }
 
 void arena_t::release_free_blocks() {
-    for (int n = 0; n < numa::max_nodes; ++n) {
+    const int used = pools_used_.load();
+    for (int n = 0; n < used; ++n) {
         pool_t &p = pools_[n];
         std::lock_guard<std::mutex> g(p.mu);
         for (const block_t &b : p.free) {
@@ -63,6 +64,8 @@ void arena_t::release_free_blocks() {
 
 bool arena_t::lease(size_t size, int node, block_t &b) {
     if (node < 0 || node >= numa::max_nodes) node = 0;
+    int used = pools_used_.load();
+    while (node >= used && !pools_used_.compare_exchange_weak(used, node + 1)) {}
     pool_t &p = pools_[node];
     block_t victim {};
     {

@@ -75,6 +75,10 @@ private:
     void note_held(long delta);
 
     pool_t pools_[numa::max_nodes];
+    // Pools [0, pools_used_) have been leased from at least once: the
+    // others hold nothing, so releasing skips their locks (a primitive's
+    // destruction releases, and creation on a cache hit is microseconds).
+    std::atomic<int> pools_used_ {1};
     mutable std::mutex users_mu_;
     int users_ = 0;
     std::atomic<int> leases_ {0};
