@@ -368,6 +368,59 @@ void test_few_columns() {
     gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
 }
 
+// Two threads splitting C along one side share the other side's operand:
+// each packs an equal part of it (all of K) before the products, and the
+// tiles read the parts. 150 x 70 (B shared, a 2 x 1 grid for every kernel:
+// 3 or 5 column panels, parts of 64 + 6 or 48 + 22 columns) and 30 x 250
+// (A shared, 1 x 2: parts of 24 + 6, 18 + 12 or 16 + 14 rows),
+// K = 300 in two KC blocks (32 KB / 256 KB / 8 MB caches: KC <= 168 or 336,
+// products of more than 128 KB packed), all four transpose combinations
+// (a transposed B with few rows takes run_block's per-panel path), beta 0
+// over NaN and beta != 0, each kernel, 1 and 2 threads, against the naive
+// product.
+void test_shared_operand() {
+    const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
+    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
+            gemm::kernel_level_t::avx512};
+    const dim_t shapes[][2] = {{150, 70}, {30, 250}};
+    int idx = 0;
+    for (gemm::kernel_level_t level : levels) {
+        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
+                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
+            continue;
+        gemm::set_kernel_level_for_testing(level);
+        for (const auto &mn : shapes)
+            for (int tr = 0; tr < 4; ++tr) {
+                ++idx;
+                shape_t s {mn[0], mn[1], 300, (tr & 1) != 0, (tr & 2) != 0, tr < 2 ? 1.f : -1.5f,
+                        tr < 2 ? 0.f : 0.25f};
+                data_t d = make_data(s, 7000 + (uint64_t)idx);
+                for (int nthr : {1, 2}) {
+                    bool ok = true;
+                    int used = 0;
+                    bool direct = true;
+                    kt::with_threads(nthr, [&] {
+                        runner_t r;
+                        std::vector<float> C = d.C0;
+                        ok = r.init(s, 0, &small) == status::success
+                                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(),
+                                           d.ldb, s.beta, C.data(), d.ldc, r.grantor(), 10)
+                                        == status::success
+                                && matches(s, d, C);
+                        used = r.plan.nthr();
+                        direct = r.plan.direct() || r.plan.skinny();
+                    });
+                    char what[160];
+                    std::snprintf(what, sizeof(what),
+                            "shared operand, level %d, %ldx%ldx%ld ta=%d tb=%d, %d thr: packed, %d threads, matches",
+                            (int)level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, nthr, used);
+                    T.check(ok && !direct && used == nthr, what);
+                }
+            }
+    }
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+}
+
 // Few columns, row-major A, any M: direct tiles (no packing) while B fits
 // in half of L2, walking each row tile across the one or two panels. Given
 // caches (L2 = 1 MB, so B up to 512 KB): M tails (1501 = 125 x 12 + 1,
@@ -628,6 +681,7 @@ int main() {
     if (isa::has(isa::avx512)) grid_for_kernel(gemm::kernel_level_t::avx512, "avx512", &tiny_caches);
     test_blocking();
     test_few_columns();
+    test_shared_operand();
     test_few_columns_direct();
     test_epilogue();
     test_skinny(gemm::kernel_level_t::portable, "portable");

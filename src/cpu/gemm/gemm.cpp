@@ -248,12 +248,39 @@ void scale_only(const args_t &a, dim_t m0, dim_t m1, dim_t n0, dim_t n1, int MR,
         }
 }
 
+// An operand packed whole (all of K) before the loop nest: micro-panels of
+// W rows of op(A) or columns of op(B), the one holding row / column idx
+// (a multiple of W) spanning all of K at at(idx), so the KC slice from pc
+// starts pc * W further. Either one buffer (`whole`: what pack_b_all
+// made), or parts of `part` rows / columns each in the per-thread regions
+// of `key` (part t in thread slot t's region: share_t).
+struct prepacked_t {
+    const float *whole = nullptr;
+    const scratchpad::grantor_t *g = nullptr;
+    scratchpad::key_t key = 0;
+    dim_t part = 0, K = 0;
+    // The last part looked up (a grantor lookup per tile would be wasted).
+    mutable dim_t last_t = -1;
+    mutable const float *last_p = nullptr;
+
+    explicit operator bool() const { return whole || g; }
+    const float *at(dim_t idx) const {
+        if (whole) return whole + idx * K;
+        const dim_t t = idx / part;
+        if (t != last_t) {
+            last_p = g->get<float>(key, (int)t);
+            last_t = t;
+        }
+        return last_p + (idx - t * part) * K;
+    }
+};
+
 // The whole loop nest over C block [m0, m1) x [n0, n1) on one thread.
-// With `bpre` (all of op(B) packed by plan_t::pack_b_all) B is not packed:
-// the NR-column panel holding column j spans all of K at bpre + j * K, so
-// the KC slice from row pc starts pc * NR further.
+// With `bpre` (all of op(B) packed beforehand) B is not packed, with
+// `apre` A is not.
 void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max, dim_t kc_max,
-        dim_t m0, dim_t m1, dim_t n0, dim_t n1, float *pa, float *pb, const float *bpre) {
+        dim_t m0, dim_t m1, dim_t n0, dim_t n1, float *pa, float *pb, const prepacked_t &bpre,
+        const prepacked_t &apre = prepacked_t()) {
     if (m0 >= m1 || n0 >= n1) return;
     const int MR = uk.mr, NR = uk.nr;
     const pack_fn_t pt = uk.pack_transposing ? uk.pack_transposing : pack_transposing;
@@ -275,7 +302,7 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
             const float beta = pc == 0 ? a.beta : 1.f;
             const bool last_k = pc + kc == a.K;
             const float *Ablk = a.transa ? a.A + pc * a.lda + m0 : a.A + m0 * a.lda + pc;
-            pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa, pt);
+            if (!apre) pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa, pt);
             for (dim_t jr = n0; jr < n1; jr += NR) {
                 const dim_t nr = n1 - jr < NR ? n1 - jr : NR;
                 const float *Bblk = a.transb ? a.B + jr * a.ldb + pc : a.B + pc * a.ldb + jr;
@@ -283,7 +310,8 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
                 for (dim_t ir = 0; ir < mc; ir += MR) {
                     const dim_t mr = mc - ir < MR ? mc - ir : MR;
                     float *c = a.C + (m0 + ir) * a.ldc + jr;
-                    uk.fn[mr](kc, a.alpha, pa + ir * kc, pb, beta, c, a.ldc, nr);
+                    const float *ap = apre ? apre.at(m0 + ir) + pc * MR : pa + ir * kc;
+                    uk.fn[mr](kc, a.alpha, ap, pb, beta, c, a.ldc, nr);
                     if (last_k && a.ep) a.ep->apply(m0 + ir, jr, mr, nr, c, a.ldc);
                 }
             }
@@ -303,14 +331,15 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
             for (dim_t ic = m0; ic < m1; ic += mc_max) {
                 const dim_t mc = m1 - ic < mc_max ? m1 - ic : mc_max;
                 const float *Ablk = a.transa ? a.A + pc * a.lda + ic : a.A + ic * a.lda + pc;
-                pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa, pt);
+                if (!apre) pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa, pt);
                 for (dim_t jr = 0; jr < nc; jr += NR) {
                     const dim_t nr = nc - jr < NR ? nc - jr : NR;
-                    const float *bp = bpre ? bpre + (jc + jr) * a.K + pc * NR : pb + jr * kc;
+                    const float *bp = bpre ? bpre.at(jc + jr) + pc * NR : pb + jr * kc;
                     for (dim_t ir = 0; ir < mc; ir += MR) {
                         const dim_t mr = mc - ir < MR ? mc - ir : MR;
                         float *c = a.C + (ic + ir) * a.ldc + jc + jr;
-                        uk.fn[mr](kc, a.alpha, pa + ir * kc, bp, beta, c, a.ldc, nr);
+                        const float *ap = apre ? apre.at(ic + ir) + pc * MR : pa + ir * kc;
+                        uk.fn[mr](kc, a.alpha, ap, bp, beta, c, a.ldc, nr);
                         if (last_k && a.ep) a.ep->apply(ic + ir, jc + jr, mr, nr, c, a.ldc);
                     }
                 }
@@ -449,6 +478,44 @@ dim_t few_columns_kc(const cache_sizes_t &c, dim_t N, dim_t NR, dim_t kc) {
 // Skinny columns are handed to threads in units of one vector.
 constexpr dim_t skinny_unit = 16;
 
+// Threads that split C along one side only (an nthr x 1 or 1 x nthr grid)
+// all use the whole of the other side's operand, and in run_block each
+// would pack all of it: op(B) when the rows of C are split (512^3 on two
+// threads), op(A) when the columns are (128 x 768 x 3072). Instead, while
+// that operand packed takes at most share_max_bytes (so that it stays in
+// L2/L3 for the threads reading it back), each thread first packs an equal
+// part of it (`part` rows / columns, all of K, in MR / NR micro-panels)
+// into its own packing region for that operand, and once every part is
+// done each thread runs its block reading the parts (prepacked_t). The
+// operand is then packed once instead of once per thread. 2 MB: a part
+// stays within one core's L2 on two threads (the whole in a shared L3);
+// larger operands (1024^3 and up) are packed per thread as before, where
+// the duplicate is a small share of the product.
+constexpr double share_max_bytes = 2.0 * (1 << 20);
+
+struct share_t {
+    bool a = false, b = false;
+    dim_t part = 0; // rows of op(A) or columns of op(B) per thread, MR / NR multiple
+    size_t bytes() const { return a || b ? (size_t)part * kdim * sizeof(float) : 0; }
+    dim_t kdim = 0;
+};
+
+share_t share_mode(dim_t MR, dim_t NR, dim_t M, dim_t N, dim_t K, int nthr, int nthr_m, int nthr_n) {
+    share_t s;
+    if (nthr < 2 || M <= 0 || N <= 0 || K <= 0 || is_runtime(M) || is_runtime(N) || is_runtime(K))
+        return s;
+    const double f = (double)sizeof(float);
+    if (nthr_m > 1 && nthr_n == 1 && (double)rnd_up(N, NR) * K * f <= share_max_bytes) {
+        s.b = true;
+        s.part = div_up(div_up(N, NR), nthr) * NR;
+    } else if (nthr_n > 1 && nthr_m == 1 && (double)rnd_up(M, MR) * K * f <= share_max_bytes) {
+        s.a = true;
+        s.part = div_up(div_up(M, MR), nthr) * MR;
+    }
+    s.kdim = K;
+    return s;
+}
+
 } // namespace
 
 const cache_sizes_t &host_caches() {
@@ -559,8 +626,20 @@ void plan_t::grid(dim_t M, dim_t N, int &nthr_m, int &nthr_n) const {
     split_2d(mb < 1 ? 1 : mb, nb < 1 ? 1 : nb, nthr_, nthr_m, nthr_n);
 }
 
-size_t plan_t::pack_a_bytes() const { return (size_t)mc_ * kc_ * sizeof(float); }
-size_t plan_t::pack_b_bytes() const { return (size_t)nc_ * kc_ * sizeof(float); }
+// With a shared operand (share_t) a thread's region for it holds its part
+// when that is larger than a block.
+size_t plan_t::pack_a_bytes() const {
+    const size_t blk = (size_t)mc_ * kc_ * sizeof(float);
+    if (skinny_ || direct_) return blk;
+    const share_t sh = share_mode(uk_->mr, uk_->nr, M_, N_, K_, nthr_, nthr_m_, nthr_n_);
+    return sh.a && sh.bytes() > blk ? sh.bytes() : blk;
+}
+size_t plan_t::pack_b_bytes() const {
+    const size_t blk = (size_t)nc_ * kc_ * sizeof(float);
+    if (skinny_ || direct_) return blk;
+    const share_t sh = share_mode(uk_->mr, uk_->nr, M_, N_, K_, nthr_, nthr_m_, nthr_n_);
+    return sh.b && sh.bytes() > blk ? sh.bytes() : blk;
+}
 
 void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
     if (skinny_ || direct_) return; // no packing
@@ -606,7 +685,10 @@ status_t plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float 
         pb = g.get<float>(base + key_pack_b, ithr);
         if (!pa || !pb) return status::out_of_memory;
     }
-    run_block(a, *uk_, mc_, nc_, kc_, 0, M, 0, N, pa, pb, usable_packed_b(M, N, K, packed_b));
+    prepacked_t bpre;
+    bpre.whole = usable_packed_b(M, N, K, packed_b);
+    bpre.K = K;
+    run_block(a, *uk_, mc_, nc_, kc_, 0, M, 0, N, pa, pb, bpre);
     return status::success;
 }
 
@@ -656,8 +738,29 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
     if (nthr == 1)
         return execute_st(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g, base, 0, ep, packed_b);
     const float *bpre = usable_packed_b(M, N, K, packed_b);
+    const share_t sh = !bpre && nthr == nthr_ && M == M_ && N == N_ && K == K_
+            ? share_mode(uk_->mr, uk_->nr, M, N, K, nthr_, nthr_m_, nthr_n_)
+            : share_t();
 
     std::atomic<bool> oom {false};
+    if (sh.a || sh.b) { // each thread packs its part of the shared operand
+        const pack_fn_t pt = uk_->pack_transposing ? uk_->pack_transposing : pack_transposing;
+        parallel(nthr, [&](int ithr, int) {
+            const dim_t total = sh.a ? M : N, lo = ithr * sh.part;
+            if (lo >= total) return;
+            const dim_t w = total - lo < sh.part ? total - lo : sh.part;
+            float *dst = g.get<float>(base + (sh.a ? key_pack_a : key_pack_b), ithr);
+            if (!dst) {
+                oom = true;
+                return;
+            }
+            if (sh.a)
+                pack_a(transa_ ? A + lo : A + lo * lda, lda, transa_, w, K, uk_->mr, dst, pt);
+            else
+                pack_b(transb_ ? B + lo * ldb : B + lo, ldb, transb_, K, w, uk_->nr, dst, pt);
+        });
+        if (oom) return status::out_of_memory;
+    }
     parallel(nthr, [&](int ithr, int) {
         dim_t ms, me, ns, ne;
         thread_block(M, N, uk_->mr, uk_->nr, nthr_m, nthr_n, ithr, ms, me, ns, ne);
@@ -671,7 +774,16 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
                 return;
             }
         }
-        run_block(a, *uk_, mc_, nc_, kc_, ms, me, ns, ne, pa, pb, bpre);
+        prepacked_t bp, ap;
+        bp.K = ap.K = K;
+        bp.whole = bpre;
+        if (sh.b || sh.a) {
+            prepacked_t &s = sh.b ? bp : ap;
+            s.g = &g;
+            s.key = base + (sh.b ? key_pack_b : key_pack_a);
+            s.part = sh.part;
+        }
+        run_block(a, *uk_, mc_, nc_, kc_, ms, me, ns, ne, pa, pb, bp, ap);
     });
     return oom ? status::out_of_memory : status::success;
 }
