@@ -9,7 +9,9 @@
 //
 // Threads split C into a 2D grid (split_2d) of MR/NR-aligned blocks; each
 // thread packs what it uses into its own per-thread regions, so threads
-// never wait on each other.
+// never wait on each other, except when the grid is one-sided and the
+// operand every thread uses whole is small: it is then packed once, in
+// parts, before the blocks run (share_t).
 #include "cpu/gemm/gemm.hpp"
 
 #include <atomic>
