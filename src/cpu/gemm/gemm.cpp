@@ -492,8 +492,10 @@ constexpr dim_t skinny_unit = 16;
 // operand is then packed once instead of once per thread. 2 MB: a part
 // stays within one core's L2 on two threads (the whole in a shared L3);
 // larger operands (1024^3 and up) are packed per thread as before, where
-// the duplicate is a small share of the product.
-constexpr double share_max_bytes = 2.0 * (1 << 20);
+// the duplicate is a small share of the product. At least 256 KB: below,
+// the half a thread no longer packs (tens of microseconds at most) is not
+// clearly worth the second fork and join.
+constexpr double share_max_bytes = 2.0 * (1 << 20), share_min_bytes = 256.0 * 1024;
 
 struct share_t {
     bool a = false, b = false;
@@ -507,10 +509,11 @@ share_t share_mode(dim_t MR, dim_t NR, dim_t M, dim_t N, dim_t K, int nthr, int 
     if (nthr < 2 || M <= 0 || N <= 0 || K <= 0 || is_runtime(M) || is_runtime(N) || is_runtime(K))
         return s;
     const double f = (double)sizeof(float);
-    if (nthr_m > 1 && nthr_n == 1 && (double)rnd_up(N, NR) * K * f <= share_max_bytes) {
+    const double a_bytes = (double)rnd_up(M, MR) * K * f, b_bytes = (double)rnd_up(N, NR) * K * f;
+    if (nthr_m > 1 && nthr_n == 1 && b_bytes >= share_min_bytes && b_bytes <= share_max_bytes) {
         s.b = true;
         s.part = div_up(div_up(N, NR), nthr) * NR;
-    } else if (nthr_n > 1 && nthr_m == 1 && (double)rnd_up(M, MR) * K * f <= share_max_bytes) {
+    } else if (nthr_n > 1 && nthr_m == 1 && a_bytes >= share_min_bytes && a_bytes <= share_max_bytes) {
         s.a = true;
         s.part = div_up(div_up(M, MR), nthr) * MR;
     }
