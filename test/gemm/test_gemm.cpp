@@ -368,12 +368,13 @@ void test_few_columns() {
     gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
 }
 
-// Two threads splitting C along one side share the other side's operand:
-// each packs an equal part of it (all of K) before the products, and the
-// tiles read the parts. 150 x 100 x 700 (B shared, a 2 x 1 grid for every
-// kernel: 4 or 7 column panels, parts of 64 + 36 columns) and 60 x 250 x
-// 1100 (A shared, 1 x 2: parts of 36 + 24, 30 + 30 or 32 + 28 rows), the
-// shared operand packed between 256 KB and 2 MB, K in several KC blocks
+// Two threads splitting only the columns of C share op(A) when it takes
+// 1-2 MB packed and op(B) is row-major: each packs an equal part of it (all
+// of K) before the products, and the tiles read the parts. 13 x 50 x 17000
+// shares it with every kernel (a 1 x 2 grid: 2, 3 or 4 row tiles against
+// 2-4 column panels; parts of 12 + 1 or 8 + 5 rows; op(A) 1.1-1.6 MB
+// packed); 150 x 100 x 700 (a 2 x 1 grid) and 60 x 250 x 1100 (1 x 2, op(A)
+// under 1 MB) split the same way but pack per thread. K in several KC blocks
 // (32 KB / 256 KB / 8 MB caches: KC <= 168 or 336, products of more than
 // 128 KB packed), both orientations of B with each kernel, A transposed
 // with the AVX2 one
@@ -384,7 +385,7 @@ void test_shared_operand() {
     const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
     const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
             gemm::kernel_level_t::avx512};
-    const dim_t shapes[][3] = {{150, 100, 700}, {60, 250, 1100}};
+    const dim_t shapes[][3] = {{150, 100, 700}, {60, 250, 1100}, {13, 50, 17000}};
     int idx = 0;
     for (gemm::kernel_level_t level : levels) {
         if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))

@@ -9,9 +9,9 @@
 //
 // Threads split C into a 2D grid (split_2d) of MR/NR-aligned blocks; each
 // thread packs what it uses into its own per-thread regions, so threads
-// never wait on each other, except when the grid is one-sided and the
-// operand every thread uses whole is small: it is then packed once, in
-// parts, before the blocks run (share_t).
+// never wait on each other, except when only the columns are split and
+// op(A), which every thread uses whole, is 1-2 MB packed: it is then packed
+// once, in parts, before the blocks run (share_t).
 #include "cpu/gemm/gemm.hpp"
 
 #include <atomic>
@@ -480,44 +480,40 @@ dim_t few_columns_kc(const cache_sizes_t &c, dim_t N, dim_t NR, dim_t kc) {
 // Skinny columns are handed to threads in units of one vector.
 constexpr dim_t skinny_unit = 16;
 
-// Threads that split C along one side only (an nthr x 1 or 1 x nthr grid)
-// all use the whole of the other side's operand, and in run_block each
-// would pack all of it: op(B) when the rows of C are split (512^3 on two
-// threads), op(A) when the columns are (128 x 768 x 3072). Instead, while
-// that operand packed takes at most share_max_bytes (so that it stays in
-// L2/L3 for the threads reading it back), each thread first packs an equal
-// part of it (`part` rows / columns, all of K, in MR / NR micro-panels)
-// into its own packing region for that operand, and once every part is
-// done each thread runs its block reading the parts (prepacked_t). The
-// operand is then packed once instead of once per thread. 2 MB: a part
-// stays within one core's L2 on two threads (the whole in a shared L3);
-// larger operands (1024^3 and up) are packed per thread as before, where
-// the duplicate is a small share of the product. At least 256 KB: below,
-// the half a thread no longer packs (tens of microseconds at most) is not
-// clearly worth the second fork and join.
-constexpr double share_max_bytes = 2.0 * (1 << 20), share_min_bytes = 256.0 * 1024;
+// Threads that split only the columns of C (a 1 x nthr grid) all use the
+// whole of op(A), and in run_block each would pack all of it. Instead, for
+// an op(A) of 1 to 2 MB packed with a row-major op(B), each thread first
+// packs an equal part of it (`part` rows, all of K, in MR micro-panels)
+// into its own A packing region, and once every part is done each thread
+// runs its block reading the parts (prepacked_t): op(A) is packed once
+// instead of once per thread. Measured on two loaded Zen 5 threads
+// (interleaved, medians): 128 x 768 x 3072 1.07-1.15x, matmul 1 x 128 x
+// 768 x 3072 1.08-1.12x. Where it lost, it is off: a shared op(B) (rows
+// split; 512^3 0.92x in the first trial), op(A) below 1 MB (inner product mb64 2048-1000:
+// 0.92x, the half a thread saves is not worth the second fork and join),
+// a transposed op(B) (inner product mb256 1024-1024, whose panel-by-panel
+// path keeps its own A block in L2: 0.94x), above 2 MB (the parts no
+// longer stay in the cores' L2; 1024^3 and up pack per thread, where the
+// duplicate is a small share of the product).
+constexpr double share_min_bytes = 1.0 * (1 << 20), share_max_bytes = 2.0 * (1 << 20);
 
 struct share_t {
-    bool a = false, b = false;
-    dim_t part = 0; // rows of op(A) or columns of op(B) per thread, MR / NR multiple
-    size_t bytes() const { return a || b ? (size_t)part * kdim * sizeof(float) : 0; }
+    bool a = false;
+    dim_t part = 0; // rows of op(A) per thread, a multiple of MR
     dim_t kdim = 0;
+    size_t bytes() const { return a ? (size_t)part * kdim * sizeof(float) : 0; }
 };
 
-share_t share_mode(dim_t MR, dim_t NR, dim_t M, dim_t N, dim_t K, int nthr, int nthr_m, int nthr_n) {
+share_t share_mode(dim_t MR, dim_t M, dim_t N, dim_t K, bool transb, int nthr, int nthr_m, int nthr_n) {
     share_t s;
     if (nthr < 2 || M <= 0 || N <= 0 || K <= 0 || is_runtime(M) || is_runtime(N) || is_runtime(K))
         return s;
-    const double f = (double)sizeof(float);
-    const double a_bytes = (double)rnd_up(M, MR) * K * f, b_bytes = (double)rnd_up(N, NR) * K * f;
-    if (nthr_m > 1 && nthr_n == 1 && b_bytes >= share_min_bytes && b_bytes <= share_max_bytes) {
-        s.b = true;
-        s.part = div_up(div_up(N, NR), nthr) * NR;
-    } else if (nthr_n > 1 && nthr_m == 1 && a_bytes >= share_min_bytes && a_bytes <= share_max_bytes) {
+    const double a_bytes = (double)rnd_up(M, MR) * K * sizeof(float);
+    if (nthr_n > 1 && nthr_m == 1 && !transb && a_bytes >= share_min_bytes && a_bytes <= share_max_bytes) {
         s.a = true;
         s.part = div_up(div_up(M, MR), nthr) * MR;
+        s.kdim = K;
     }
-    s.kdim = K;
     return s;
 }
 
@@ -631,20 +627,15 @@ void plan_t::grid(dim_t M, dim_t N, int &nthr_m, int &nthr_n) const {
     split_2d(mb < 1 ? 1 : mb, nb < 1 ? 1 : nb, nthr_, nthr_m, nthr_n);
 }
 
-// With a shared operand (share_t) a thread's region for it holds its part
-// when that is larger than a block.
+// With a shared op(A) (share_t) a thread's A region holds its part when
+// that is larger than a block.
 size_t plan_t::pack_a_bytes() const {
     const size_t blk = (size_t)mc_ * kc_ * sizeof(float);
     if (skinny_ || direct_) return blk;
-    const share_t sh = share_mode(uk_->mr, uk_->nr, M_, N_, K_, nthr_, nthr_m_, nthr_n_);
+    const share_t sh = share_mode(uk_->mr, M_, N_, K_, transb_, nthr_, nthr_m_, nthr_n_);
     return sh.a && sh.bytes() > blk ? sh.bytes() : blk;
 }
-size_t plan_t::pack_b_bytes() const {
-    const size_t blk = (size_t)nc_ * kc_ * sizeof(float);
-    if (skinny_ || direct_) return blk;
-    const share_t sh = share_mode(uk_->mr, uk_->nr, M_, N_, K_, nthr_, nthr_m_, nthr_n_);
-    return sh.b && sh.bytes() > blk ? sh.bytes() : blk;
-}
+size_t plan_t::pack_b_bytes() const { return (size_t)nc_ * kc_ * sizeof(float); }
 
 void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
     if (skinny_ || direct_) return; // no packing
@@ -744,25 +735,22 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
         return execute_st(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g, base, 0, ep, packed_b);
     const float *bpre = usable_packed_b(M, N, K, packed_b);
     const share_t sh = !bpre && nthr == nthr_ && M == M_ && N == N_ && K == K_
-            ? share_mode(uk_->mr, uk_->nr, M, N, K, nthr_, nthr_m_, nthr_n_)
+            ? share_mode(uk_->mr, M, N, K, transb_, nthr_, nthr_m_, nthr_n_)
             : share_t();
 
     std::atomic<bool> oom {false};
-    if (sh.a || sh.b) { // each thread packs its part of the shared operand
+    if (sh.a) { // each thread packs its part of op(A)
         const pack_fn_t pt = uk_->pack_transposing ? uk_->pack_transposing : pack_transposing;
         parallel(nthr, [&](int ithr, int) {
-            const dim_t total = sh.a ? M : N, lo = ithr * sh.part;
-            if (lo >= total) return;
-            const dim_t w = total - lo < sh.part ? total - lo : sh.part;
-            float *dst = g.get<float>(base + (sh.a ? key_pack_a : key_pack_b), ithr);
+            const dim_t lo = ithr * sh.part;
+            if (lo >= M) return;
+            const dim_t w = M - lo < sh.part ? M - lo : sh.part;
+            float *dst = g.get<float>(base + key_pack_a, ithr);
             if (!dst) {
                 oom = true;
                 return;
             }
-            if (sh.a)
-                pack_a(transa_ ? A + lo : A + lo * lda, lda, transa_, w, K, uk_->mr, dst, pt);
-            else
-                pack_b(transb_ ? B + lo * ldb : B + lo, ldb, transb_, K, w, uk_->nr, dst, pt);
+            pack_a(transa_ ? A + lo : A + lo * lda, lda, transa_, w, K, uk_->mr, dst, pt);
         });
         if (oom) return status::out_of_memory;
     }
@@ -782,11 +770,10 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
         prepacked_t bp, ap;
         bp.K = ap.K = K;
         bp.whole = bpre;
-        if (sh.b || sh.a) {
-            prepacked_t &s = sh.b ? bp : ap;
-            s.g = &g;
-            s.key = base + (sh.b ? key_pack_b : key_pack_a);
-            s.part = sh.part;
+        if (sh.a) {
+            ap.g = &g;
+            ap.key = base + key_pack_a;
+            ap.part = sh.part;
         }
         run_block(a, *uk_, mc_, nc_, kc_, ms, me, ns, ne, pa, pb, bp, ap);
     });
