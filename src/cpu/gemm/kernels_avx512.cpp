@@ -333,51 +333,13 @@ KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t b
         }
 }
 
-// One row of C (M == 1) as dot products taken one column after the other:
-// each column of op(B) (a row of A in a GEMV y = A x) is read as one
-// sequential run, its lines fetched 4 KB ahead (into the next columns, when
-// they are adjacent: the whole matrix is then one stream). Eight columns at
-// a time (dot_group) were eight streams a column apart, each column's page
-// new to the hardware prefetchers: sgemm 4096 x 1 x 1024 (A 16 MB) ran
-// 1.2x faster on two loaded Zen 5 threads (1 KB ahead: 1.05x; 2x on an A
-// kept in L3; 16 KB or fetching into L2 only: slower). Prefetches do not
-// fault, so running past the last column is harmless. Four sums per column
-// for the FMA latency; K tails through masks.
-KESTREL_AVX512 void dot_columns_m1(
-        const float *a, const float *b, dim_t bcs, dim_t kb, float beta, const skinny_args_t &s, float *c) {
-    constexpr dim_t ahead = 1024;
-    for (dim_t j = 0; j < s.n; ++j) {
-        const float *bj = b + j * bcs;
-        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        dim_t p = 0;
-        for (; p + 64 <= kb; p += 64) {
-            const char *pf = reinterpret_cast<const char *>(bj + p + ahead);
-            _mm_prefetch(pf, _MM_HINT_T0);
-            _mm_prefetch(pf + 64, _MM_HINT_T0);
-            _mm_prefetch(pf + 128, _MM_HINT_T0);
-            _mm_prefetch(pf + 192, _MM_HINT_T0);
-            s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + p), _mm512_loadu_ps(bj + p), s0);
-            s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + p + 16), _mm512_loadu_ps(bj + p + 16), s1);
-            s2 = _mm512_fmadd_ps(_mm512_loadu_ps(a + p + 32), _mm512_loadu_ps(bj + p + 32), s2);
-            s3 = _mm512_fmadd_ps(_mm512_loadu_ps(a + p + 48), _mm512_loadu_ps(bj + p + 48), s3);
-        }
-        for (; p < kb; p += 16) {
-            const __mmask16 m = first_lanes(kb - p);
-            s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + p), _mm512_maskz_loadu_ps(m, bj + p), s0);
-        }
-        float *cj = c + j * s.ccs;
-        const float r = s.alpha * _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
-        *cj = beta == 0.f ? r : r + beta * *cj;
-    }
-}
-
 // A strided a (acs != 1) is copied into a small contiguous buffer, k cut
 // into blocks of KB; C accumulates across blocks (beta = 1 after the
 // first). A contiguous a is read in place over the whole k, so each column
 // of b is one sequential stream.
 template <int M>
 KESTREL_AVX512 void skinny_dot(const skinny_args_t &s) {
-    constexpr int J = M <= 2 ? 8 : M <= 4 ? 4 : 2; // M > 1
+    constexpr int J = M <= 2 ? 8 : M <= 4 ? 4 : 2;
     constexpr dim_t KB = 512;
     alignas(64) float abuf[M * KB];
     const dim_t kblk = s.acs == 1 ? (s.k > KB ? s.k : KB) : KB;
@@ -394,15 +356,11 @@ KESTREL_AVX512 void skinny_dot(const skinny_args_t &s) {
             ars = KB;
         }
         const float *b = s.b + p0;
-        if constexpr (M == 1) {
-            dot_columns_m1(a, b, s.bcs, kb, beta, s, s.c);
-        } else {
-            dim_t j = 0;
-            for (; j + J <= s.n; j += J)
-                dot_group<M, J>(a, ars, b + j * s.bcs, s.bcs, kb, beta, s, s.c + j * s.ccs);
-            for (; j < s.n; ++j)
-                dot_group<M, 1>(a, ars, b + j * s.bcs, s.bcs, kb, beta, s, s.c + j * s.ccs);
-        }
+        dim_t j = 0;
+        for (; j + J <= s.n; j += J)
+            dot_group<M, J>(a, ars, b + j * s.bcs, s.bcs, kb, beta, s, s.c + j * s.ccs);
+        for (; j < s.n; ++j)
+            dot_group<M, 1>(a, ars, b + j * s.bcs, s.bcs, kb, beta, s, s.c + j * s.ccs);
         p0 += kb;
     } while (p0 < s.k);
 }
