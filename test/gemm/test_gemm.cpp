@@ -368,6 +368,64 @@ void test_few_columns() {
     gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
 }
 
+// Two threads splitting only the columns of C share op(A) when it takes
+// 1-2 MB packed and op(B) is row-major: each packs an equal part of it (all
+// of K) before the products, and the tiles read the parts. 13 x 50 x 17000
+// shares it with every kernel (a 1 x 2 grid: 2, 3 or 4 row tiles against
+// 2-4 column panels; parts of 12 + 1 or 8 + 5 rows; op(A) 1.1-1.6 MB
+// packed); 150 x 100 x 700 (a 2 x 1 grid) and 60 x 250 x 1100 (1 x 2, op(A)
+// under 1 MB) split the same way but pack per thread. K in several KC blocks
+// (32 KB / 256 KB / 8 MB caches: KC <= 168 or 336, products of more than
+// 128 KB packed), both orientations of B with each kernel, A transposed
+// with the AVX2 one
+// (a transposed B with few rows takes run_block's per-panel path), beta 0
+// over NaN and beta != 0, each kernel, 1 and 2 threads, against the naive
+// product.
+void test_shared_operand() {
+    const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
+    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
+            gemm::kernel_level_t::avx512};
+    const dim_t shapes[][3] = {{150, 100, 700}, {60, 250, 1100}, {13, 50, 17000}};
+    int idx = 0;
+    for (gemm::kernel_level_t level : levels) {
+        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
+                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
+            continue;
+        gemm::set_kernel_level_for_testing(level);
+        for (const auto &mn : shapes)
+            // tb both ways; A transposed at the AVX2 level only (the row-major
+            // A goes through each ISA's transposing pack).
+            for (int tr = level == gemm::kernel_level_t::avx2; tr < 4; tr += 2) {
+                ++idx;
+                shape_t s {mn[0], mn[1], mn[2], (tr & 1) != 0, (tr & 2) != 0, tr < 2 ? 1.f : -1.5f,
+                        tr < 2 ? 0.f : 0.25f};
+                data_t d = make_data(s, 7000 + (uint64_t)idx);
+                for (int nthr : {1, 2}) {
+                    bool ok = true;
+                    int used = 0;
+                    bool direct = true;
+                    kt::with_threads(nthr, [&] {
+                        runner_t r;
+                        std::vector<float> C = d.C0;
+                        ok = r.init(s, 0, &small) == status::success
+                                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(),
+                                           d.ldb, s.beta, C.data(), d.ldc, r.grantor(), 10)
+                                        == status::success
+                                && matches(s, d, C);
+                        used = r.plan.nthr();
+                        direct = r.plan.direct() || r.plan.skinny();
+                    });
+                    char what[160];
+                    std::snprintf(what, sizeof(what),
+                            "shared operand, level %d, %ldx%ldx%ld ta=%d tb=%d, %d thr: packed, %d threads, matches",
+                            (int)level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, nthr, used);
+                    T.check(ok && !direct && used == nthr, what);
+                }
+            }
+    }
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+}
+
 // Few columns, row-major A, any M: direct tiles (no packing) while B fits
 // in half of L2, walking each row tile across the one or two panels. Given
 // caches (L2 = 1 MB, so B up to 512 KB): M tails (1501 = 125 x 12 + 1,
@@ -628,6 +686,7 @@ int main() {
     if (isa::has(isa::avx512)) grid_for_kernel(gemm::kernel_level_t::avx512, "avx512", &tiny_caches);
     test_blocking();
     test_few_columns();
+    test_shared_operand();
     test_few_columns_direct();
     test_epilogue();
     test_skinny(gemm::kernel_level_t::portable, "portable");
