@@ -22,6 +22,7 @@
 #endif
 
 #include "cpu/gemm/kernels_s8.hpp"
+#include "cpu/gemm/kernels_s8_direct.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 
@@ -523,6 +524,12 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
     const int32_t *csum = csum_buf;
     alignas(64) int32_t tile[s8_max_mr * s8_max_nr];
     const int8_t *bpre = static_cast<const int8_t *>(packed_b);
+    // Full MR-row panels of a plain u8 A (no row sums, whole groups of 4 k)
+    // are read in place by the direct kernel; the rest are packed.
+    const s8_direct_fn_t direct = !transa_ && !a_signed_ && !row_sum_ && K % 4 == 0
+                    && uk_ == u8s8s32_gemm_8x48__avx512vnni()
+            ? u8s8s32_gemm_8x48__avx512vnni_direct()
+            : nullptr;
     for (dim_t jc = n0; jc < n1; jc += nc_) {
         const dim_t nc = n1 - jc < nc_ ? n1 - jc : nc_;
         if (bpre) { // packed beforehand, column sums included or apart
@@ -543,6 +550,7 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
             const dim_t mc = m1 - ic < mc_ ? m1 - ic : mc_;
             for (dim_t ir = 0; ir < mc; ir += MR) {
                 const dim_t mr = mc - ir < MR ? mc - ir : MR;
+                if (direct && mr == MR) continue;
                 const uint8_t *src = transa_ ? A + ic + ir : A + (ic + ir) * lda;
                 uint8_t *d = pa + ir * k4 * 4;
                 pack_a_panel(src, lda, transa_, K, k4, mr, MR, flip, d);
@@ -558,8 +566,12 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
                 const int8_t *bp = bpre ? bpre + (jc + jr) * k4 * 4 : pb + jr * k4 * 4;
                 for (dim_t ir = 0; ir < mc; ir += MR) {
                     const dim_t mr = mc - ir < MR ? mc - ir : MR;
-                    const s8_ukernel_fn_t fn = mr < MR && uk_->rows ? uk_->rows[mr] : uk_->fn;
-                    fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
+                    if (direct && mr == MR) {
+                        direct(k4, A + (ic + ir) * lda, lda, bp, nullptr, tile);
+                    } else {
+                        const s8_ukernel_fn_t fn = mr < MR && uk_->rows ? uk_->rows[mr] : uk_->fn;
+                        fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
+                    }
                     ep.apply(ic + ir, jc + jr, mr, nr, tile, NR, row_sum_ ? rsum + ir : nullptr,
                             col_sum_ ? csum + jr : nullptr);
                 }
