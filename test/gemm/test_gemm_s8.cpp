@@ -193,7 +193,8 @@ void big_and_saturating(const char *label) {
 // A read in place by the AVX512-VNNI direct kernel (u8, untransposed, no
 // row sums: bo = 0, K a multiple of 4): full 8-row panels direct, a short
 // last panel packed, in one block and over two MC blocks (K = 1028: blocks
-// of 192 rows, then 5), a 1 x 2 thread grid (M 40, N 500), column sums
+// of 192 rows, then 5), a 1 x 2 thread grid (M 40 and 45, N 500: column
+// chunks taken from a shared counter, the last one 20 wide), column sums
 // for ao, every offsetc mode, beta, N tails, A's last row ending the
 // buffer (lda = K), and the neighbours that must not take it (bo != 0,
 // K % 4 != 0, s8 A, transposed A). Under other kernels: plain cases.
@@ -205,6 +206,7 @@ void direct_a(const char *label) {
     ok &= run_case({false, false, false, 'C', 24, 49, 68, -1.25f, 0.75f, 250, 0}, 24);
     ok &= run_case({false, false, false, 'F', 197, 60, 1028, 1.f, 0.f, 0, 0}, 25);
     ok &= run_case({false, false, true, 'r', 40, 500, 256, 1.f, 0.f, 3, 0}, 26);
+    ok &= run_case({false, false, false, 'C', 45, 500, 128, 1.f, 1.f, 0, 0}, 33);
     ok &= run_case({false, false, false, 'F', 17, 50, 64, 1.f, 0.f, 0, 0}, 27, false, 0);
     ok &= run_case({false, false, false, 'F', 16, 50, 64, 1.f, 0.f, 0, 0}, 28, false, 0);
     ok &= run_case({false, false, false, 'F', 24, 50, 64, 1.f, 0.f, 0, -3}, 29);
