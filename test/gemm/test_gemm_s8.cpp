@@ -5,7 +5,8 @@
 // and K not a multiple of 4), all transposes, padded leading dims, every
 // offsetc mode, zero points ao/bo, alpha/beta, saturation, 1 and 2 threads,
 // the engine on B packed once beforehand (pack_b_all), every row count of a
-// short last panel, B wider than a packing strip, the C++ wrapper,
+// short last panel, B wider than a packing strip, A read in place by the
+// direct kernel, the C++ wrapper,
 // argument errors (C untouched), and, when run under
 // ONEDNN_MAX_CPU_ISA (test_gemm_s8_isa.sh), that the cap picks the kernel.
 //
@@ -54,10 +55,11 @@ int32_t ref_round(double r) {
 
 // Runs one case through the C API (or the C++ wrapper) and compares every
 // element of C, including the padding columns that must keep the sentinel.
-bool run_case(const case_t &c, uint64_t seed, bool cpp = false) {
+// lda_pad: bytes past each row of A (0: A's last row ends the buffer).
+bool run_case(const case_t &c, uint64_t seed, bool cpp = false, dim_t lda_pad = 3) {
     const dim_t ar = c.ta ? c.K : c.M, ac = c.ta ? c.M : c.K;
     const dim_t br = c.tb ? c.N : c.K, bc = c.tb ? c.K : c.N;
-    const dim_t lda = ac + 3, ldb = bc + 1, ldc = c.N + 2;
+    const dim_t lda = ac + lda_pad, ldb = bc + 1, ldc = c.N + 2;
     std::vector<uint8_t> A((size_t)(ar > 0 ? ar : 1) * lda);
     std::vector<int8_t> B((size_t)(br > 0 ? br : 1) * ldb);
     std::vector<int32_t> C((size_t)c.M * ldc), C0;
@@ -186,6 +188,32 @@ void big_and_saturating(const char *label) {
     ok &= run_case({false, false, false, 'F', 17, 33, 65, 1e6f, 0.f, 0, 0}, 11);
     ok &= run_case({true, false, false, 'R', 9, 50, 40, -3e5f, 0.f, -5, 7}, 12);
     T.check(ok, (std::string(label) + ": blocked shapes and saturation").c_str());
+}
+
+// A read in place by the AVX512-VNNI direct kernel (u8, untransposed, no
+// row sums: bo = 0, K a multiple of 4): full 8-row panels direct, a short
+// last panel packed, in one block and over two MC blocks (K = 1028: blocks
+// of 192 rows, then 5), a 1 x 2 thread grid (M 40 and 45, N 500: column
+// chunks taken from a shared counter, the last one 20 wide), column sums
+// for ao, every offsetc mode, beta, N tails, A's last row ending the
+// buffer (lda = K), and the neighbours that must not take it (bo != 0,
+// K % 4 != 0, s8 A, transposed A). Under other kernels: plain cases.
+void direct_a(const char *label) {
+    bool ok = true;
+    ok &= run_case({false, false, false, 'F', 8, 48, 4, 1.f, 0.f, 0, 0}, 21);
+    ok &= run_case({false, false, false, 'F', 29, 111, 256, 1.f, 0.f, 0, 0}, 22);
+    ok &= run_case({false, false, true, 'R', 67, 100, 516, 1.f, 1.f, 7, 0}, 23);
+    ok &= run_case({false, false, false, 'C', 24, 49, 68, -1.25f, 0.75f, 250, 0}, 24);
+    ok &= run_case({false, false, false, 'F', 197, 60, 1028, 1.f, 0.f, 0, 0}, 25);
+    ok &= run_case({false, false, true, 'r', 40, 500, 256, 1.f, 0.f, 3, 0}, 26);
+    ok &= run_case({false, false, false, 'C', 45, 500, 128, 1.f, 1.f, 0, 0}, 33);
+    ok &= run_case({false, false, false, 'F', 17, 50, 64, 1.f, 0.f, 0, 0}, 27, false, 0);
+    ok &= run_case({false, false, false, 'F', 16, 50, 64, 1.f, 0.f, 0, 0}, 28, false, 0);
+    ok &= run_case({false, false, false, 'F', 24, 50, 64, 1.f, 0.f, 0, -3}, 29);
+    ok &= run_case({false, false, false, 'F', 24, 50, 66, 1.f, 0.f, 5, 0}, 30);
+    ok &= run_case({true, false, false, 'F', 24, 50, 64, 1.f, 0.f, 0, 0}, 31);
+    ok &= run_case({false, true, false, 'F', 24, 50, 64, 1.f, 0.f, 0, 0}, 32);
+    T.check(ok, (std::string(label) + ": A read in place (direct kernel) and its neighbours").c_str());
 }
 
 // The engine with B packed once beforehand (an RNN's weights at every
@@ -430,6 +458,7 @@ int main() {
                 const std::string label = std::string(lv.name) + ", " + std::to_string(nthr) + " thr";
                 sweep(label.c_str());
                 big_and_saturating(label.c_str());
+                direct_a(label.c_str());
                 packed_b(label.c_str());
                 short_panels_and_wide_b(label.c_str());
             });

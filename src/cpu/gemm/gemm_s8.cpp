@@ -22,6 +22,7 @@
 #endif
 
 #include "cpu/gemm/kernels_s8.hpp"
+#include "cpu/gemm/kernels_s8_direct.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 
@@ -406,6 +407,13 @@ void panel_sums(const T *panel, dim_t k4, int W, dim_t w, int32_t *out) {
     for (dim_t j = 0; j < w; ++j) out[j] = t[j * 4] + t[j * 4 + 1] + t[j * 4 + 2] + t[j * 4 + 3];
 }
 
+// Whether full panels of A are read in place by the direct kernel (see
+// kernels_s8_direct.hpp): a plain u8 A, no row sums, whole groups of 4 k.
+bool direct_a(const s8_ukernel_t *uk, bool transa, bool a_signed, bool row_sum, dim_t K) {
+    return !transa && !a_signed && !row_sum && K % 4 == 0 && uk == u8s8s32_gemm_8x48__avx512vnni()
+            && u8s8s32_gemm_8x48__avx512vnni_direct();
+}
+
 } // namespace
 
 kernel_level_t s8_set_kernel_level_for_testing(kernel_level_t l) {
@@ -523,6 +531,10 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
     const int32_t *csum = csum_buf;
     alignas(64) int32_t tile[s8_max_mr * s8_max_nr];
     const int8_t *bpre = static_cast<const int8_t *>(packed_b);
+    // Full MR-row panels of a plain u8 A (no row sums, whole groups of 4 k)
+    // are read in place by the direct kernel; the rest are packed.
+    const s8_direct_fn_t direct
+            = direct_a(uk_, transa_, a_signed_, row_sum_, K) ? u8s8s32_gemm_8x48__avx512vnni_direct() : nullptr;
     for (dim_t jc = n0; jc < n1; jc += nc_) {
         const dim_t nc = n1 - jc < nc_ ? n1 - jc : nc_;
         if (bpre) { // packed beforehand, column sums included or apart
@@ -543,6 +555,7 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
             const dim_t mc = m1 - ic < mc_ ? m1 - ic : mc_;
             for (dim_t ir = 0; ir < mc; ir += MR) {
                 const dim_t mr = mc - ir < MR ? mc - ir : MR;
+                if (direct && mr == MR) continue;
                 const uint8_t *src = transa_ ? A + ic + ir : A + (ic + ir) * lda;
                 uint8_t *d = pa + ir * k4 * 4;
                 pack_a_panel(src, lda, transa_, K, k4, mr, MR, flip, d);
@@ -558,8 +571,12 @@ void s8_plan_t::run_block(const void *Av, dim_t lda, const int8_t *B, dim_t ldb,
                 const int8_t *bp = bpre ? bpre + (jc + jr) * k4 * 4 : pb + jr * k4 * 4;
                 for (dim_t ir = 0; ir < mc; ir += MR) {
                     const dim_t mr = mc - ir < MR ? mc - ir : MR;
-                    const s8_ukernel_fn_t fn = mr < MR && uk_->rows ? uk_->rows[mr] : uk_->fn;
-                    fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
+                    if (direct && mr == MR) {
+                        direct(k4, A + (ic + ir) * lda, lda, bp, nullptr, tile);
+                    } else {
+                        const s8_ukernel_fn_t fn = mr < MR && uk_->rows ? uk_->rows[mr] : uk_->fn;
+                        fn(k4, pa + ir * k4 * 4, bp, a_signed_ ? comp + jr : nullptr, tile);
+                    }
                     ep.apply(ic + ir, jc + jr, mr, nr, tile, NR, row_sum_ ? rsum + ir : nullptr,
                             col_sum_ ? csum + jr : nullptr);
                 }
@@ -579,6 +596,32 @@ status_t s8_plan_t::execute(const void *A, dim_t lda, const int8_t *B, dim_t ldb
         nthr = nthr_m = nthr_n = 1;
     }
     std::atomic<bool> oom {false};
+    // Threads that split only N, on an A read in place (nothing packed per
+    // column range but B's own columns), take chunks of a few panels from a
+    // shared counter instead of one equal share each: a thread that runs
+    // slower (the two vCPUs here differ by 15-20% on one-core runs) takes
+    // fewer chunks.
+    const bool chunked = nthr > 1 && nthr_m == 1 && direct_a(uk_, transa_, a_signed_, row_sum_, K_);
+    const dim_t cw = chunked ? (nb / (4 * nthr) > 1 ? nb / (4 * nthr) : 1) : 1; // panels a chunk
+    const dim_t chunks = chunked ? div_up(nb, cw) : 0;
+    std::atomic<dim_t> next {0};
+    auto chunk_body = [&](int ithr, int) {
+        uint8_t *pa = g.get<uint8_t>(base + s8_key_pack_a, ithr);
+        int8_t *pb = g.get<int8_t>(base + s8_key_pack_b, ithr);
+        int32_t *sums = g.get<int32_t>(base + s8_key_sums, ithr);
+        if (!pa || !pb || !sums) {
+            oom = true;
+            return;
+        }
+        for (dim_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
+            const dim_t ns = c * cw * NR, ne = (c + 1) * cw * NR < N_ ? (c + 1) * cw * NR : N_;
+            run_block(A, lda, B, ldb, 0, M_, ns, ne, pa, pb, sums, ep, packed_b, packed_csum);
+        }
+    };
+    if (chunked) {
+        parallel(nthr, chunk_body);
+        return oom ? status::out_of_memory : status::success;
+    }
     auto body = [&](int ithr, int) {
         const int im = ithr / nthr_n, in = ithr % nthr_n;
         dim_t ms, me, ns, ne;

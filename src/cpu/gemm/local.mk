@@ -8,7 +8,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/gemm/kernels_avx2.cpp \
 	src/cpu/gemm/kernels_avx512.cpp \
 	src/cpu/gemm/gemm_s8.hpp src/cpu/gemm/gemm_s8.cpp \
-	src/cpu/gemm/kernels_s8.hpp \
+	src/cpu/gemm/kernels_s8.hpp src/cpu/gemm/kernels_s8_direct.hpp \
 	src/cpu/gemm/kernels_s8_portable.cpp \
 	src/cpu/gemm/kernels_s8_avx2.cpp \
 	src/cpu/gemm/kernels_s8_avxvnni.cpp \
