@@ -121,6 +121,11 @@ KESTREL_VECTORIZE_CHEAP void gru_uc_row_bwd(const float *__restrict gx, const fl
     }
 }
 
+// acc[j] += x[j], j < n (diff_bias's column sums, a row at a time).
+KESTREL_VECTORIZE_CHEAP void add_row(float *__restrict acc, const float *__restrict x, dim_t n) {
+    for (dim_t j = 0; j < n; ++j) acc[j] += x[j];
+}
+
 // GRU, gate r from d(r h_prev) = drh: its gradient dgr, its share of
 // dh_prev (added to dhn) and r * h_prev for the weights gradient.
 KESTREL_VECTORIZE_CHEAP void gru_r_row_bwd(const float *__restrict gr, const float *__restrict drh,
@@ -328,8 +333,7 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
     {
         const memory_desc_t &m = md(DNNL_ARG_DIFF_DST_LAYER);
         parallel_nd(T, N, [&](dim_t t, dim_t n) {
-            float *d = dout + (t * N + n) * xs;
-            for (dim_t k = 0; k < r.DLC; ++k) d[k] = ddst[rnn_off(m, t, n, k)];
+            rnn_load_row(m, ddst, t, n, r.DLC, dout + (t * N + n) * xs);
         });
     }
 
@@ -372,8 +376,7 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
         if (l == 0) {
             const memory_desc_t &m = md(DNNL_ARG_SRC_LAYER);
             parallel_nd(T, N, [&](dim_t t, dim_t n) {
-                float *x = xbuf + (t * N + n) * SLC;
-                for (dim_t k = 0; k < SLC; ++k) x[k] = load_f32(m.data_type, src, rnn_off(m, t, n, k));
+                rnn_load_row(m, src, t, n, SLC, xbuf + (t * N + n) * SLC);
             });
         }
 
@@ -493,12 +496,8 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
                     const dim_t ja = std::min(j1, GC), jb = std::max(j0, GC);
                     float acc[CB] = {};
                     for (dim_t i = 0; i < TN; ++i) {
-                        const float *ra = c.dG + i * GD;
-                        for (dim_t j = j0; j < ja; ++j) acc[j - j0] += ra[j];
-                        if (jb < j1) {
-                            const float *rb = c.dGi + i * GD + 2 * DHC - GC;
-                            for (dim_t j = jb; j < j1; ++j) acc[j - j0] += rb[j];
-                        }
+                        if (ja > j0) add_row(acc, c.dG + i * GD + j0, ja - j0);
+                        if (jb < j1) add_row(acc + (jb - j0), c.dGi + i * GD + 2 * DHC - GC + jb, j1 - jb);
                     }
                     for (dim_t j = j0; j < j1; ++j) {
                         float &dst = dbias[rnn_off(dbmd, l, d, j / DHC, j % DHC)];

@@ -226,8 +226,7 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
 
     // Layer 0's input, dense T x N x SLC.
     parallel_nd(T, N, [&](dim_t t, dim_t n) {
-        float *x = xbuf + (t * N + n) * xs;
-        for (dim_t c = 0; c < SLC; ++c) x[c] = load_f32(src_md.data_type, src, rnn_off(src_md, t, n, c));
+        rnn_load_row(src_md, src, t, n, SLC, xbuf + (t * N + n) * xs);
     });
 
     ld_ctx_t c;
