@@ -532,8 +532,7 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
     // dout now holds layer 0's input gradient.
     const memory_desc_t &dsm = md(DNNL_ARG_DIFF_SRC_LAYER);
     parallel_nd(T, N, [&](dim_t t, dim_t n) {
-        const float *d = dout + (t * N + n) * xs;
-        for (dim_t k = 0; k < SLC; ++k) dsrc[rnn_off(dsm, t, n, k)] = d[k];
+        rnn_store_row(dsm, dsrc, t, n, 0, SLC, dout + (t * N + n) * xs);
     });
     return status::success;
 }

@@ -361,4 +361,13 @@ void rnn_load_row(const memory_desc_t &md, const void *p, dim_t a, dim_t b, dim_
     for (dim_t c = 0; c < k; ++c) dst[c] = load_f32(md.data_type, p, rnn_off(md, a, b, c));
 }
 
+void rnn_store_row(const memory_desc_t &md, void *p, dim_t a, dim_t b, dim_t c0, dim_t k, const float *src) {
+    const dim_t o = rnn_off(md, a, b, c0);
+    if (md.data_type == dnnl_f32 && md.blocking.strides[2] == 1) {
+        std::memcpy(static_cast<float *>(p) + o, src, sizeof(float) * (size_t)k);
+        return;
+    }
+    for (dim_t c = 0; c < k; ++c) store_f32(md.data_type, p, rnn_off(md, a, b, c0 + c), src[c]);
+}
+
 } // namespace kestrel
