@@ -162,7 +162,32 @@ struct bwd_ctx_t {
     const float *wi_gate(int gate) const { return wi + (pd->wi_t ? gate * DHC * SIC : gate * DHC); }
     dim_t wi_ld() const { return pd->wi_t ? SIC : GD; }
     dim_t step_of(dim_t t) const { return r2l ? T - t : t + 1; }
+    // Without projection, step_prep_row runs inside the cell's row loop
+    // (one parallel region a step fewer).
+    bool fuse_prep = false;
 };
+
+// Row n of step s's start: dh = what step s + 1 sent back (dhn) plus the
+// layer output's gradient at that time; h_prev kept time-ordered for the
+// weights gradient; with projection, its input o * tanh(c) and dh.
+void step_prep_row(const bwd_ctx_t &c, dim_t s, dim_t n) {
+    const dim_t N = c.N, DIC = c.DIC, SIC = c.SIC, HS = c.HS, GD = c.GD, DHC = c.DHC;
+    const dim_t t = c.r2l ? c.T - s : s - 1;
+    const float *hp = c.H + (s - 1) * N * HS;
+    const float *dy = c.dout + (t * N + n) * c.xs;
+    float *dh = c.dh + n * DIC;
+    const float *dn = c.dhn + n * HS;
+    for (dim_t o = 0; o < DIC; ++o) dh[o] = dn[o] + dy[o];
+    std::memcpy(c.HP + (t * N + n) * SIC, hp + n * HS, sizeof(float) * SIC);
+    if (c.HV) {
+        // o * tanh(c): the projection's input at this step.
+        const float *gx = c.Gt + (t * N + n) * GD + 3 * DHC;
+        const float *cs = c.C + (s * N + n) * DHC;
+        float *hv = c.HV + (t * N + n) * DHC;
+        for (dim_t k = 0; k < DHC; ++k) hv[k] = gx[k] * std::tanh(cs[k]);
+        std::memcpy(c.DHall + (t * N + n) * DIC, dh, sizeof(float) * DIC);
+    }
+}
 
 using K = gemm_rnn_bwd_t::pd_t;
 
@@ -187,6 +212,7 @@ status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
         const dnnl_alg_kind_t act = pd->desc().activation;
         const float alpha = pd->desc().alpha;
         parallel_nd(N, [&](dim_t n) {
+            if (c.fuse_prep) step_prep_row(c, s, n);
             const float *gx = gates + n * GD, *dh = c.dh + n * DIC;
             float *dg = dG + n * GD;
             if (act == dnnl_eltwise_relu)
@@ -204,6 +230,7 @@ status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
         const float *p = c.peep;
         const float *dhv_all = c.HV ? c.dhv : c.dh; // with projection dhv holds dh x P^T
         parallel_nd(N, [&](dim_t n) {
+            if (c.fuse_prep) step_prep_row(c, s, n);
             const float *gx = gates + n * GD, *c1 = cs + n * DHC, *c0 = cp + n * DHC;
             const float *dh = dhv_all + n * DHC;
             float *dg = dG + n * GD, *dc = c.dc + n * DHC;
@@ -232,6 +259,7 @@ status_t cell_step_bwd(const bwd_ctx_t &c, dim_t s) {
     }
     float *dGi = lbr ? c.dGi + t * N * GD : nullptr;
     parallel_nd(N, [&](dim_t n) {
+        if (c.fuse_prep) step_prep_row(c, s, n);
         const float *gx = gates + n * GD, *dh = c.dh + n * DIC, *h0 = hp + n * HS;
         float *dg = dG + n * GD, *dhn = c.dhn + n * HS;
         const float a = c.att ? load_f32(c.att_md->data_type, c.att, rnn_off(*c.att_md, t, n, 0)) : 0.f;
@@ -396,6 +424,7 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
             c.Gt = Gt + ld * TN * GD;
             c.wi = wi + ld * SIC * GD;
             c.wp = wp ? wp + ld * DHC * DIC : nullptr;
+            c.fuse_prep = !c.wp;
             // The top layer's output gradient is dst_layer's (concat: this
             // direction's columns; sum: all of it); below, each direction
             // has its own block, the input gradient of the layer above.
@@ -424,23 +453,7 @@ status_t gemm_rnn_bwd_t::execute(const exec_ctx_t &ctx) const {
             }
 
             for (dim_t s = T; s >= 1; --s) {
-                const dim_t t = c.r2l ? T - s : s - 1;
-                const float *hp = c.H + (s - 1) * N * HS;
-                parallel_nd(N, [&](dim_t n) {
-                    const float *dy = c.dout + (t * N + n) * xs;
-                    float *dh = c.dh + n * DIC;
-                    const float *dn = c.dhn + n * HS;
-                    for (dim_t o = 0; o < DIC; ++o) dh[o] = dn[o] + dy[o];
-                    std::memcpy(c.HP + (t * N + n) * SIC, hp + n * HS, sizeof(float) * SIC);
-                    if (c.HV) {
-                        // o * tanh(c): the projection's input at this step.
-                        const float *gx = c.Gt + (t * N + n) * GD + 3 * DHC;
-                        const float *cs = c.C + (s * N + n) * DHC;
-                        float *hv = c.HV + (t * N + n) * DHC;
-                        for (dim_t k = 0; k < DHC; ++k) hv[k] = gx[k] * std::tanh(cs[k]);
-                        std::memcpy(c.DHall + (t * N + n) * DIC, dh, sizeof(float) * DIC);
-                    }
-                });
+                if (!c.fuse_prep) parallel_nd(N, [&](dim_t n) { step_prep_row(c, s, n); });
                 if (c.wp)
                     KESTREL_CHECK(exec_plan(c, pd_t::p_dproj, N, DHC, DIC, c.dh, DIC, c.wp, pd->wp_t ? DHC : DIC, 0.f,
                             c.dhv, DHC));
