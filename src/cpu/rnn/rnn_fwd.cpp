@@ -226,8 +226,7 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
 
     // Layer 0's input, dense T x N x SLC.
     parallel_nd(T, N, [&](dim_t t, dim_t n) {
-        float *x = xbuf + (t * N + n) * xs;
-        for (dim_t c = 0; c < SLC; ++c) x[c] = load_f32(src_md.data_type, src, rnn_off(src_md, t, n, c));
+        rnn_load_row(src_md, src, t, n, SLC, xbuf + (t * N + n) * xs);
     });
 
     ld_ctx_t c;
@@ -323,8 +322,7 @@ status_t gemm_rnn_fwd_t::execute(const exec_ctx_t &ctx) const {
         }
         for (dim_t d = 0; d < D; ++d) {
             const float *h = h_at(L - 1, d, t, n);
-            const dim_t c0 = concat ? d * DIC : 0;
-            for (dim_t o = 0; o < DIC; ++o) store_f32(dst_md.data_type, dst, rnn_off(dst_md, t, n, c0 + o), h[o]);
+            rnn_store_row(dst_md, dst, t, n, concat ? d * DIC : 0, DIC, h);
         }
     });
 

@@ -1,9 +1,11 @@
 // The recurrent kind's shape checks, argument table and queries.
 #include "cpu/rnn/rnn_pd.hpp"
 
+#include <cstring>
 #include <utility>
 
 #include "core/verbose.hpp"
+#include "cpu/types.hpp"
 
 namespace kestrel {
 
@@ -348,6 +350,24 @@ status_t rnn_fwd_pd_t::init_common(bool int8) {
         if (!mdw_t(*w.md).is_plain()) return status::unimplemented;
     }
     return status::success;
+}
+
+void rnn_load_row(const memory_desc_t &md, const void *p, dim_t a, dim_t b, dim_t k, float *dst) {
+    const dim_t o = rnn_off(md, a, b, 0);
+    if (md.data_type == dnnl_f32 && md.blocking.strides[2] == 1) {
+        std::memcpy(dst, static_cast<const float *>(p) + o, sizeof(float) * (size_t)k);
+        return;
+    }
+    for (dim_t c = 0; c < k; ++c) dst[c] = load_f32(md.data_type, p, rnn_off(md, a, b, c));
+}
+
+void rnn_store_row(const memory_desc_t &md, void *p, dim_t a, dim_t b, dim_t c0, dim_t k, const float *src) {
+    const dim_t o = rnn_off(md, a, b, c0);
+    if (md.data_type == dnnl_f32 && md.blocking.strides[2] == 1) {
+        std::memcpy(static_cast<float *>(p) + o, src, sizeof(float) * (size_t)k);
+        return;
+    }
+    for (dim_t c = 0; c < k; ++c) store_f32(md.data_type, p, rnn_off(md, a, b, c0 + c), src[c]);
 }
 
 } // namespace kestrel
