@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "cpu/gemm/gemm_bf16.hpp"
+#include "cpu/gemm/kernels.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
@@ -311,6 +312,184 @@ void convert(const operand_t &op, bool zp_rows, dim_t r0, dim_t c0, dim_t rows, 
     }
 }
 
+// ------------------------------------------------------ converting packs
+// Plain f16 / bf16 / f32 operands (no zero points, no decompression) are
+// converted straight into the f32 microkernel's packed micro-panels
+// (kernels.hpp), which that kernel then multiplies: each piece of A and B
+// is read and written once, where converting into an f32 panel and having
+// the engine pack that panel again touched it twice (f16 2048^3: 21% of
+// the time in the two passes).
+//
+// A packed operand runs along a wide index u (rows i of op(A) in MR-wide
+// micro-panels, columns j of op(B) in NR-wide ones) and along p (K): the
+// element (u, p) is at base + u * su + p * sp of the stored operand, and
+// goes to dst[u0 * k + p * W + (u - u0)] for the panel starting at u0.
+// su == 1: the W values of a step p are contiguous (transposed A,
+// row-major B) and are converted in place, rows outermost; sp == 1: each u
+// is a contiguous run along p, converted into an L1 buffer a chunk of p
+// at a time and transposed by the kernel's transposing pack.
+enum src_kind_t { src_f32 = 0, src_f16 = 1, src_bf16 = 2 };
+
+// The kind of a plain operand, or -1.
+int plain_kind(const operand_t &op) {
+    if (op.zp != 0.f || op.zp_v || op.dq) return -1;
+    return op.dt == dnnl_f32 ? src_f32 : op.dt == dnnl_f16 ? src_f16 : op.dt == dnnl_bf16 ? src_bf16 : -1;
+}
+
+template <int S>
+inline float ld_one(const void *p, dim_t i) {
+    if (S == src_f32) return static_cast<const float *>(p)[i];
+    const uint16_t v = static_cast<const uint16_t *>(p)[i];
+    return S == src_f16 ? f16_to_f32(v) : bf16_to_f32(v);
+}
+
+template <int S>
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 ld16_avx512(
+        const void *p, dim_t i, __mmask16 m) {
+    if (S == src_f32) return _mm512_maskz_loadu_ps(m, static_cast<const float *>(p) + i);
+    const __m256i h = _mm256_maskz_loadu_epi16(m, static_cast<const uint16_t *>(p) + i);
+    return S == src_f16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+template <int S>
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline __m256 ld8_avx2(const void *p, dim_t i) {
+    if (S == src_f32) return _mm256_loadu_ps(static_cast<const float *>(p) + i);
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(static_cast<const uint16_t *>(p) + i));
+    return S == src_f16 ? _mm256_cvtph_ps(h) : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+// Rows of a partial column slice are ld apart: the lines of step p +
+// rows_ahead are asked for early (as the engine's pack_b does).
+constexpr dim_t cvt_rows_ahead = 4;
+inline bool fetch_rows(dim_t ld, dim_t n) { return ld - n >= 16 && n <= 1024; }
+inline void fetch_row(const void *p, dim_t off, dim_t n, size_t esz) {
+    prefetch_run(static_cast<const char *>(p) + off * (dim_t)esz, n * (dim_t)esz);
+}
+
+// su == 1 (see above): n values of u, k steps of p (ld apart), W-wide panels.
+template <int S>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void pack_steps_avx512(
+        const void *src, dim_t base, dim_t ld, dim_t k, dim_t n, int W, float *dst) {
+    const size_t esz = S == src_f32 ? 4 : 2;
+    const bool fetch = fetch_rows(ld, n);
+    for (dim_t p = 0; p < k; ++p) {
+        if (fetch && p + cvt_rows_ahead < k) fetch_row(src, base + (p + cvt_rows_ahead) * ld, n, esz);
+        const dim_t row = base + p * ld;
+        for (dim_t u0 = 0; u0 < n; u0 += W) {
+            float *d = dst + u0 * k + p * W;
+            for (int j = 0; j < W; j += 16) {
+                const dim_t lw = n - u0 - j < W - j ? n - u0 - j : W - j, sw = W - j;
+                const __mmask16 lm = lw >= 16 ? (__mmask16)0xffff : lw <= 0 ? (__mmask16)0 : (__mmask16)((1u << lw) - 1u);
+                const __mmask16 sm = sw >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << sw) - 1u);
+                _mm512_mask_storeu_ps(d + j, sm, ld16_avx512<S>(src, row + u0 + j, lm));
+            }
+        }
+    }
+}
+
+template <int S>
+__attribute__((target("avx2,fma,f16c"))) void pack_steps_avx2(
+        const void *src, dim_t base, dim_t ld, dim_t k, dim_t n, int W, float *dst) {
+    const size_t esz = S == src_f32 ? 4 : 2;
+    const bool fetch = fetch_rows(ld, n);
+    for (dim_t p = 0; p < k; ++p) {
+        if (fetch && p + cvt_rows_ahead < k) fetch_row(src, base + (p + cvt_rows_ahead) * ld, n, esz);
+        const dim_t row = base + p * ld;
+        for (dim_t u0 = 0; u0 < n; u0 += W) {
+            float *d = dst + u0 * k + p * W;
+            const dim_t w = n - u0 < W ? n - u0 : W;
+            int j = 0;
+            for (; j + 8 <= w; j += 8) _mm256_storeu_ps(d + j, ld8_avx2<S>(src, row + u0 + j));
+            for (; j < W; ++j) d[j] = j < w ? ld_one<S>(src, row + u0 + j) : 0.f;
+        }
+    }
+}
+
+template <int S>
+void pack_steps_plain(const void *src, dim_t base, dim_t ld, dim_t k, dim_t n, int W, float *dst) {
+    for (dim_t p = 0; p < k; ++p) {
+        const dim_t row = base + p * ld;
+        for (dim_t u0 = 0; u0 < n; u0 += W) {
+            float *d = dst + u0 * k + p * W;
+            const dim_t w = n - u0 < W ? n - u0 : W;
+            for (int j = 0; j < W; ++j) d[j] = j < w ? ld_one<S>(src, row + u0 + j) : 0.f;
+        }
+    }
+}
+
+// n consecutive elements from element i to f32.
+template <int S>
+__attribute__((target("avx2,fma,f16c"))) void run_avx2(const void *src, dim_t i, float *o, dim_t n) {
+    dim_t c = 0;
+    for (; c + 8 <= n; c += 8) _mm256_storeu_ps(o + c, ld8_avx2<S>(src, i + c));
+    for (; c < n; ++c) o[c] = ld_one<S>(src, i + c);
+}
+
+template <int S>
+void run_cvt(int lvl, const void *src, dim_t i, float *o, dim_t n) {
+    if (S == src_f32) {
+        std::memcpy(o, static_cast<const float *>(src) + i, n * sizeof(float));
+    } else if (lvl == 2) {
+        half_row_avx512<S == src_f16>(static_cast<const uint16_t *>(src) + i, o, n);
+    } else if (lvl == 1) {
+        run_avx2<S>(src, i, o, n);
+    } else {
+        for (dim_t c = 0; c < n; ++c) o[c] = ld_one<S>(src, i + c);
+    }
+}
+
+// The portable transposing pack (kernels.hpp's contract), for kernels
+// without their own.
+void transpose_plain(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *dst) {
+    for (dim_t p = 0; p < k; ++p)
+        for (int j = 0; j < W; ++j) dst[p * W + j] = j < w ? src[j * ld + p] : 0.f;
+}
+
+constexpr dim_t cvt_chunk = 64; // p steps per L1 buffer of the transposing case
+constexpr int cvt_max_w = 32;    // widest panel (MR or NR) packed here
+
+// n values of u (su apart, each a run along p) x k steps into W-wide
+// panels: chunks of cvt_chunk steps converted into buf, then transposed.
+template <int S>
+void pack_runs(int lvl, const void *src, dim_t base, dim_t su, dim_t k, dim_t n, int W, float *dst,
+        pack_fn_t pt) {
+    alignas(64) float buf[cvt_max_w * cvt_chunk];
+    for (dim_t u0 = 0; u0 < n; u0 += W) {
+        const dim_t w = n - u0 < W ? n - u0 : W;
+        for (dim_t p0 = 0; p0 < k; p0 += cvt_chunk) {
+            const dim_t kt = k - p0 < cvt_chunk ? k - p0 : cvt_chunk;
+            for (dim_t j = 0; j < w; ++j) run_cvt<S>(lvl, src, base + (u0 + j) * su + p0, buf + j * kt, kt);
+            pt(buf, kt, kt, w, W, dst + u0 * k + p0 * W);
+        }
+    }
+}
+
+// The panels of one operand (kind S): see the top of this section.
+template <int S>
+void pack_kind(int lvl, const void *src, dim_t base, dim_t su, dim_t sp, dim_t k, dim_t n, int W, float *dst,
+        pack_fn_t pt) {
+    if (su == 1 && lvl == 2) return pack_steps_avx512<S>(src, base, sp, k, n, W, dst);
+    if (su == 1 && lvl == 1) return pack_steps_avx2<S>(src, base, sp, k, n, W, dst);
+    if (su == 1) return pack_steps_plain<S>(src, base, sp, k, n, W, dst);
+    pack_runs<S>(lvl, src, base, su, k, n, W, dst, pt);
+}
+
+void pack_cvt(int kind, int lvl, const void *src, dim_t base, dim_t su, dim_t sp, dim_t k, dim_t n, int W,
+        float *dst, pack_fn_t pt) {
+    switch (kind) {
+        case src_f16: pack_kind<src_f16>(lvl, src, base, su, sp, k, n, W, dst, pt); break;
+        case src_bf16: pack_kind<src_bf16>(lvl, src, base, su, sp, k, n, W, dst, pt); break;
+        default: pack_kind<src_f32>(lvl, src, base, su, sp, k, n, W, dst, pt); break;
+    }
+}
+
+// The conversion level: 2 AVX-512, 1 AVX2 with F16C, 0 plain.
+int cvt_level() {
+    if (isa::has(isa::avx512)) return 2;
+    static const bool f16c = __builtin_cpu_supports("f16c");
+    return isa::has(isa::avx2) && f16c ? 1 : 0;
+}
+
 // f32 tile <-> C stored as dt (rows x cols, C at its tile origin).
 void load_tile(data_type_t dt, const void *C, dim_t ldc, dim_t rows, dim_t cols, float *t) {
     for (dim_t i = 0; i < rows; ++i)
@@ -570,6 +749,12 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
         const dim_t mm = is_runtime(M) ? gemv_max_m : M;
         if (mm <= gemv_max_m) gemv_a_ = mm * K;
     }
+    // Plain f16 / bf16 (with f32) operands are packed for the f32 kernel
+    // while converting (see "converting packs").
+    auto plain = [](data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_f16 || dt == dnnl_bf16; };
+    uk_ = f32_kernel();
+    pk_ = !with_zp && (cvt_a_ || cvt_b_) && plain(a_dt) && plain(b_dt) && uk_ && uk_->mr <= cvt_max_w
+            && uk_->nr <= cvt_max_w;
     const dim_t rt = DNNL_RUNTIME_DIM_VAL;
     // Tiles vary in size, so the inner plan takes its sizes per call.
     return inner_.init(rt, rt, rt, cvt_a_ ? false : transa, cvt_b_ ? false : transb, 1);
@@ -584,8 +769,12 @@ void cvt_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const
         b_bytes = std::max(b_bytes, bf16_pack_b_bytes(kfull_, tn_));
     }
     if (gemv_a_ > 0) a_bytes = std::max(a_bytes, (size_t)gemv_a_ * sizeof(float));
-    if (cvt_a_ || gemv_a_ > 0) reg.book_per_thread(base + key_a, a_bytes);
-    if (cvt_b_) reg.book_per_thread(base + key_b, b_bytes);
+    if (pk_) { // whole micro-panels
+        a_bytes = std::max(a_bytes, (size_t)rnd_up(tm_, uk_->mr) * tk_ * sizeof(float));
+        b_bytes = std::max(b_bytes, (size_t)rnd_up(tn_, uk_->nr) * tk_ * sizeof(float));
+    }
+    if (cvt_a_ || gemv_a_ > 0 || pk_) reg.book_per_thread(base + key_a, a_bytes);
+    if (cvt_b_ || pk_) reg.book_per_thread(base + key_b, b_bytes);
     if (c_dt_ != dnnl_f32) reg.book_per_thread(base + key_c, (size_t)tm_ * tn_ * sizeof(float));
 }
 
@@ -593,10 +782,17 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
         const operand_t &B, float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g,
         scratchpad::key_t base, int ithr, dim_t t0, dim_t t1, dim_t tm, dim_t tn,
         const epilogue_t *ep) const {
-    float *pa = cvt_a_ ? g.get<float>(base + key_a, ithr) : nullptr;
-    float *pb = cvt_b_ ? g.get<float>(base + key_b, ithr) : nullptr;
+    float *pa = cvt_a_ || pk_ ? g.get<float>(base + key_a, ithr) : nullptr;
+    float *pb = cvt_b_ || pk_ ? g.get<float>(base + key_b, ithr) : nullptr;
     float *pc = c_dt_ != dnnl_f32 ? g.get<float>(base + key_c, ithr) : nullptr;
-    if ((cvt_a_ && !pa) || (cvt_b_ && !pb) || (c_dt_ != dnnl_f32 && !pc)) return status::out_of_memory;
+    if (((cvt_a_ || pk_) && !pa) || ((cvt_b_ || pk_) && !pb) || (c_dt_ != dnnl_f32 && !pc))
+        return status::out_of_memory;
+    // Plain operands packed while converting, for tiles the skinny kernels
+    // would not take (those keep the f32 panels below).
+    const int kind_a = plain_kind(A), kind_b = plain_kind(B);
+    const bool pk = pk_ && kind_a >= 0 && kind_b >= 0 && K > 0;
+    const int lvl = pk ? cvt_level() : 0;
+    const pack_fn_t pt = pk && uk_->pack_transposing ? uk_->pack_transposing : transpose_plain;
     const size_t c_sz = data_type_size(c_dt_);
     const dim_t ntn = div_up(N, tn);
     // Plain bf16 operands (no zero points, no decompression) skip the f32
@@ -629,6 +825,30 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
                 bf16_dot_tile(mb, nb, K, alpha, ab, m0, 0, bb, n0, beta, Cf, ldcf, pa32, pb32, c16, ldc);
             if (ep) sep.apply(0, 0, mb, nb, Cf, ldcf);
             if (pc && !c16) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
+            continue;
+        }
+        if (pk && mb > skinny_max_m && nb > skinny_max_m) {
+            const int MR = uk_->mr, NR = uk_->nr;
+            // Element (u, p) at base + u * su + p * sp (see pack_steps / pack_runs).
+            const dim_t a_su = A.trans ? 1 : A.ld, a_sp = A.trans ? A.ld : 1;
+            const dim_t b_su = B.trans ? B.ld : 1, b_sp = B.trans ? 1 : B.ld;
+            for (; k0 < K; k0 += tk_) {
+                const dim_t kb = K - k0 < tk_ ? K - k0 : tk_;
+                pack_cvt(kind_b, lvl, B.p, k0 * b_sp + n0 * b_su, b_su, b_sp, kb, nb, NR, pb, pt);
+                pack_cvt(kind_a, lvl, A.p, m0 * a_su + k0 * a_sp, a_su, a_sp, kb, mb, MR, pa, pt);
+                const float bk = k0 == 0 ? beta : 1.f;
+                const bool last = k0 + kb >= K;
+                for (dim_t jr = 0; jr < nb; jr += NR) {
+                    const dim_t nr = nb - jr < NR ? nb - jr : NR;
+                    for (dim_t ir = 0; ir < mb; ir += MR) {
+                        const dim_t mr = mb - ir < MR ? mb - ir : MR;
+                        float *c = Cf + ir * ldcf + jr;
+                        uk_->fn[mr](kb, alpha, pa + ir * kb, pb + jr * kb, bk, c, ldcf, nr);
+                        if (last && ep) sep.apply(ir, jr, mr, nr, c, ldcf);
+                    }
+                }
+            }
+            if (pc) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
             continue;
         }
         do {

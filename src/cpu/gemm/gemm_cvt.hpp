@@ -121,6 +121,11 @@ private:
             float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
             dim_t j0, dim_t j1, const epilogue_t *ep) const;
     int nthr_ = 1;
+    // Plain f16 / bf16 / f32 operands are converted straight into the
+    // packed micro-panels of uk_ (the f32 engine's kernel) and multiplied
+    // by it, skipping inner_ (gemm_cvt.cpp, "converting packs").
+    const ukernel_t *uk_ = nullptr;
+    bool pk_ = false;
 };
 
 } // namespace gemm
