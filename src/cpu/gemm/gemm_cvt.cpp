@@ -358,30 +358,34 @@ __attribute__((target("avx2,fma,f16c"), always_inline)) inline __m256 ld8_avx2(c
     return S == src_f16 ? _mm256_cvtph_ps(h) : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
 
-// Rows of a partial column slice are ld apart: the lines of step p +
-// rows_ahead are asked for early (as the engine's pack_b does).
-constexpr dim_t cvt_rows_ahead = 4;
-inline bool fetch_rows(dim_t ld, dim_t n) { return ld - n >= 16 && n <= 1024; }
-inline void fetch_row(const void *p, dim_t off, dim_t n, size_t esz) {
-    prefetch_run(static_cast<const char *>(p) + off * (dim_t)esz, n * (dim_t)esz);
-}
+// Steps p are ld apart: the piece of step p + cvt_rows_ahead is asked for
+// early (the rows come from memory or L3; 12 as convert_half).
+constexpr dim_t cvt_rows_ahead = 12;
 
 // su == 1 (see above): n values of u, k steps of p (ld apart), W-wide panels.
 template <int S>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void pack_steps_avx512(
         const void *src, dim_t base, dim_t ld, dim_t k, dim_t n, int W, float *dst) {
+    // Panel by panel: each panel's W-wide piece of a row (one line of f16
+    // for NR = 32) is read once and the panel written in order (rows
+    // outermost, every step stored to all panels kb * W floats apart: the
+    // f16 loads waited on the stores, 128x768x3072 B took a quarter of the
+    // time).
     const size_t esz = S == src_f32 ? 4 : 2;
-    const bool fetch = fetch_rows(ld, n);
-    for (dim_t p = 0; p < k; ++p) {
-        if (fetch && p + cvt_rows_ahead < k) fetch_row(src, base + (p + cvt_rows_ahead) * ld, n, esz);
-        const dim_t row = base + p * ld;
-        for (dim_t u0 = 0; u0 < n; u0 += W) {
-            float *d = dst + u0 * k + p * W;
+    const dim_t line = 64 / (dim_t)esz;
+    for (dim_t u0 = 0; u0 < n; u0 += W) {
+        float *d = dst + u0 * k;
+        const dim_t wl = n - u0 < W ? n - u0 : W;
+        for (dim_t p = 0; p < k; ++p, d += W) {
+            const dim_t row = base + p * ld + u0;
+            if (p + cvt_rows_ahead < k)
+                for (dim_t j = 0; j < wl; j += line)
+                    __builtin_prefetch(static_cast<const char *>(src) + (row + cvt_rows_ahead * ld + j) * (dim_t)esz, 0, 2);
             for (int j = 0; j < W; j += 16) {
-                const dim_t lw = n - u0 - j < W - j ? n - u0 - j : W - j, sw = W - j;
+                const dim_t lw = wl - j, sw = W - j;
                 const __mmask16 lm = lw >= 16 ? (__mmask16)0xffff : lw <= 0 ? (__mmask16)0 : (__mmask16)((1u << lw) - 1u);
                 const __mmask16 sm = sw >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << sw) - 1u);
-                _mm512_mask_storeu_ps(d + j, sm, ld16_avx512<S>(src, row + u0 + j, lm));
+                _mm512_mask_storeu_ps(d + j, sm, ld16_avx512<S>(src, row + j, lm));
             }
         }
     }
@@ -390,30 +394,28 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void pack_steps_avx512(
 template <int S>
 __attribute__((target("avx2,fma,f16c"))) void pack_steps_avx2(
         const void *src, dim_t base, dim_t ld, dim_t k, dim_t n, int W, float *dst) {
-    const size_t esz = S == src_f32 ? 4 : 2;
-    const bool fetch = fetch_rows(ld, n);
-    for (dim_t p = 0; p < k; ++p) {
-        if (fetch && p + cvt_rows_ahead < k) fetch_row(src, base + (p + cvt_rows_ahead) * ld, n, esz);
-        const dim_t row = base + p * ld;
-        for (dim_t u0 = 0; u0 < n; u0 += W) {
-            float *d = dst + u0 * k + p * W;
-            const dim_t w = n - u0 < W ? n - u0 : W;
+    const dim_t esz = S == src_f32 ? 4 : 2;
+    for (dim_t u0 = 0; u0 < n; u0 += W) { // panel by panel, as pack_steps_avx512
+        float *d = dst + u0 * k;
+        const dim_t w = n - u0 < W ? n - u0 : W;
+        for (dim_t p = 0; p < k; ++p, d += W) {
+            const dim_t row = base + p * ld + u0;
+            if (p + cvt_rows_ahead < k)
+                __builtin_prefetch(static_cast<const char *>(src) + (row + cvt_rows_ahead * ld) * esz, 0, 2);
             int j = 0;
-            for (; j + 8 <= w; j += 8) _mm256_storeu_ps(d + j, ld8_avx2<S>(src, row + u0 + j));
-            for (; j < W; ++j) d[j] = j < w ? ld_one<S>(src, row + u0 + j) : 0.f;
+            for (; j + 8 <= w; j += 8) _mm256_storeu_ps(d + j, ld8_avx2<S>(src, row + j));
+            for (; j < W; ++j) d[j] = j < w ? ld_one<S>(src, row + j) : 0.f;
         }
     }
 }
 
 template <int S>
 void pack_steps_plain(const void *src, dim_t base, dim_t ld, dim_t k, dim_t n, int W, float *dst) {
-    for (dim_t p = 0; p < k; ++p) {
-        const dim_t row = base + p * ld;
-        for (dim_t u0 = 0; u0 < n; u0 += W) {
-            float *d = dst + u0 * k + p * W;
-            const dim_t w = n - u0 < W ? n - u0 : W;
-            for (int j = 0; j < W; ++j) d[j] = j < w ? ld_one<S>(src, row + u0 + j) : 0.f;
-        }
+    for (dim_t u0 = 0; u0 < n; u0 += W) {
+        float *d = dst + u0 * k;
+        const dim_t w = n - u0 < W ? n - u0 : W;
+        for (dim_t p = 0; p < k; ++p, d += W)
+            for (int j = 0; j < W; ++j) d[j] = j < w ? ld_one<S>(src, base + p * ld + u0 + j) : 0.f;
     }
 }
 
