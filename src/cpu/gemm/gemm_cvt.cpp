@@ -25,6 +25,12 @@ namespace {
 // times as often (f16 2048^3: 0.4x f32 with the scalar conversion).
 constexpr dim_t tile_m = 480, tile_n = 512, tile_k = 256;
 constexpr dim_t tile_m_bf16 = 1024;
+// The converting packs (pk_) keep the packed A block at tile_mc rows (the
+// engine's half of L2) and loop over a tile's rows inside each K chunk, so
+// tiles grow to tile_pk square: B is converted once per tile_pk rows of C
+// and A once per tile_pk columns (2048^3: twice each instead of 5 and 4
+// times).
+constexpr dim_t tile_pk = 1024, tile_mc = 480;
 constexpr double min_flops_per_thread = 32.0 * 1024;
 
 bool is_runtime(dim_t v) { return v == DNNL_RUNTIME_DIM_VAL; }
@@ -757,6 +763,10 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
     uk_ = f32_kernel();
     pk_ = !with_zp && (cvt_a_ || cvt_b_) && plain(a_dt) && plain(b_dt) && uk_ && uk_->mr <= cvt_max_w
             && uk_->nr <= cvt_max_w;
+    if (pk_ && !bf16_dot_) {
+        tm_ = cap(M, tile_pk);
+        tn_ = cap(N, tile_pk);
+    }
     const dim_t rt = DNNL_RUNTIME_DIM_VAL;
     // Tiles vary in size, so the inner plan takes its sizes per call.
     return inner_.init(rt, rt, rt, cvt_a_ ? false : transa, cvt_b_ ? false : transb, 1);
@@ -772,7 +782,7 @@ void cvt_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const
     }
     if (gemv_a_ > 0) a_bytes = std::max(a_bytes, (size_t)gemv_a_ * sizeof(float));
     if (pk_) { // whole micro-panels
-        a_bytes = std::max(a_bytes, (size_t)rnd_up(tm_, uk_->mr) * tk_ * sizeof(float));
+        a_bytes = std::max(a_bytes, (size_t)rnd_up(std::min(tm_, tile_mc), uk_->mr) * tk_ * sizeof(float));
         b_bytes = std::max(b_bytes, (size_t)rnd_up(tn_, uk_->nr) * tk_ * sizeof(float));
     }
     if (cvt_a_ || gemv_a_ > 0 || pk_) reg.book_per_thread(base + key_a, a_bytes);
@@ -837,16 +847,19 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
             for (; k0 < K; k0 += tk_) {
                 const dim_t kb = K - k0 < tk_ ? K - k0 : tk_;
                 pack_cvt(kind_b, lvl, B.p, k0 * b_sp + n0 * b_su, b_su, b_sp, kb, nb, NR, pb, pt);
-                pack_cvt(kind_a, lvl, A.p, m0 * a_su + k0 * a_sp, a_su, a_sp, kb, mb, MR, pa, pt);
                 const float bk = k0 == 0 ? beta : 1.f;
                 const bool last = k0 + kb >= K;
-                for (dim_t jr = 0; jr < nb; jr += NR) {
-                    const dim_t nr = nb - jr < NR ? nb - jr : NR;
-                    for (dim_t ir = 0; ir < mb; ir += MR) {
-                        const dim_t mr = mb - ir < MR ? mb - ir : MR;
-                        float *c = Cf + ir * ldcf + jr;
-                        uk_->fn[mr](kb, alpha, pa + ir * kb, pb + jr * kb, bk, c, ldcf, nr);
-                        if (last && ep) sep.apply(ir, jr, mr, nr, c, ldcf);
+                for (dim_t ic = 0; ic < mb; ic += tile_mc) { // A blocks of tile_mc rows
+                    const dim_t mc = mb - ic < tile_mc ? mb - ic : tile_mc;
+                    pack_cvt(kind_a, lvl, A.p, (m0 + ic) * a_su + k0 * a_sp, a_su, a_sp, kb, mc, MR, pa, pt);
+                    for (dim_t jr = 0; jr < nb; jr += NR) {
+                        const dim_t nr = nb - jr < NR ? nb - jr : NR;
+                        for (dim_t ir = 0; ir < mc; ir += MR) {
+                            const dim_t mr = mc - ir < MR ? mc - ir : MR;
+                            float *c = Cf + (ic + ir) * ldcf + jr;
+                            uk_->fn[mr](kb, alpha, pa + ir * kb, pb + jr * kb, bk, c, ldcf, nr);
+                            if (last && ep) sep.apply(ic + ir, jr, mr, nr, c, ldcf);
+                        }
                     }
                 }
             }
