@@ -4,7 +4,8 @@
 // chunks beyond 256), transposed A and B, padded leading dimensions,
 // batches, mixed f16 / bf16 / f32 operands, beta (sum post-op), alpha
 // (scales), the epilogue's coordinates (bias per N, ReLU), the skinny
-// fallback (at most 8 rows), with 1 and 2 threads. Run again with the ISA
+// fallback (at most 8 rows), the f16-weights GEMV (at most 4 rows), with 1
+// and 2 threads. Run again with the ISA
 // capped at AVX2 and SSE41 (test_matmul_f16_pack_isa.sh), where the AVX2
 // F16C and the plain conversions serve, and bf16 x bf16 goes through the
 // packs too instead of the AVX512-BF16 tiles.
@@ -254,6 +255,17 @@ int main() {
     // Every combination once on a mid shape, both thread counts.
     for (int ci = 0; ci < 6; ++ci)
         for (int nthr : {1, 2}) one({29, 45, 90}, 1, combos[ci][0], combos[ci][1], combos[ci][2], ci & 1, ci & 2, 1, ci % 3, nthr);
+    // At most 4 rows with row-major f16 weights: the GEMV (AVX-512; the
+    // packs' skinny fallback under the caps): column tails (not multiples
+    // of 16 or 64), more than one 2048-column block, K not a multiple of 4.
+    const dnnl_data_type_t gemv_types[][3] = {{dnnl_f16, dnnl_f16, dnnl_f32}, {dnnl_f16, dnnl_f16, dnnl_f16},
+            {dnnl_f32, dnnl_f16, dnnl_f32}, {dnnl_bf16, dnnl_f16, dnnl_f32}};
+    const shape_t gemv_shapes[] = {{1, 70, 33}, {2, 2100, 9}, {3, 64, 130}, {4, 17, 4}, {1, 4100, 7}};
+    idx = 0;
+    for (const auto &s : gemv_shapes)
+        for (int t = 0; t < 4; ++t, ++idx)
+            one(s, idx % 4 == 1 ? 2 : 1, gemv_types[t][0], gemv_types[t][1], gemv_types[t][2], idx % 3 == 0, false,
+                    idx % 2 ? 5 : 0, idx % 3, 1 + idx % 2);
     // Several tiles and K chunks (beyond 480 x 512 x 256), both thread counts.
     for (int nthr : {1, 2})
         one({485, 520, 260}, 1, dnnl_f16, dnnl_f16, nthr == 1 ? dnnl_f32 : dnnl_f16, nthr == 2, nthr == 1, 2, nthr, nthr);

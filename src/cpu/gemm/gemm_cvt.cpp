@@ -572,6 +572,18 @@ constexpr dim_t gemv_unit = 64; // columns handed to threads
 template <data_type_t wdt>
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void gemv_load(
         const uint8_t *row, dim_t n, dim_t cnt, __m512 w[4]) {
+    if (wdt == dnnl_f16) { // plain f16 weights: vcvtph2ps
+        const uint16_t *b = reinterpret_cast<const uint16_t *>(row) + n;
+        #pragma GCC unroll 4
+        for (int v = 0; v < 4; ++v) {
+            const dim_t left = cnt - 16 * v;
+            const __mmask16 m = left >= 16 ? (__mmask16)0xffff : left <= 0 ? 0 : (__mmask16)((1u << left) - 1u);
+            const __m256i raw = left >= 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + 16 * v))
+                                           : _mm256_maskz_loadu_epi16(m, b + 16 * v);
+            w[v] = _mm512_cvtph_ps(raw);
+        }
+        return;
+    }
     if (wdt == dnnl_s8 || wdt == dnnl_u8) {
         const uint8_t *b = row + n;
         #pragma GCC unroll 4
@@ -626,12 +638,17 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void 
         #pragma GCC unroll 4
         for (int i = 0; i < R; ++i) {
             const uint8_t *row = b + (k + i) * ldb_bytes;
-            if (pf) _mm_prefetch(reinterpret_cast<const char *>(row + 4 * R * ldb_bytes + (nib ? (n + c) / 2 : n + c)),
-                    _MM_HINT_T0);
+            if (pf)
+                _mm_prefetch(reinterpret_cast<const char *>(
+                                     row + 4 * R * ldb_bytes + (nib ? (n + c) / 2 : wdt == dnnl_f16 ? 2 * (n + c) : n + c)),
+                        _MM_HINT_T0);
+            // f16 rows are two lines per 64 columns.
+            if (pf && wdt == dnnl_f16)
+                _mm_prefetch(reinterpret_cast<const char *>(row + 4 * R * ldb_bytes + 2 * (n + c) + 64), _MM_HINT_T0);
             gemv_load<wdt>(row, n + c, c64, w[i]);
         }
         #pragma GCC unroll 4
-        for (int v = 0; v < 4; ++v) {
+        for (int v = 0; v < 4 && wdt != dnnl_f16; ++v) { // f16: no scales or zero points
             const __m512 z = _mm512_load_ps(zv + c + 16 * v), s = _mm512_load_ps(sv + c + 16 * v);
             #pragma GCC unroll 4
             for (int i = 0; i < R; ++i) w[i][v] = _mm512_mul_ps(_mm512_sub_ps(w[i][v], z), s);
@@ -664,9 +681,10 @@ template <data_type_t wdt, int MB>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void gemv_rows(const operand_t &B, dim_t K, const float *a,
         float alpha, float beta, void *C, data_type_t c_dt, dim_t ldc, dim_t m_off, dim_t j0, dim_t j1,
         const epilogue_t *ep) {
-    const dequant_t &q = *B.dq;
+    static const dequant_t no_tables; // plain f16 weights
+    const dequant_t &q = B.dq ? *B.dq : no_tables;
     const uint8_t *b = static_cast<const uint8_t *>(B.p);
-    const dim_t ldb_bytes = wdt == dnnl_s8 || wdt == dnnl_u8 ? B.ld : B.ld / 2;
+    const dim_t ldb_bytes = wdt == dnnl_s8 || wdt == dnnl_u8 ? B.ld : wdt == dnnl_f16 ? 2 * B.ld : B.ld / 2;
     if (wdt == dnnl_s4 || wdt == dnnl_u4) b += B.nib0 / 2; // nib0 even (checked by the caller)
     alignas(64) float sv[gemv_nb], zv[gemv_nb], acc[MB * gemv_nb];
     const size_t c_sz = data_type_size(c_dt);
@@ -753,7 +771,10 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
     // fewer times (2048^3: 2 instead of 5).
     if (bf16_dot_ || wdec_dot_) tm_ = cap(M, tile_m_bf16);
     gemv_a_ = 0;
-    if (int_w && !transb && !is_runtime(K) && K > 0 && isa::has(isa::avx512)) {
+    // Plain f16 weights take the GEMV too (half the bytes of f32 ones).
+    const bool f16_w = b_dt == dnnl_f16 && !with_zp
+            && (a_dt == dnnl_f32 || a_dt == dnnl_f16 || a_dt == dnnl_bf16);
+    if ((int_w || f16_w) && !transb && !is_runtime(K) && K > 0 && isa::has(isa::avx512)) {
         const dim_t mm = is_runtime(M) ? gemv_max_m : M;
         if (mm <= gemv_max_m) gemv_a_ = mm * K;
     }
@@ -899,7 +920,9 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
 }
 
 bool cvt_plan_t::use_gemv(dim_t M, dim_t K, const operand_t &B) const {
-    if (gemv_a_ <= 0 || M > gemv_max_m || K <= 0 || M * K > gemv_a_ || !B.dq || B.trans) return false;
+    if (gemv_a_ <= 0 || M > gemv_max_m || K <= 0 || M * K > gemv_a_ || B.trans) return false;
+    if (B.dt == dnnl_f16) return !B.dq && B.zp == 0.f && !B.zp_v;
+    if (!B.dq) return false;
     if (B.dt == dnnl_s4 || B.dt == dnnl_u4) return B.ld % 2 == 0 && B.nib0 % 2 == 0;
     return B.dt == dnnl_s8 || B.dt == dnnl_u8;
 }
@@ -915,6 +938,7 @@ status_t cvt_plan_t::run_gemv(dim_t M, dim_t N, dim_t K, float alpha, const oper
         case dnnl_s8: gemv_cols<dnnl_s8>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
         case dnnl_u8: gemv_cols<dnnl_u8>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
         case dnnl_s4: gemv_cols<dnnl_s4>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
+        case dnnl_f16: gemv_cols<dnnl_f16>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
         default: gemv_cols<dnnl_u4>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
     }
     return status::success;

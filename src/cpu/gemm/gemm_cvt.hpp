@@ -14,9 +14,15 @@
 // serves fpmath_mode strict. Operands already in f32 (without a zero
 // point) are read in place.
 //
-// Weights decompression with at most 4 rows of C and row-major weights (on
-// AVX-512) skips the panels: a GEMV reads each weight once, decompresses it
-// in registers and accumulates in f32 (see gemm_cvt.cpp).
+// Plain f16 / bf16 / f32 operands (no zero points) skip the f32 panels and
+// the inner plan: they are converted straight into the f32 kernel's packed
+// micro-panels and multiplied by that kernel ("converting packs" in
+// gemm_cvt.cpp; tiles up to 1024 x 1024, A blocks of 480 rows), except for
+// tiles of at most 8 rows or columns (f32 panels and the skinny kernel).
+// Weights decompression, and plain row-major f16 weights, with at most 4
+// rows of C (on AVX-512) skip the panels: a GEMV reads each weight once,
+// decompresses or widens it in registers and accumulates in f32 (see
+// gemm_cvt.cpp).
 // Weights decompression with a bf16 A, when the caller allows bf16 weights
 // (init's bf16_weights: fpmath bf16 or any applied to integers) and the CPU
 // has AVX512-BF16, otherwise runs the bf16 tiles of gemm_bf16.hpp: each K
