@@ -4,8 +4,8 @@
 // chunks beyond 256), transposed A and B, padded leading dimensions,
 // batches, mixed f16 / bf16 / f32 operands, beta (sum post-op), alpha
 // (scales), the epilogue's coordinates (bias per N, ReLU), the skinny
-// fallback (at most 8 rows), the f16-weights GEMV (at most 4 rows), with 1
-// and 2 threads. Run again with the ISA
+// fallback (at most 8 rows), the f16-weights GEMV (at most 4 rows), f16
+// inner product, with 1 and 2 threads. Run again with the ISA
 // capped at AVX2 and SSE41 (test_matmul_f16_pack_isa.sh), where the AVX2
 // F16C and the plain conversions serve, and bf16 x bf16 goes through the
 // packs too instead of the AVX512-BF16 tiles.
@@ -232,6 +232,68 @@ void one(const shape_t &s, dnnl_dim_t batch, dnnl_data_type_t sdt, dnnl_data_typ
     if (bmd) dnnl_memory_desc_destroy(bmd);
 }
 
+// Inner product forward with f16 src and weights (weights OC x IC: a
+// transposed B for the packs), MB over and under the skinny limit, f32 or
+// f16 dst, 1 and 2 threads; the same exact-integer reference.
+void ip_case(dnnl_dim_t MB, dnnl_dim_t IC, dnnl_dim_t OC, dnnl_data_type_t ddt, int nthr) {
+    char what[120];
+    std::snprintf(what, sizeof(what), "ip f16 MB=%ld IC=%ld OC=%ld dst=%d thr=%d", (long)MB, (long)IC, (long)OC,
+            (int)ddt, nthr);
+    dnnl_memory_desc_t smd, wmd, dmd;
+    dnnl_dims_t sd = {MB, IC}, wd = {OC, IC}, dd = {MB, OC};
+    KT_OK(dnnl_memory_desc_create_with_tag(&smd, 2, sd, dnnl_f16, dnnl_ab));
+    KT_OK(dnnl_memory_desc_create_with_tag(&wmd, 2, wd, dnnl_f16, dnnl_ab));
+    KT_OK(dnnl_memory_desc_create_with_tag(&dmd, 2, dd, ddt, dnnl_ab));
+    std::vector<uint8_t> S((size_t)(MB * IC) * 2), W((size_t)(OC * IC) * 2), D((size_t)(MB * OC) * dt_size(ddt));
+    std::vector<int> sv((size_t)(MB * IC)), wv((size_t)(OC * IC));
+    kt::rng_t r((uint64_t)(MB * 7 + IC * 3 + OC));
+    for (size_t i = 0; i < sv.size(); ++i) {
+        sv[i] = (int)(r.next() % 9) - 4;
+        put(S, dnnl_f16, i, sv[i]);
+    }
+    for (size_t i = 0; i < wv.size(); ++i) {
+        wv[i] = (int)(r.next() % 7) - 3;
+        put(W, dnnl_f16, i, wv[i]);
+    }
+    bool ok = true;
+    kt::with_threads(nthr, [&] {
+        dnnl_primitive_desc_t pd;
+        if (dnnl_inner_product_forward_primitive_desc_create(
+                    &pd, eng, dnnl_forward_inference, smd, wmd, nullptr, dmd, nullptr) != dnnl_success) {
+            ok = false;
+            return;
+        }
+        dnnl_primitive_t p;
+        KT_OK(dnnl_primitive_create(&p, pd));
+        dnnl_memory_t ms, mw, md;
+        KT_OK(dnnl_memory_create(&ms, smd, eng, S.data()));
+        KT_OK(dnnl_memory_create(&mw, wmd, eng, W.data()));
+        KT_OK(dnnl_memory_create(&md, dmd, eng, D.data()));
+        dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+        KT_OK(dnnl_primitive_execute(p, strm, 3, args));
+        KT_OK(dnnl_stream_wait(strm));
+        dnnl_memory_destroy(ms);
+        dnnl_memory_destroy(mw);
+        dnnl_memory_destroy(md);
+        dnnl_primitive_destroy(p);
+        dnnl_primitive_desc_destroy(pd);
+    });
+    int bad = 0;
+    for (dnnl_dim_t m = 0; ok && m < MB; ++m)
+        for (dnnl_dim_t n = 0; n < OC; ++n) {
+            long acc = 0;
+            for (dnnl_dim_t k = 0; k < IC; ++k) acc += (long)sv[(size_t)(m * IC + k)] * wv[(size_t)(n * IC + k)];
+            const double want = (double)acc, got = get(D, ddt, (size_t)(m * OC + n));
+            const double tol = ddt == dnnl_f16 ? std::ldexp(std::fabs(want), -11) : 0.0;
+            if (!(std::fabs(got - want) <= tol) && bad++ < 3)
+                std::fprintf(stderr, "%s: (%ld,%ld) got %g want %g\n", what, (long)m, (long)n, got, want);
+        }
+    T.check(ok && bad == 0, what);
+    dnnl_memory_desc_destroy(smd);
+    dnnl_memory_desc_destroy(wmd);
+    dnnl_memory_desc_destroy(dmd);
+}
+
 } // namespace
 
 int main() {
@@ -266,6 +328,11 @@ int main() {
         for (int t = 0; t < 4; ++t, ++idx)
             one(s, idx % 4 == 1 ? 2 : 1, gemv_types[t][0], gemv_types[t][1], gemv_types[t][2], idx % 3 == 0, false,
                     idx % 2 ? 5 : 0, idx % 3, 1 + idx % 2);
+    for (int nthr : {1, 2}) {
+        ip_case(37, 70, 45, dnnl_f32, nthr);
+        ip_case(3, 300, 33, dnnl_f16, nthr);
+        ip_case(64, 257, 100, nthr == 1 ? dnnl_f16 : dnnl_f32, nthr);
+    }
     // Several tiles and K chunks (beyond 480 x 512 x 256), both thread counts.
     for (int nthr : {1, 2})
         one({485, 520, 260}, 1, dnnl_f16, dnnl_f16, nthr == 1 ? dnnl_f32 : dnnl_f16, nthr == 2, nthr == 1, 2, nthr, nthr);
