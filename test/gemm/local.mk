@@ -94,3 +94,11 @@ test_gemm_test_matmul_wdecomp_bf16_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tes
 test_gemm_test_matmul_wdecomp_bf16_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/gemm/test_matmul_wdecomp_bf16_isa.sh
 TESTS += test/gemm/test_matmul_wdecomp_bf16_isa.sh
+# gemm:cvt's converting packs (f16 / bf16 / f32 operands straight into the
+# f32 kernel's panels), and again with the ISA capped at AVX2 and SSE41.
+check_PROGRAMS += test/gemm/test_matmul_f16_pack
+TESTS += test/gemm/test_matmul_f16_pack
+test_gemm_test_matmul_f16_pack_SOURCES = test/gemm/test_matmul_f16_pack.cpp
+test_gemm_test_matmul_f16_pack_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/gemm/test_matmul_f16_pack_isa.sh
+TESTS += test/gemm/test_matmul_f16_pack_isa.sh

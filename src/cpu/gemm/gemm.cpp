@@ -553,6 +553,10 @@ kernel_level_t set_kernel_level_for_testing(kernel_level_t l) {
     return (kernel_level_t)level_cap.exchange((int)l);
 }
 
+// The microkernel a plan made now would pick (gemm_cvt.cpp packs converted
+// panels for it itself).
+const ukernel_t *f32_kernel() { return pick_kernel(); }
+
 dim_t plan_t::mr() const { return uk_ ? uk_->mr : 0; }
 dim_t plan_t::nr() const { return uk_ ? uk_->nr : 0; }
 const char *plan_t::kernel_name() const {

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "cpu/gemm/gemm_bf16.hpp"
+#include "cpu/gemm/kernels.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/types.hpp"
@@ -24,6 +25,12 @@ namespace {
 // times as often (f16 2048^3: 0.4x f32 with the scalar conversion).
 constexpr dim_t tile_m = 480, tile_n = 512, tile_k = 256;
 constexpr dim_t tile_m_bf16 = 1024;
+// The converting packs (pk_) keep the packed A block at tile_mc rows (the
+// engine's half of L2) and loop over a tile's rows inside each K chunk, so
+// tiles grow to tile_pk square: B is converted once per tile_pk rows of C
+// and A once per tile_pk columns (2048^3: twice each instead of 5 and 4
+// times).
+constexpr dim_t tile_pk = 1024, tile_mc = 480;
 constexpr double min_flops_per_thread = 32.0 * 1024;
 
 bool is_runtime(dim_t v) { return v == DNNL_RUNTIME_DIM_VAL; }
@@ -311,6 +318,186 @@ void convert(const operand_t &op, bool zp_rows, dim_t r0, dim_t c0, dim_t rows, 
     }
 }
 
+// ------------------------------------------------------ converting packs
+// Plain f16 / bf16 / f32 operands (no zero points, no decompression) are
+// converted straight into the f32 microkernel's packed micro-panels
+// (kernels.hpp), which that kernel then multiplies: each piece of A and B
+// is read and written once, where converting into an f32 panel and having
+// the engine pack that panel again touched it twice (f16 2048^3: 21% of
+// the time in the two passes).
+//
+// A packed operand runs along a wide index u (rows i of op(A) in MR-wide
+// micro-panels, columns j of op(B) in NR-wide ones) and along p (K): the
+// element (u, p) is at base + u * su + p * sp of the stored operand, and
+// goes to dst[u0 * k + p * W + (u - u0)] for the panel starting at u0.
+// su == 1: the W values of a step p are contiguous (transposed A,
+// row-major B) and are converted in place, rows outermost; sp == 1: each u
+// is a contiguous run along p, converted into an L1 buffer a chunk of p
+// at a time and transposed by the kernel's transposing pack.
+enum src_kind_t { src_f32 = 0, src_f16 = 1, src_bf16 = 2 };
+
+// The kind of a plain operand, or -1.
+int plain_kind(const operand_t &op) {
+    if (op.zp != 0.f || op.zp_v || op.dq) return -1;
+    return op.dt == dnnl_f32 ? src_f32 : op.dt == dnnl_f16 ? src_f16 : op.dt == dnnl_bf16 ? src_bf16 : -1;
+}
+
+template <int S>
+inline float ld_one(const void *p, dim_t i) {
+    if (S == src_f32) return static_cast<const float *>(p)[i];
+    const uint16_t v = static_cast<const uint16_t *>(p)[i];
+    return S == src_f16 ? f16_to_f32(v) : bf16_to_f32(v);
+}
+
+template <int S>
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 ld16_avx512(
+        const void *p, dim_t i, __mmask16 m) {
+    if (S == src_f32) return _mm512_maskz_loadu_ps(m, static_cast<const float *>(p) + i);
+    const __m256i h = _mm256_maskz_loadu_epi16(m, static_cast<const uint16_t *>(p) + i);
+    return S == src_f16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+template <int S>
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline __m256 ld8_avx2(const void *p, dim_t i) {
+    if (S == src_f32) return _mm256_loadu_ps(static_cast<const float *>(p) + i);
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(static_cast<const uint16_t *>(p) + i));
+    return S == src_f16 ? _mm256_cvtph_ps(h) : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+// Steps p are ld apart: the piece of step p + cvt_rows_ahead is asked for
+// early (the rows come from memory or L3; 12 as convert_half).
+constexpr dim_t cvt_rows_ahead = 12;
+
+// su == 1 (see above): n values of u, k steps of p (ld apart), W-wide panels.
+template <int S>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void pack_steps_avx512(
+        const void *src, dim_t base, dim_t ld, dim_t k, dim_t n, int W, float *dst) {
+    // Panel by panel: each panel's W-wide piece of a row (one line of f16
+    // for NR = 32) is read once and the panel written in order (rows
+    // outermost, every step stored to all panels kb * W floats apart: the
+    // f16 loads waited on the stores, 128x768x3072 B took a quarter of the
+    // time).
+    const size_t esz = S == src_f32 ? 4 : 2;
+    const dim_t line = 64 / (dim_t)esz;
+    for (dim_t u0 = 0; u0 < n; u0 += W) {
+        float *d = dst + u0 * k;
+        const dim_t wl = n - u0 < W ? n - u0 : W;
+        for (dim_t p = 0; p < k; ++p, d += W) {
+            const dim_t row = base + p * ld + u0;
+            if (p + cvt_rows_ahead < k)
+                for (dim_t j = 0; j < wl; j += line)
+                    __builtin_prefetch(static_cast<const char *>(src) + (row + cvt_rows_ahead * ld + j) * (dim_t)esz, 0, 2);
+            for (int j = 0; j < W; j += 16) {
+                const dim_t lw = wl - j, sw = W - j;
+                const __mmask16 lm = lw >= 16 ? (__mmask16)0xffff : lw <= 0 ? (__mmask16)0 : (__mmask16)((1u << lw) - 1u);
+                const __mmask16 sm = sw >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << sw) - 1u);
+                _mm512_mask_storeu_ps(d + j, sm, ld16_avx512<S>(src, row + j, lm));
+            }
+        }
+    }
+}
+
+template <int S>
+__attribute__((target("avx2,fma,f16c"))) void pack_steps_avx2(
+        const void *src, dim_t base, dim_t ld, dim_t k, dim_t n, int W, float *dst) {
+    const dim_t esz = S == src_f32 ? 4 : 2;
+    for (dim_t u0 = 0; u0 < n; u0 += W) { // panel by panel, as pack_steps_avx512
+        float *d = dst + u0 * k;
+        const dim_t w = n - u0 < W ? n - u0 : W;
+        for (dim_t p = 0; p < k; ++p, d += W) {
+            const dim_t row = base + p * ld + u0;
+            if (p + cvt_rows_ahead < k)
+                __builtin_prefetch(static_cast<const char *>(src) + (row + cvt_rows_ahead * ld) * esz, 0, 2);
+            int j = 0;
+            for (; j + 8 <= w; j += 8) _mm256_storeu_ps(d + j, ld8_avx2<S>(src, row + j));
+            for (; j < W; ++j) d[j] = j < w ? ld_one<S>(src, row + j) : 0.f;
+        }
+    }
+}
+
+template <int S>
+void pack_steps_plain(const void *src, dim_t base, dim_t ld, dim_t k, dim_t n, int W, float *dst) {
+    for (dim_t u0 = 0; u0 < n; u0 += W) {
+        float *d = dst + u0 * k;
+        const dim_t w = n - u0 < W ? n - u0 : W;
+        for (dim_t p = 0; p < k; ++p, d += W)
+            for (int j = 0; j < W; ++j) d[j] = j < w ? ld_one<S>(src, base + p * ld + u0 + j) : 0.f;
+    }
+}
+
+// n consecutive elements from element i to f32.
+template <int S>
+__attribute__((target("avx2,fma,f16c"))) void run_avx2(const void *src, dim_t i, float *o, dim_t n) {
+    dim_t c = 0;
+    for (; c + 8 <= n; c += 8) _mm256_storeu_ps(o + c, ld8_avx2<S>(src, i + c));
+    for (; c < n; ++c) o[c] = ld_one<S>(src, i + c);
+}
+
+template <int S>
+void run_cvt(int lvl, const void *src, dim_t i, float *o, dim_t n) {
+    if (S == src_f32) {
+        std::memcpy(o, static_cast<const float *>(src) + i, n * sizeof(float));
+    } else if (lvl == 2) {
+        half_row_avx512<S == src_f16>(static_cast<const uint16_t *>(src) + i, o, n);
+    } else if (lvl == 1) {
+        run_avx2<S>(src, i, o, n);
+    } else {
+        for (dim_t c = 0; c < n; ++c) o[c] = ld_one<S>(src, i + c);
+    }
+}
+
+// The portable transposing pack (kernels.hpp's contract), for kernels
+// without their own.
+void transpose_plain(const float *src, dim_t ld, dim_t k, dim_t w, int W, float *dst) {
+    for (dim_t p = 0; p < k; ++p)
+        for (int j = 0; j < W; ++j) dst[p * W + j] = j < w ? src[j * ld + p] : 0.f;
+}
+
+constexpr dim_t cvt_chunk = 64; // p steps per L1 buffer of the transposing case
+constexpr int cvt_max_w = 32;    // widest panel (MR or NR) packed here
+
+// n values of u (su apart, each a run along p) x k steps into W-wide
+// panels: chunks of cvt_chunk steps converted into buf, then transposed.
+template <int S>
+void pack_runs(int lvl, const void *src, dim_t base, dim_t su, dim_t k, dim_t n, int W, float *dst,
+        pack_fn_t pt) {
+    alignas(64) float buf[cvt_max_w * cvt_chunk];
+    for (dim_t u0 = 0; u0 < n; u0 += W) {
+        const dim_t w = n - u0 < W ? n - u0 : W;
+        for (dim_t p0 = 0; p0 < k; p0 += cvt_chunk) {
+            const dim_t kt = k - p0 < cvt_chunk ? k - p0 : cvt_chunk;
+            for (dim_t j = 0; j < w; ++j) run_cvt<S>(lvl, src, base + (u0 + j) * su + p0, buf + j * kt, kt);
+            pt(buf, kt, kt, w, W, dst + u0 * k + p0 * W);
+        }
+    }
+}
+
+// The panels of one operand (kind S): see the top of this section.
+template <int S>
+void pack_kind(int lvl, const void *src, dim_t base, dim_t su, dim_t sp, dim_t k, dim_t n, int W, float *dst,
+        pack_fn_t pt) {
+    if (su == 1 && lvl == 2) return pack_steps_avx512<S>(src, base, sp, k, n, W, dst);
+    if (su == 1 && lvl == 1) return pack_steps_avx2<S>(src, base, sp, k, n, W, dst);
+    if (su == 1) return pack_steps_plain<S>(src, base, sp, k, n, W, dst);
+    pack_runs<S>(lvl, src, base, su, k, n, W, dst, pt);
+}
+
+void pack_cvt(int kind, int lvl, const void *src, dim_t base, dim_t su, dim_t sp, dim_t k, dim_t n, int W,
+        float *dst, pack_fn_t pt) {
+    switch (kind) {
+        case src_f16: pack_kind<src_f16>(lvl, src, base, su, sp, k, n, W, dst, pt); break;
+        case src_bf16: pack_kind<src_bf16>(lvl, src, base, su, sp, k, n, W, dst, pt); break;
+        default: pack_kind<src_f32>(lvl, src, base, su, sp, k, n, W, dst, pt); break;
+    }
+}
+
+// The conversion level: 2 AVX-512, 1 AVX2 with F16C, 0 plain.
+int cvt_level() {
+    if (isa::has(isa::avx512)) return 2;
+    static const bool f16c = __builtin_cpu_supports("f16c");
+    return isa::has(isa::avx2) && f16c ? 1 : 0;
+}
+
 // f32 tile <-> C stored as dt (rows x cols, C at its tile origin).
 void load_tile(data_type_t dt, const void *C, dim_t ldc, dim_t rows, dim_t cols, float *t) {
     for (dim_t i = 0; i < rows; ++i)
@@ -385,6 +572,18 @@ constexpr dim_t gemv_unit = 64; // columns handed to threads
 template <data_type_t wdt>
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void gemv_load(
         const uint8_t *row, dim_t n, dim_t cnt, __m512 w[4]) {
+    if (wdt == dnnl_f16) { // plain f16 weights: vcvtph2ps
+        const uint16_t *b = reinterpret_cast<const uint16_t *>(row) + n;
+        #pragma GCC unroll 4
+        for (int v = 0; v < 4; ++v) {
+            const dim_t left = cnt - 16 * v;
+            const __mmask16 m = left >= 16 ? (__mmask16)0xffff : left <= 0 ? 0 : (__mmask16)((1u << left) - 1u);
+            const __m256i raw = left >= 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b + 16 * v))
+                                           : _mm256_maskz_loadu_epi16(m, b + 16 * v);
+            w[v] = _mm512_cvtph_ps(raw);
+        }
+        return;
+    }
     if (wdt == dnnl_s8 || wdt == dnnl_u8) {
         const uint8_t *b = row + n;
         #pragma GCC unroll 4
@@ -439,12 +638,17 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void 
         #pragma GCC unroll 4
         for (int i = 0; i < R; ++i) {
             const uint8_t *row = b + (k + i) * ldb_bytes;
-            if (pf) _mm_prefetch(reinterpret_cast<const char *>(row + 4 * R * ldb_bytes + (nib ? (n + c) / 2 : n + c)),
-                    _MM_HINT_T0);
+            if (pf)
+                _mm_prefetch(reinterpret_cast<const char *>(
+                                     row + 4 * R * ldb_bytes + (nib ? (n + c) / 2 : wdt == dnnl_f16 ? 2 * (n + c) : n + c)),
+                        _MM_HINT_T0);
+            // f16 rows are two lines per 64 columns.
+            if (pf && wdt == dnnl_f16)
+                _mm_prefetch(reinterpret_cast<const char *>(row + 4 * R * ldb_bytes + 2 * (n + c) + 64), _MM_HINT_T0);
             gemv_load<wdt>(row, n + c, c64, w[i]);
         }
         #pragma GCC unroll 4
-        for (int v = 0; v < 4; ++v) {
+        for (int v = 0; v < 4 && wdt != dnnl_f16; ++v) { // f16: no scales or zero points
             const __m512 z = _mm512_load_ps(zv + c + 16 * v), s = _mm512_load_ps(sv + c + 16 * v);
             #pragma GCC unroll 4
             for (int i = 0; i < R; ++i) w[i][v] = _mm512_mul_ps(_mm512_sub_ps(w[i][v], z), s);
@@ -477,9 +681,10 @@ template <data_type_t wdt, int MB>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void gemv_rows(const operand_t &B, dim_t K, const float *a,
         float alpha, float beta, void *C, data_type_t c_dt, dim_t ldc, dim_t m_off, dim_t j0, dim_t j1,
         const epilogue_t *ep) {
-    const dequant_t &q = *B.dq;
+    static const dequant_t no_tables; // plain f16 weights
+    const dequant_t &q = B.dq ? *B.dq : no_tables;
     const uint8_t *b = static_cast<const uint8_t *>(B.p);
-    const dim_t ldb_bytes = wdt == dnnl_s8 || wdt == dnnl_u8 ? B.ld : B.ld / 2;
+    const dim_t ldb_bytes = wdt == dnnl_s8 || wdt == dnnl_u8 ? B.ld : wdt == dnnl_f16 ? 2 * B.ld : B.ld / 2;
     if (wdt == dnnl_s4 || wdt == dnnl_u4) b += B.nib0 / 2; // nib0 even (checked by the caller)
     alignas(64) float sv[gemv_nb], zv[gemv_nb], acc[MB * gemv_nb];
     const size_t c_sz = data_type_size(c_dt);
@@ -566,9 +771,22 @@ status_t cvt_plan_t::init(dim_t M, dim_t N, dim_t K, data_type_t a_dt, bool tran
     // fewer times (2048^3: 2 instead of 5).
     if (bf16_dot_ || wdec_dot_) tm_ = cap(M, tile_m_bf16);
     gemv_a_ = 0;
-    if (int_w && !transb && !is_runtime(K) && K > 0 && isa::has(isa::avx512)) {
+    // Plain f16 weights take the GEMV too (half the bytes of f32 ones).
+    const bool f16_w = b_dt == dnnl_f16 && !with_zp
+            && (a_dt == dnnl_f32 || a_dt == dnnl_f16 || a_dt == dnnl_bf16);
+    if ((int_w || f16_w) && !transb && !is_runtime(K) && K > 0 && isa::has(isa::avx512)) {
         const dim_t mm = is_runtime(M) ? gemv_max_m : M;
         if (mm <= gemv_max_m) gemv_a_ = mm * K;
+    }
+    // Plain f16 / bf16 (with f32) operands are packed for the f32 kernel
+    // while converting (see "converting packs").
+    auto plain = [](data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_f16 || dt == dnnl_bf16; };
+    uk_ = f32_kernel();
+    pk_ = !with_zp && (cvt_a_ || cvt_b_) && plain(a_dt) && plain(b_dt) && uk_ && uk_->mr <= cvt_max_w
+            && uk_->nr <= cvt_max_w;
+    if (pk_ && !bf16_dot_) {
+        tm_ = cap(M, tile_pk);
+        tn_ = cap(N, tile_pk);
     }
     const dim_t rt = DNNL_RUNTIME_DIM_VAL;
     // Tiles vary in size, so the inner plan takes its sizes per call.
@@ -584,8 +802,12 @@ void cvt_plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const
         b_bytes = std::max(b_bytes, bf16_pack_b_bytes(kfull_, tn_));
     }
     if (gemv_a_ > 0) a_bytes = std::max(a_bytes, (size_t)gemv_a_ * sizeof(float));
-    if (cvt_a_ || gemv_a_ > 0) reg.book_per_thread(base + key_a, a_bytes);
-    if (cvt_b_) reg.book_per_thread(base + key_b, b_bytes);
+    if (pk_) { // whole micro-panels
+        a_bytes = std::max(a_bytes, (size_t)rnd_up(std::min(tm_, tile_mc), uk_->mr) * tk_ * sizeof(float));
+        b_bytes = std::max(b_bytes, (size_t)rnd_up(tn_, uk_->nr) * tk_ * sizeof(float));
+    }
+    if (cvt_a_ || gemv_a_ > 0 || pk_) reg.book_per_thread(base + key_a, a_bytes);
+    if (cvt_b_ || pk_) reg.book_per_thread(base + key_b, b_bytes);
     if (c_dt_ != dnnl_f32) reg.book_per_thread(base + key_c, (size_t)tm_ * tn_ * sizeof(float));
 }
 
@@ -593,10 +815,17 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
         const operand_t &B, float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g,
         scratchpad::key_t base, int ithr, dim_t t0, dim_t t1, dim_t tm, dim_t tn,
         const epilogue_t *ep) const {
-    float *pa = cvt_a_ ? g.get<float>(base + key_a, ithr) : nullptr;
-    float *pb = cvt_b_ ? g.get<float>(base + key_b, ithr) : nullptr;
+    float *pa = cvt_a_ || pk_ ? g.get<float>(base + key_a, ithr) : nullptr;
+    float *pb = cvt_b_ || pk_ ? g.get<float>(base + key_b, ithr) : nullptr;
     float *pc = c_dt_ != dnnl_f32 ? g.get<float>(base + key_c, ithr) : nullptr;
-    if ((cvt_a_ && !pa) || (cvt_b_ && !pb) || (c_dt_ != dnnl_f32 && !pc)) return status::out_of_memory;
+    if (((cvt_a_ || pk_) && !pa) || ((cvt_b_ || pk_) && !pb) || (c_dt_ != dnnl_f32 && !pc))
+        return status::out_of_memory;
+    // Plain operands packed while converting, for tiles the skinny kernels
+    // would not take (those keep the f32 panels below).
+    const int kind_a = plain_kind(A), kind_b = plain_kind(B);
+    const bool pk = pk_ && kind_a >= 0 && kind_b >= 0 && K > 0;
+    const int lvl = pk ? cvt_level() : 0;
+    const pack_fn_t pt = pk && uk_->pack_transposing ? uk_->pack_transposing : transpose_plain;
     const size_t c_sz = data_type_size(c_dt_);
     const dim_t ntn = div_up(N, tn);
     // Plain bf16 operands (no zero points, no decompression) skip the f32
@@ -629,6 +858,33 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
                 bf16_dot_tile(mb, nb, K, alpha, ab, m0, 0, bb, n0, beta, Cf, ldcf, pa32, pb32, c16, ldc);
             if (ep) sep.apply(0, 0, mb, nb, Cf, ldcf);
             if (pc && !c16) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
+            continue;
+        }
+        if (pk && mb > skinny_max_m && nb > skinny_max_m) {
+            const int MR = uk_->mr, NR = uk_->nr;
+            // Element (u, p) at base + u * su + p * sp (see pack_steps / pack_runs).
+            const dim_t a_su = A.trans ? 1 : A.ld, a_sp = A.trans ? A.ld : 1;
+            const dim_t b_su = B.trans ? B.ld : 1, b_sp = B.trans ? 1 : B.ld;
+            for (; k0 < K; k0 += tk_) {
+                const dim_t kb = K - k0 < tk_ ? K - k0 : tk_;
+                pack_cvt(kind_b, lvl, B.p, k0 * b_sp + n0 * b_su, b_su, b_sp, kb, nb, NR, pb, pt);
+                const float bk = k0 == 0 ? beta : 1.f;
+                const bool last = k0 + kb >= K;
+                for (dim_t ic = 0; ic < mb; ic += tile_mc) { // A blocks of tile_mc rows
+                    const dim_t mc = mb - ic < tile_mc ? mb - ic : tile_mc;
+                    pack_cvt(kind_a, lvl, A.p, (m0 + ic) * a_su + k0 * a_sp, a_su, a_sp, kb, mc, MR, pa, pt);
+                    for (dim_t jr = 0; jr < nb; jr += NR) {
+                        const dim_t nr = nb - jr < NR ? nb - jr : NR;
+                        for (dim_t ir = 0; ir < mc; ir += MR) {
+                            const dim_t mr = mc - ir < MR ? mc - ir : MR;
+                            float *c = Cf + (ic + ir) * ldcf + jr;
+                            uk_->fn[mr](kb, alpha, pa + ir * kb, pb + jr * kb, bk, c, ldcf, nr);
+                            if (last && ep) sep.apply(ic + ir, jr, mr, nr, c, ldcf);
+                        }
+                    }
+                }
+            }
+            if (pc) store_tile(c_dt_, c_org, ldc, mb, nb, pc);
             continue;
         }
         do {
@@ -664,7 +920,9 @@ status_t cvt_plan_t::run_tiles(dim_t M, dim_t N, dim_t K, float alpha, const ope
 }
 
 bool cvt_plan_t::use_gemv(dim_t M, dim_t K, const operand_t &B) const {
-    if (gemv_a_ <= 0 || M > gemv_max_m || K <= 0 || M * K > gemv_a_ || !B.dq || B.trans) return false;
+    if (gemv_a_ <= 0 || M > gemv_max_m || K <= 0 || M * K > gemv_a_ || B.trans) return false;
+    if (B.dt == dnnl_f16) return !B.dq && B.zp == 0.f && !B.zp_v;
+    if (!B.dq) return false;
     if (B.dt == dnnl_s4 || B.dt == dnnl_u4) return B.ld % 2 == 0 && B.nib0 % 2 == 0;
     return B.dt == dnnl_s8 || B.dt == dnnl_u8;
 }
@@ -680,6 +938,7 @@ status_t cvt_plan_t::run_gemv(dim_t M, dim_t N, dim_t K, float alpha, const oper
         case dnnl_s8: gemv_cols<dnnl_s8>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
         case dnnl_u8: gemv_cols<dnnl_u8>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
         case dnnl_s4: gemv_cols<dnnl_s4>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
+        case dnnl_f16: gemv_cols<dnnl_f16>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
         default: gemv_cols<dnnl_u4>(B, M, K, pa, alpha, beta, C, c_dt_, ldc, j0, j1, ep); break;
     }
     return status::success;

@@ -14,9 +14,15 @@
 // serves fpmath_mode strict. Operands already in f32 (without a zero
 // point) are read in place.
 //
-// Weights decompression with at most 4 rows of C and row-major weights (on
-// AVX-512) skips the panels: a GEMV reads each weight once, decompresses it
-// in registers and accumulates in f32 (see gemm_cvt.cpp).
+// Plain f16 / bf16 / f32 operands (no zero points) skip the f32 panels and
+// the inner plan: they are converted straight into the f32 kernel's packed
+// micro-panels and multiplied by that kernel ("converting packs" in
+// gemm_cvt.cpp; tiles up to 1024 x 1024, A blocks of 480 rows), except for
+// tiles of at most 8 rows or columns (f32 panels and the skinny kernel).
+// Weights decompression, and plain row-major f16 weights, with at most 4
+// rows of C (on AVX-512) skip the panels: a GEMV reads each weight once,
+// decompresses or widens it in registers and accumulates in f32 (see
+// gemm_cvt.cpp).
 // Weights decompression with a bf16 A, when the caller allows bf16 weights
 // (init's bf16_weights: fpmath bf16 or any applied to integers) and the CPU
 // has AVX512-BF16, otherwise runs the bf16 tiles of gemm_bf16.hpp: each K
@@ -121,6 +127,11 @@ private:
             float beta, void *C, dim_t ldc, const scratchpad::grantor_t &g, scratchpad::key_t base, int ithr,
             dim_t j0, dim_t j1, const epilogue_t *ep) const;
     int nthr_ = 1;
+    // Plain f16 / bf16 / f32 operands are converted straight into the
+    // packed micro-panels of uk_ (the f32 engine's kernel) and multiplied
+    // by it, skipping inner_ (gemm_cvt.cpp, "converting packs").
+    const ukernel_t *uk_ = nullptr;
+    bool pk_ = false;
 };
 
 } // namespace gemm

@@ -83,6 +83,10 @@ const ukernel_t *f32_gemm_4x16__portable();
 const ukernel_t *f32_gemm_6x16__avx2();
 const ukernel_t *f32_gemm_12x32__avx512();
 
+// The kernel plan_t::init picks under the current ISA and testing caps
+// (gemm.cpp), for callers that pack panels in its layout themselves.
+const ukernel_t *f32_kernel();
+
 } // namespace gemm
 } // namespace kestrel
 
