@@ -4,7 +4,9 @@
 // cover input channels 3/5/17/32 (a last pair with one channel), output
 // channel tails, padding, stride 2, dilation, 1x1 (flattened and strided),
 // 3x3, 7x7 stride 2, mb 1 and 2, groups, short rows (tiles across output
-// rows) and wide rows with odd channel counts (folded kernel rows); no / f32 / bf16 bias; relu,
+// rows) and wide rows with odd channel counts (folded kernel rows),
+// several oc groups (run inside rows) at mb 2 and 3, images over 1 MiB
+// (the tiles prefetch the next tile's lines); no / f32 / bf16 bias; relu,
 // leaky relu, linear, clip, sum and sum + relu post-ops, per-oc weights
 // scales (the epilogue from the tile buffer). Each case runs with 1 and 2
 // threads, then through ref:any.
@@ -419,6 +421,35 @@ int main() {
         prb_t p = base(1, 1, 15, 20, 5, 36, 5, 1, 0);
         p.bdt = dnnl_f32;
         add(p, "ic 15 oc 20 5x5 no pad, wide row (folded, 75 values a row)");
+    }
+    // Several oc groups whose weights fit L2: the oc groups of a row run
+    // one after the other (ragged: 5 blocks in groups of 2).
+    {
+        prb_t p = base(3, 1, 17, 80, 9, 60, 3, 2, 1);
+        p.ddt = dnnl_f32, p.post = p_sum, p.bdt = dnnl_f32;
+        add(p, "ic 17 oc 80 3x3 stride 2 pad 1, mb 3, 3 oc groups (rows, oc groups inside), sum");
+    }
+    {
+        prb_t p = base(2, 1, 32, 80, 5, 30, 3, 1, 1);
+        p.bdt = dnnl_bf16, p.post = p_relu;
+        add(p, "ic 32 oc 80 3x3 pad 1, mb 2, 3 oc groups, relu (stored from registers)");
+    }
+    // An image's src over 1 MiB: each tile prefetches the next tile's src
+    // and dst lines (flattened, rows with padding and stride 2, groups).
+    {
+        prb_t p = base(1, 1, 136, 17, 64, 62, 1, 1, 0);
+        p.bdt = dnnl_f32, p.post = p_relu;
+        add(p, "1x1 flat, ic 136 oc 17, 64x62 (1.03 MiB an image), relu (prefetch)");
+    }
+    {
+        prb_t p = base(1, 1, 136, 17, 64, 62, 3, 2, 1);
+        p.post = p_leaky;
+        add(p, "ic 136 oc 17 3x3 stride 2 pad 1, 64x62, leaky relu (prefetch, rows)");
+    }
+    {
+        prb_t p = base(1, 2, 68, 10, 64, 62, 1, 1, 0);
+        p.ddt = dnnl_f32, p.post = p_sum;
+        add(p, "1x1 groups 2 of 68->10, 64x62, sum (prefetch per pixel)");
     }
     // Random small problems (fixed seed).
     static char names[16][128];

@@ -5,7 +5,8 @@
 // quantization output stage of common/kt_s8.hpp (its own round half to
 // even and saturation). Shapes cover input channel tails (3, 5, 17, 35),
 // output channel tails, padding 0/1/2, strides 1/2/3, dilation, 1x1
-// (flattened and strided), 3x3, 7x7, 1D and 3D, mb 1 and 3, groups; s8
+// (flattened and strided), 3x3, 7x7, 1D and 3D, mb 1 and 3, groups,
+// several oc groups (run inside rows) at mb 2 and 3; s8
 // and u8 src; u8/s8/s32/f32/bf16 dst; common and per-oc scales, src and
 // dst zero points, relu, sum, binary. Each case runs with 1 and 2
 // threads, then through the reference implementation, and its dst must be
@@ -543,6 +544,20 @@ int main() {
         prb_t p = base2d(1, 2, 3, 16, 4, 30, 3, 1, 1);
         p.sdt = dnnl_s8, p.ddt = dnnl_s32;
         add(p, "no fold: groups 2 of ic 3 (src pixels 6 bytes apart), s8 src, s32 exact");
+    }
+    // Several oc groups whose weights fit L2: the oc groups of a row run
+    // one after the other (5 blocks in groups of 2, the last ragged).
+    {
+        prb_t p = base2d(3, 1, 35, 80, 11, 23, 3, 2, 1);
+        p.sdt = dnnl_s8, p.q.src_zp = true, p.q.src_zp_v = -3, p.q.wei_scales.resize(80);
+        for (int i = 0; i < 80; ++i) p.q.wei_scales[i] = (float)(1 + i % 5) / 256.f;
+        p.q.sum = true, p.q.sum_scale = 0.5f, p.q.sum_zp = 2;
+        add(p, "ic 35 oc 80 3x3 stride 2 pad 1, mb 3, 3 oc groups, s8 src zp, per-oc scales, sum");
+    }
+    {
+        prb_t p = base2d(2, 1, 16, 80, 6, 20, 3, 1, 1);
+        p.bdt = dnnl_f32, p.q.wei_scales = {0.015625f}, p.q.dst_zp = true, p.q.dst_zp_v = 9;
+        add(p, "ic 16 oc 80 3x3 pad 1, mb 2, 3 oc groups, u8->u8, bias, dst zp (output stage in registers)");
     }
     // Short rows (7..12 columns) with 4 or 6 oc blocks: tiles of 2 blocks
     // over the whole row instead of 4 or 3 blocks in two tiles.

@@ -8,7 +8,10 @@
 // tiles) for each (n, od) plane, its tiles gathering each column's src
 // per tap (weights are then reused over wider tiles: 3x3 512->512 at 7x7
 // measured 1.3x the row-by-row walk). Threads take consecutive items (balance211), so items sharing
-// weights run together. Bias and a lone relu / linear / clip are applied in
+// weights run together; when all oc groups' weights fit L2, the oc groups
+// of one row are consecutive instead (items sharing src rows together),
+// and each tile prefetches the next tile's lines when an image's src
+// outgrows L2 (pf_lines_max). Bias and a lone relu / linear / clip are applied in
 // registers and the tile stored straight to dst (f32, or bf16 rounded to
 // nearest even); any other epilogue (scales, sum, binary, longer chains)
 // runs on the tile's f32 sums, put in a small buffer on the stack, point by
@@ -16,6 +19,7 @@
 #include "cpu/conv/conv_bf16_direct.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "cpu/gemm/s8_out.hpp"
 #include "cpu/isa.hpp"
@@ -28,6 +32,28 @@ namespace {
 
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
+// L2 per core (Zen 5: 1 MiB): the bound of the prefetch gate and of the oc
+// group order.
+constexpr dim_t l2_bytes = 1024 * 1024;
+// A tile fetches the src lines of the next tile of its row (a flattened
+// row runs on into the next segment) and, when it stores from registers,
+// the next tile's dst lines, up to this many src lines. Channels-last src
+// from memory is read in short per-column runs of channels (a 1x1 over 256
+// channels: 6 columns of 8 lines a tile) that the hardware prefetchers do
+// not follow. Only when an image's src outgrows L2 (it then comes from L3
+// or memory), not for src of under 16 channels a pixel (columns sharing
+// lines, read as one stream), not for gathered planes (small images).
+constexpr dim_t pf_lines_max = 320;
+
+// The cache lines of [a, a + bytes), fetched for reading / for writing.
+void pf_read(const void *a, dim_t bytes) {
+    const uintptr_t e = (uintptr_t)a + (uintptr_t)bytes;
+    for (uintptr_t x = (uintptr_t)a & ~(uintptr_t)63; x < e; x += 64) __builtin_prefetch((const void *)x, 0, 3);
+}
+void pf_write(void *a, dim_t bytes) {
+    const uintptr_t e = (uintptr_t)a + (uintptr_t)bytes;
+    for (uintptr_t x = (uintptr_t)a & ~(uintptr_t)63; x < e; x += 64) __builtin_prefetch((void *)x, 1, 3);
+}
 // The folded weights (conf.fold).
 constexpr scratchpad::key_t key_fold = 0;
 
@@ -176,6 +202,15 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const dim_t work = g.MB * g.G * nocg * rows_sp * c.nseg;
     const data_type_t ddt = dst_d.data_type();
     const dim_t ext_w = (g.KW - 1) * (g.DW + 1);
+    // Items of an output row for every oc group run one after the other
+    // (oc groups inside rows) when all oc groups' weights fit L2: the src
+    // rows an item reads then serve the other oc groups from L2, where the
+    // other order reads an image's src once per oc group.
+    const bool ocg_inner = !c.flat && nocg > 1
+            && g.KD * g.KH * g.KW * c.nocb * c.nicb * 256 * (dim_t)sizeof(uint16_t) <= l2_bytes;
+    // The next tile's src and dst lines (see pf_lines_max).
+    const bool pf = !c.gather && s_w >= 16
+            && g.IC() * g.ID * g.IH * g.IW * (dim_t)sizeof(uint16_t) > l2_bytes;
     alignas(64) static const uint16_t zero[32] = {};
     const uint16_t *src_b = static_cast<const uint16_t *>(ex.src);
     char *dst_b = static_cast<char *>(ex.dst);
@@ -214,10 +249,18 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         dim_t r = item;
         const dim_t sgi = r % c.nseg;
         r /= c.nseg;
-        const dim_t sp_row = r % rows_sp;
-        r /= rows_sp;
-        const dim_t ocg = r % nocg;
-        r /= nocg;
+        dim_t sp_row, ocg;
+        if (ocg_inner) {
+            ocg = r % nocg;
+            r /= nocg;
+            sp_row = r % rows_sp;
+            r /= rows_sp;
+        } else {
+            sp_row = r % rows_sp;
+            r /= rows_sp;
+            ocg = r % nocg;
+            r /= nocg;
+        }
         const dim_t gr = r % g.G, n = r / g.G;
         const dim_t od = c.flat ? 0 : c.gather ? sp_row : sp_row / g.OH;
         const dim_t oh = c.flat || c.gather ? 0 : sp_row % g.OH;
@@ -285,6 +328,37 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 }
                 check = true;
                 t.src = src_row;
+            }
+            // The next tile (of the row, or of a flattened row's next
+            // segment): its src lines (each tap row's pixels inside src)
+            // and, when it stores from registers, its dst lines.
+            const dim_t ncol = col + urw;
+            const dim_t nw = !pf || no_taps ? 0
+                    : ti + 1 < ntiles      ? w_base + (ti + 1 < w_extra ? 1 : 0)
+                    : c.flat               ? std::min<dim_t>(c.urw, c.row - ncol)
+                                           : 0;
+            if (nw > 0) {
+                dim_t px0 = 0, npx = nw; // pixels of a tap row, from the tile's column 0
+                if (!c.flat) {
+                    const dim_t iw0 = ncol * g.SW - g.PW;
+                    const dim_t lo = std::max<dim_t>(0, iw0), hi = std::min<dim_t>(g.IW, iw0 + (nw - 1) * g.SW + ext_w + 1);
+                    px0 = lo - iw0, npx = hi - lo;
+                }
+                const dim_t pix = g.ICg * (dim_t)sizeof(uint16_t);
+                const bool dense = s_w == g.ICg;
+                const dim_t row_lines = dense ? npx * pix / 64 + 2 : npx * (pix / 64 + 2);
+                if (npx > 0 && nkd * nkh * row_lines <= pf_lines_max)
+                    for (dim_t kd = 0; kd < nkd; ++kd)
+                        for (dim_t kh = 0; kh < nkh; ++kh) {
+                            const uint16_t *r0 = src_row + ncol * c.s_col + kd * c.tap_d + kh * c.tap_h + px0 * s_w;
+                            if (dense)
+                                pf_read(r0, npx * pix);
+                            else
+                                for (dim_t x = 0; x < npx; ++x) pf_read(r0 + x * s_w, pix);
+                        }
+                if (t.fo)
+                    for (dim_t j = 0; j < nw; ++j)
+                        pf_write(dst_b + (dst_row + (ncol + j) * d_w) * (dim_t)dst_d.dt_size(), nn * (dim_t)dst_d.dt_size());
             }
             const bool folded = c.fold && !check;
             const bf16_direct_fn_t fn = folded ? ker_.fold[noc][urw] : ker_.fn[noc][urw][check ? 1 : 0];

@@ -6,7 +6,8 @@
 // blocks, od, oh); a unit 1x1 walks all output points of an image as one
 // row, and short rows are walked as their flattened plane (plane tiles).
 // Threads take consecutive items (balance211), so items sharing
-// weights run together. Each tile's s32 sums land in a small buffer on the
+// weights run together; when all oc groups' weights fit L2, the oc groups
+// of one row are consecutive instead (items sharing src rows together). Each tile's s32 sums land in a small buffer on the
 // stack and go through the same output stage as the int8 GEMM route at
 // once, point by point (the channels of a point are contiguous in dst):
 // acc - zp' * (weight sums of the taps summed), conv epilogue (scales,
@@ -35,6 +36,8 @@ constexpr scratchpad::key_t key_fold = 1;
 constexpr scratchpad::key_t key_pad = 2;
 // Largest segment of a flattened 1x1 row, in columns.
 constexpr dim_t flat_seg_cols = 96;
+// L2 per core (Zen 5: 1 MiB): the bound for the oc group order below.
+constexpr dim_t l2_bytes = 1024 * 1024;
 
 format_tag_t nxc_tag(int nd) { return nd == 3 ? dnnl_nwc : nd == 4 ? dnnl_nhwc : dnnl_ndhwc; }
 
@@ -283,6 +286,11 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const dim_t work = g.MB * g.G * nocg * rows_sp * c.nseg;
     const data_type_t ddt = dst_d.data_type();
     const dim_t ext_w = (g.KW - 1) * (g.DW + 1);
+    // Items of an output row for every oc group run one after the other
+    // (oc groups inside rows) when all oc groups' weights fit L2: the src
+    // rows an item reads then serve the other oc groups from L2, where
+    // the other order reads an image's src once per oc group.
+    const bool ocg_inner = !c.flat && nocg > 1 && g.KD * g.KH * g.KW * c.nocb * c.nicb * 256 <= l2_bytes;
     // Padded columns read these bytes as src: flipped like src they are zp'.
     // One per input channel of the group (conv_s8_direct.hpp).
     uint8_t *pad = sg.get<uint8_t>(key_pad);
@@ -296,10 +304,18 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         dim_t r = item;
         const dim_t sgi = r % c.nseg;
         r /= c.nseg;
-        const dim_t sp_row = r % rows_sp;
-        r /= rows_sp;
-        const dim_t ocg = r % nocg;
-        r /= nocg;
+        dim_t sp_row, ocg;
+        if (ocg_inner) {
+            ocg = r % nocg;
+            r /= nocg;
+            sp_row = r % rows_sp;
+            r /= rows_sp;
+        } else {
+            sp_row = r % rows_sp;
+            r /= rows_sp;
+            ocg = r % nocg;
+            r /= nocg;
+        }
         const dim_t gr = r % g.G, n = r / g.G;
         const dim_t od = c.flat ? 0 : c.plane ? sp_row : sp_row / g.OH;
         const dim_t oh = c.flat || c.plane ? 0 : sp_row % g.OH;
