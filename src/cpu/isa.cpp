@@ -28,6 +28,14 @@ bool cpu_has_avx_vnni() {
     return (a >> 4) & 1u;
 }
 
+// F16C: CPUID leaf 1, ECX bit 29 (read directly: clang 14's
+// __builtin_cpu_supports does not know "f16c" either).
+bool cpu_has_f16c() {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    return (c >> 29) & 1u;
+}
+
 unsigned detect_bits() {
     __builtin_cpu_init();
     unsigned bits = dnnl_cpu_isa_sse41;
@@ -156,6 +164,11 @@ bool has_avx2_vnni() { return within(allowed_bits(), dnnl_cpu_isa_avx2_vnni); }
 bool has_avx512_vnni() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_vnni) && zmm_allowed(); }
 
 bool has_avx512_bf16() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_bf16) && zmm_allowed(); }
+
+bool has_f16c() {
+    static const bool cpu = cpu_has_f16c();
+    return cpu && has(avx2);
+}
 
 const char *name(level_t l) {
     switch (l) {

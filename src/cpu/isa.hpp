@@ -40,6 +40,9 @@ bool has_avx512_vnni();
 // AVX512-BF16 (vdpbf16ps) with VNNI: the CPU has both and the cap allows
 // AVX512_CORE_BF16.
 bool has_avx512_bf16();
+// F16C (vcvtph2ps / vcvtps2ph): the CPU has it and the avx2 level is
+// allowed (every CPU with AVX2 in practice, but CPUID says so separately).
+bool has_f16c();
 
 } // namespace isa
 } // namespace kestrel

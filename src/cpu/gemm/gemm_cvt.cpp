@@ -494,8 +494,7 @@ void pack_cvt(int kind, int lvl, const void *src, dim_t base, dim_t su, dim_t sp
 // The conversion level: 2 AVX-512, 1 AVX2 with F16C, 0 plain.
 int cvt_level() {
     if (isa::has(isa::avx512)) return 2;
-    static const bool f16c = __builtin_cpu_supports("f16c");
-    return isa::has(isa::avx2) && f16c ? 1 : 0;
+    return isa::has_f16c() ? 1 : 0;
 }
 
 // f32 tile <-> C stored as dt (rows x cols, C at its tile origin).
