@@ -11,6 +11,19 @@ const memory_desc_t pd_t::zero_md_ = zero_md();
 
 namespace {
 
+// One element of dt, plain: dropout's probability (f32) and seed (s32).
+memory_desc_t one_element_md(data_type_t dt) {
+    memory_desc_t md = zero_md();
+    const dim_t one = 1;
+    md_init_by_tag(md, 1, &one, dt, dnnl_a);
+    return md;
+}
+
+const memory_desc_t &dropout_scalar_md(data_type_t dt) {
+    static const memory_desc_t f32 = one_element_md(dnnl_f32), s32 = one_element_md(dnnl_s32);
+    return dt == dnnl_f32 ? f32 : s32;
+}
+
 bool is_attr_quant_arg(int arg, int base) {
     return (arg & base) && (arg & ~base) > 0 && (arg & ~base) < DNNL_ARG_ATTR_OUTPUT_SCALES;
 }
@@ -91,8 +104,8 @@ const memory_desc_t *pd_t::arg_md(int arg) const {
         case DNNL_ARG_WORKSPACE: return workspace_md(0);
         case DNNL_ARG_SCRATCHPAD: return scratchpad_md(0);
         case DNNL_ARG_ATTR_DROPOUT_MASK: return &dropout_mask_md_;
-        case DNNL_ARG_ATTR_DROPOUT_PROBABILITY: return &dropout_p_md_;
-        case DNNL_ARG_ATTR_DROPOUT_SEED: return &dropout_seed_md_;
+        case DNNL_ARG_ATTR_DROPOUT_PROBABILITY: return dropout_scalars_ ? &dropout_scalar_md(dnnl_f32) : &zero_md_;
+        case DNNL_ARG_ATTR_DROPOUT_SEED: return dropout_scalars_ ? &dropout_scalar_md(dnnl_s32) : &zero_md_;
         default: return &zero_md_;
     }
 }
@@ -212,9 +225,8 @@ status_t pd_t::init_dropout_mds() {
             dropout_mask_md_.data_type = dnnl_u8;
         }
     }
-    const dim_t one = 1;
-    KESTREL_CHECK(md_init_by_tag(dropout_p_md_, 1, &one, dnnl_f32, dnnl_a));
-    return md_init_by_tag(dropout_seed_md_, 1, &one, dnnl_s32, dnnl_a);
+    dropout_scalars_ = true;
+    return status::success;
 }
 
 const memory_desc_t *pd_t::role_md(md_role_t role, int idx) const {
@@ -271,9 +283,9 @@ status_t decline(const char *impl, const char *why) {
 
 namespace {
 
-// True when `pred` holds for any descriptor of the pd's roles.
-template <typename pred_t>
-bool any_role_md(const pd_t &pd, const pred_t &pred) {
+// Calls `visit` on each descriptor of the pd's roles until it returns true.
+template <typename visit_t>
+void visit_role_mds(const pd_t &pd, const visit_t &visit) {
     using getter_t = const memory_desc_t *(pd_t::*)(int) const;
     for (getter_t g : {&pd_t::src_md, &pd_t::dst_md, &pd_t::weights_md, &pd_t::diff_src_md,
                  &pd_t::diff_dst_md, &pd_t::diff_weights_md, &pd_t::workspace_md}) {
@@ -282,28 +294,31 @@ bool any_role_md(const pd_t &pd, const pred_t &pred) {
         for (int i = 0; i < (1 << 16); ++i) {
             const memory_desc_t *md = (pd.*g)(i);
             if (!md || mdw_t(md).is_zero()) break;
-            if (pred(*md)) return true;
+            if (visit(*md)) return;
         }
     }
-    return false;
 }
 
 } // namespace
 
-bool pd_t::has_sparse_md() const {
-    return any_role_md(*this, [](const memory_desc_t &md) { return mdw_t(md).is_sparse(); });
-}
-
-bool pd_t::has_sub_byte_md() const {
-    if (any_role_md(*this, [](const memory_desc_t &md) { return is_sub_byte(md.data_type); })) return true;
-    for (const auto &q : attr_.zero_points.items)
-        if (is_sub_byte(q.e.dt)) return true;
-    for (const auto &e : attr_.post_ops.entries)
-        if ((e.kind == dnnl_sum && is_sub_byte(e.sum.dt))
-                || (e.kind == dnnl_binary
-                        && (is_sub_byte(e.binary.src1_desc.data_type) || is_sub_byte(e.binary.src2_desc.data_type))))
-            return true;
-    return false;
+unsigned pd_t::unusual_mds(unsigned wanted) const {
+    unsigned found = 0;
+    visit_role_mds(*this, [&](const memory_desc_t &md) {
+        if (mdw_t(md).is_sparse()) found |= md_sparse;
+        if (is_sub_byte(md.data_type)) found |= md_sub_byte;
+        return (found & wanted) == wanted;
+    });
+    if ((wanted & md_sub_byte) && !(found & md_sub_byte)) {
+        for (const auto &q : attr_.zero_points.items)
+            if (is_sub_byte(q.e.dt)) found |= md_sub_byte;
+        for (const auto &e : attr_.post_ops.entries)
+            if ((e.kind == dnnl_sum && is_sub_byte(e.sum.dt))
+                    || (e.kind == dnnl_binary
+                            && (is_sub_byte(e.binary.src1_desc.data_type)
+                                    || is_sub_byte(e.binary.src2_desc.data_type))))
+                found |= md_sub_byte;
+    }
+    return found & wanted;
 }
 
 status_t create_pd_handle(dnnl_primitive_desc **out, const op_desc_t &desc,

@@ -118,12 +118,15 @@ struct pd_t {
     // An implementation that takes sparse memory says so; every other one
     // is never shown a sparse descriptor (make_pd declines it first).
     virtual bool accepts_sparse() const { return false; }
-    bool has_sparse_md() const;
     // Likewise for s4/u4 (two elements per byte), in a tensor, a binary
     // post-op's operand or a zero point: only an implementation that says
     // so reads or writes them.
     virtual bool accepts_sub_byte() const { return false; }
-    bool has_sub_byte_md() const;
+    // Which of those the problem holds, looking only for the ones in
+    // `wanted`, in one pass over the descriptors (make_pd runs it for every
+    // candidate implementation).
+    enum : unsigned { md_sparse = 1u, md_sub_byte = 2u };
+    unsigned unusual_mds(unsigned wanted) const;
 
 protected:
     dnnl_primitive_kind_t kind_;
@@ -135,9 +138,11 @@ protected:
     unsigned user_any_ = 0;
     std::vector<memory_desc_t> prelu_weights_mds_; // by post-op index
     // Dropout's execution arguments: the mask (as dst when its format is
-    // any), the f32 probability and the s32 seed, one element each.
-    memory_desc_t dropout_mask_md_ = zero_md(), dropout_p_md_ = zero_md(),
-                  dropout_seed_md_ = zero_md();
+    // any), the f32 probability and the s32 seed, one element each. The
+    // last two are the same for every pd (shared constants, see
+    // init_dropout_mds), so that no pd carries and copies them.
+    memory_desc_t dropout_mask_md_ = zero_md();
+    bool dropout_scalars_ = false;
     static const memory_desc_t zero_md_;
 };
 
@@ -184,8 +189,10 @@ status_t make_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr,
     if (!pd) return status::out_of_memory;
     pd->note_user_formats();
     const pd_init_scope_t scope(pd.get());
-    if (!pd->accepts_sparse() && pd->has_sparse_md()) return decline(pd->name(), "sparse memory");
-    if (!pd->accepts_sub_byte() && pd->has_sub_byte_md()) return decline(pd->name(), "s4/u4 data");
+    const unsigned refused = (pd->accepts_sparse() ? 0u : pd_t::md_sparse) | (pd->accepts_sub_byte() ? 0u : pd_t::md_sub_byte);
+    const unsigned found = refused ? pd->unusual_mds(refused) : 0u;
+    if (found & pd_t::md_sparse) return decline(pd->name(), "sparse memory");
+    if (found & pd_t::md_sub_byte) return decline(pd->name(), "s4/u4 data");
     status_t st = pd->init(engine);
     if (st == status::success) st = pd->finalize(engine);
     if (st != status::success) return init_failed(pd.get(), st);
