@@ -104,8 +104,8 @@ const memory_desc_t *pd_t::arg_md(int arg) const {
         case DNNL_ARG_WORKSPACE: return workspace_md(0);
         case DNNL_ARG_SCRATCHPAD: return scratchpad_md(0);
         case DNNL_ARG_ATTR_DROPOUT_MASK: return &dropout_mask_md_;
-        case DNNL_ARG_ATTR_DROPOUT_PROBABILITY: return dropout_scalars_ ? &dropout_scalar_md(dnnl_f32) : &zero_md_;
-        case DNNL_ARG_ATTR_DROPOUT_SEED: return dropout_scalars_ ? &dropout_scalar_md(dnnl_s32) : &zero_md_;
+        case DNNL_ARG_ATTR_DROPOUT_PROBABILITY: return attr_.dropout ? &dropout_scalar_md(dnnl_f32) : &zero_md_;
+        case DNNL_ARG_ATTR_DROPOUT_SEED: return attr_.dropout ? &dropout_scalar_md(dnnl_s32) : &zero_md_;
         default: return &zero_md_;
     }
 }
@@ -210,7 +210,8 @@ status_t pd_t::finalize(dnnl_engine *engine) {
 }
 
 // The mask has dst's dims (and, when its format is any, dst's layout); the
-// probability and the seed are single f32 and s32 values.
+// probability and the seed (single f32 and s32 values) need no per-pd
+// descriptor, see arg_md.
 status_t pd_t::init_dropout_mds() {
     if (!attr_.dropout) return status::success;
     const memory_desc_t &dst = *dst_md();
@@ -225,7 +226,6 @@ status_t pd_t::init_dropout_mds() {
             dropout_mask_md_.data_type = dnnl_u8;
         }
     }
-    dropout_scalars_ = true;
     return status::success;
 }
 

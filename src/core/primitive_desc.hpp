@@ -139,10 +139,9 @@ protected:
     std::vector<memory_desc_t> prelu_weights_mds_; // by post-op index
     // Dropout's execution arguments: the mask (as dst when its format is
     // any), the f32 probability and the s32 seed, one element each. The
-    // last two are the same for every pd (shared constants, see
-    // init_dropout_mds), so that no pd carries and copies them.
+    // last two are the same for every pd with dropout: shared constants
+    // (arg_md), so that no pd carries and copies them.
     memory_desc_t dropout_mask_md_ = zero_md();
-    bool dropout_scalars_ = false;
     static const memory_desc_t zero_md_;
 };
 
@@ -189,7 +188,8 @@ status_t make_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr,
     if (!pd) return status::out_of_memory;
     pd->note_user_formats();
     const pd_init_scope_t scope(pd.get());
-    const unsigned refused = (pd->accepts_sparse() ? 0u : pd_t::md_sparse) | (pd->accepts_sub_byte() ? 0u : pd_t::md_sub_byte);
+    const unsigned refused = (pd->accepts_sparse() ? 0u : pd_t::md_sparse)
+            | (pd->accepts_sub_byte() ? 0u : pd_t::md_sub_byte);
     const unsigned found = refused ? pd->unusual_mds(refused) : 0u;
     if (found & pd_t::md_sparse) return decline(pd->name(), "sparse memory");
     if (found & pd_t::md_sub_byte) return decline(pd->name(), "s4/u4 data");
