@@ -264,6 +264,8 @@ status_t init_failed(const pd_t *pd, status_t st) {
     return st;
 }
 
+bool dispatch_verbose_on() { return verbose::enabled(verbose::flag_dispatch); }
+
 status_t decline(const char *impl, const char *why) {
     if (verbose::enabled(verbose::flag_dispatch)) {
         // The whole problem as the declining implementation saw it, as

@@ -15,6 +15,8 @@
 
 #include <memory>
 #include <mutex>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/attr.hpp"
@@ -176,12 +178,33 @@ private:
 // returns `st`.
 status_t init_failed(const pd_t *pd, status_t st);
 
+// An implementation's pd may offer
+//   static bool may_accept(const desc_t &d, const attr_t *attr);
+// (attr null: the defaults): a few field reads that rule the problem out
+// before a pd is constructed, so that creation on a cache miss does not
+// build and copy a pd for every implementation that declines. It returns
+// false only where init() would decline. With dispatch verbose on it is not
+// asked, and init() says why it declines.
+bool dispatch_verbose_on();
+
+template <typename impl_pd_t, typename = void>
+struct has_may_accept_t : std::false_type {};
+template <typename impl_pd_t>
+struct has_may_accept_t<impl_pd_t,
+        std::void_t<decltype(impl_pd_t::may_accept(
+                std::declval<const typename impl_pd_t::desc_t &>(), std::declval<const attr_t *>()))>>
+    : std::true_type {};
+
 // Creates an implementation's pd: constructs it from the op desc, runs
 // init() and finalize(); deletes it on any failure.
 template <typename impl_pd_t>
 status_t make_pd(pd_t **out, const op_desc_t *desc, const attr_t *attr,
         dnnl_engine *engine, const pd_t *hint) {
     using desc_t = typename impl_pd_t::desc_t;
+    if constexpr (has_may_accept_t<impl_pd_t>::value) {
+        if (!impl_pd_t::may_accept(*static_cast<const desc_t *>(desc), attr) && !dispatch_verbose_on())
+            return status::unimplemented;
+    }
     // Owned until it is handed out: init() and finalize() may throw
     // std::bad_alloc (the C boundary turns it into out_of_memory).
     std::unique_ptr<impl_pd_t> pd(new (std::nothrow) impl_pd_t(static_cast<const desc_t *>(desc), attr, hint));

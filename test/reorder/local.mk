@@ -24,3 +24,12 @@ TESTS += test/reorder/test_f8_reorder
 test_reorder_test_f8_reorder_SOURCES = test/reorder/test_f8_reorder.cpp test/common/f8_naive.hpp
 test_reorder_test_f8_reorder_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
 test_reorder_test_f8_reorder_LDADD = $(TEST_LIBS)
+
+# The implementations that accept each reorder problem are the same whether
+# their cheap may_accept() pre-checks are asked (verbose off) or not
+# (dispatch verbose, in a child run).
+check_PROGRAMS += test/reorder/test_reorder_dispatch
+TESTS += test/reorder/test_reorder_dispatch
+test_reorder_test_reorder_dispatch_SOURCES = test/reorder/test_reorder_dispatch.cpp
+test_reorder_test_reorder_dispatch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test/common
+test_reorder_test_reorder_dispatch_LDADD = $(TEST_LIBS)

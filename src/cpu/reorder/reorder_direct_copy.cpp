@@ -4,11 +4,15 @@
 
 namespace kestrel {
 
+bool reorder_direct_copy_t::pd_t::may_accept(const desc_t &d, const attr_t *) {
+    return md_equal(d.src_md, d.dst_md);
+}
+
 status_t reorder_direct_copy_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(init_common(name()));
     if (!quant_.trivial()) return decline(name(), "attributes");
     if (!reorder_dt_supported(src_md_.data_type)) return decline(name(), "data type");
-    if (!md_equal(src_md_, dst_md_)) return decline(name(), "layouts differ");
+    if (!may_accept(desc_, &attr_)) return decline(name(), "layouts differ");
     if (!mdw_t(src_md_).is_dense(true)) return decline(name(), "not dense");
     // The padding of a blocked dst must come out as zeros whatever the
     // src padding holds; the generic path writes it.

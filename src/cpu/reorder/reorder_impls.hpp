@@ -16,6 +16,8 @@ struct reorder_direct_copy_t : primitive_t {
         using desc_t = reorder_desc_t;
         pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *) : pd_impl_t(d, a) {}
         const char *name() const override { return "reorder:direct_copy"; }
+        // The first test init() makes, before a pd is built.
+        static bool may_accept(const desc_t &d, const attr_t *attr);
         status_t init(dnnl_engine *) override;
     };
     explicit reorder_direct_copy_t(const pd_t *pd) : primitive_t(pd) {}
@@ -30,6 +32,8 @@ struct reorder_sub_byte_t : primitive_t {
         using desc_t = reorder_desc_t;
         pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *) : pd_impl_t(d, a) {}
         const char *name() const override { return "reorder:sub_byte"; }
+        // The first test init() makes, before a pd is built.
+        static bool may_accept(const desc_t &d, const attr_t *attr);
         bool accepts_sub_byte() const override { return true; }
         status_t init(dnnl_engine *) override;
         int split = -1; // dst dim threads split, -1: one thread
@@ -46,6 +50,8 @@ struct reorder_packed_t : primitive_t {
         using desc_t = reorder_desc_t;
         pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *) : pd_impl_t(d, a) {}
         const char *name() const override { return "reorder:packed"; }
+        // The first test init() makes, before a pd is built.
+        static bool may_accept(const desc_t &d, const attr_t *attr);
         bool accepts_sparse() const override { return true; }
         status_t init(dnnl_engine *) override;
         bool to_packed_ = true;
@@ -150,6 +156,8 @@ struct reorder_rnn_quant_t : primitive_t {
         using desc_t = reorder_desc_t;
         pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *) : pd_impl_t(d, a) {}
         const char *name() const override { return "reorder:rnn_quant"; }
+        // The first test init() makes, before a pd is built.
+        static bool may_accept(const desc_t &d, const attr_t *attr);
         status_t init(dnnl_engine *) override;
         enum class kind_t { data, weights, projection } kind = kind_t::data;
     };

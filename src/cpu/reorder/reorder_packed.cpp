@@ -91,11 +91,15 @@ void expand(const memory_desc_t &pmd, const dnnl_memory &pm, const memory_desc_t
 
 } // namespace
 
+bool reorder_packed_t::pd_t::may_accept(const desc_t &d, const attr_t *) {
+    return packed::laid_out(packed::is_packed(d.dst_md) ? d.dst_md : d.src_md);
+}
+
 status_t reorder_packed_t::pd_t::init(dnnl_engine *) {
     const bool to_packed = packed::is_packed(dst_md_);
     const memory_desc_t &pmd = to_packed ? dst_md_ : src_md_;
     const memory_desc_t &dense = to_packed ? src_md_ : dst_md_;
-    if (!packed::laid_out(pmd)) return decline(name(), "no packed layout");
+    if (!may_accept(desc_, &attr_)) return decline(name(), "no packed layout");
     if (!mdw_t(dense).is_blocked() || !mdw_t(dense).matches_tag(dnnl_ab)) return decline(name(), "dense side not ab");
     if (!packed_dt(pmd.data_type) || !packed_dt(dense.data_type)) return decline(name(), "data type");
     for (int k = 0; k < 2; ++k)

@@ -12,8 +12,12 @@
 
 namespace kestrel {
 
+bool reorder_rnn_quant_t::pd_t::may_accept(const desc_t &, const attr_t *attr) {
+    return attr && !attr->rnn_qparams_default();
+}
+
 status_t reorder_rnn_quant_t::pd_t::init(dnnl_engine *) {
-    if (attr_.rnn_qparams_default()) return decline(name(), "no rnn qparams");
+    if (!may_accept(desc_, &attr_)) return decline(name(), "no rnn qparams");
     if (!attr_.has_default_values(attr_t::skip_rnn_qparams)) return decline(name(), "other attributes");
     const mdw_t s(src_md_), d(dst_md_);
     if (!s.is_blocked() || !d.is_blocked()) return decline(name(), "format kind is not blocked");

@@ -43,10 +43,14 @@ int split_dim(const memory_desc_t &md) {
 
 } // namespace
 
+bool reorder_sub_byte_t::pd_t::may_accept(const desc_t &d, const attr_t *) {
+    return is_sub_byte(d.src_md.data_type) || is_sub_byte(d.dst_md.data_type);
+}
+
 status_t reorder_sub_byte_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(init_common(name()));
     const data_type_t sdt = src_md_.data_type, ddt = dst_md_.data_type;
-    if (!is_sub_byte(sdt) && !is_sub_byte(ddt)) return decline(name(), "no s4/u4 side");
+    if (!may_accept(desc_, &attr_)) return decline(name(), "no s4/u4 side");
     if (!side_ok(sdt) || !side_ok(ddt)) return decline(name(), "data type");
     if (mdw_t(src_md_).has_padding() || mdw_t(dst_md_).has_padding()) return decline(name(), "padded layout");
     split = split_dim(dst_md_);
