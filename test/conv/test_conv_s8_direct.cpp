@@ -617,6 +617,34 @@ int main() {
         p.q.src_zp = true, p.q.src_zp_v = 21;
         add(p, "plane: 3D groups 2, 3 columns, d padding, s8 src zp, s32 exact");
     }
+    // A tile's weights larger than L1 (over 128 KB here, more than any L1):
+    // checked tiles take ic blocks outside the taps, the taps' column
+    // pointers in a table; with an ic tail (a partial quad), plane tiles,
+    // row tiles with padded edges, 3D taps, and more taps than the table.
+    {
+        prb_t p = base2d(1, 1, 450, 64, 7, 7, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = -5;
+        add(p, "tap table: plane 7x7 ic 450 (ic tail 2) oc 64 3x3 pad 1, s8 src zp, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 227, 64, 3, 20, 3, 1, 1);
+        p.bdt = dnnl_f32, p.q.wei_scales = {0.001953125f};
+        add(p, "tap table: rows of 20, ic 227 oc 64 3x3 pad 1, u8->u8, bias, scale (output stage in registers)");
+    }
+    {
+        prb_t p {};
+        p.mb = 1, p.g = 1, p.icg = 130, p.ocg = 48, p.nsp = 3;
+        p.in[0] = 3, p.in[1] = 5, p.in[2] = 6, p.k[0] = 2, p.k[1] = 3, p.k[2] = 3;
+        p.s[0] = p.s[1] = p.s[2] = 1, p.pl[0] = 1, p.pl[1] = 1, p.pl[2] = 1, p.pr[1] = 1, p.pr[2] = 1;
+        p.sdt = dnnl_u8, p.ddt = dnnl_s32, p.bdt = dnnl_data_type_undef;
+        p.q.src_zp = true, p.q.src_zp_v = 7;
+        add(p, "tap table: 3D 2x3x3 taps, ic 130 oc 48, d padding, u8 src zp, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 70, 32, 11, 11, 9, 1, 4);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32;
+        add(p, "81 taps (more than the table), ic 70 oc 32 pad 4, s8 src, s32 exact");
+    }
     // Random small problems (fixed seed): every mix of channel tails,
     // kernel sizes, strides, padding, dilation, groups and src types.
     static char names[24][96];

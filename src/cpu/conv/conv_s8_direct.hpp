@@ -55,6 +55,11 @@ struct s8_direct_conf_t {
     dim_t w_icb = 0, w_ocb = 0, w_kd = 0, w_kh = 0, w_kw = 0; // weights strides
     dim_t KW = 1, SW = 1, DW1 = 1, IW = 1; // for checked tiles
     bool plane = false; // plane tiles (see above)
+    // Checked tiles: ic blocks outside the taps, the taps' column pointers
+    // set once per tile (at most s8_direct_max_tab_taps taps), so that an
+    // oc block's weights are read in memory order; for weights that do not
+    // stay in L1 between ic blocks.
+    bool tap_inner = false;
     dim_t DH1 = 1, IH = 1; // for plane tiles
 };
 
@@ -88,6 +93,8 @@ struct s8_direct_args_t {
     // offset of that point from `src` (which is then at h = w = 0).
     const dim_t *col_ih, *col_iw, *col_off;
 };
+
+constexpr dim_t s8_direct_max_tab_taps = 64;
 
 using s8_direct_fn_t = void (*)(const s8_direct_conf_t &, const s8_direct_args_t &);
 

@@ -113,6 +113,28 @@ KESTREL_TILE_STEP void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t
     }
 }
 
+// Checked tiles: where each column reads at tap (kh, kw) whose src point
+// is `s` for column 0 (padded columns at the pad bytes).
+template <int URW>
+KESTREL_TILE_STEP void column_pointers(const s8_direct_conf_t &c, const s8_direct_args_t &t, const uint8_t *s,
+        dim_t kh, dim_t kw, const uint8_t **cols) {
+    if (c.plane) {
+        const dim_t dh = kh * c.DH1, dw = kw * c.DW1;
+        for (int j = 0; j < URW; ++j) {
+            const dim_t ih = t.col_ih[j] + dh, iw = t.col_iw[j] + dw;
+            const bool in = ih >= 0 && ih < c.IH && iw >= 0 && iw < c.IW;
+            cols[j] = in ? s + t.col_off[j] : t.pad;
+        }
+    } else {
+        const dim_t iw = t.iw0 + kw * c.DW1;
+        KESTREL_UNROLL(32)
+        for (int j = 0; j < URW; ++j) {
+            const bool in = iw + j * c.SW >= 0 && iw + j * c.SW < c.IW;
+            cols[j] = in ? s + j * c.s_col : t.pad;
+        }
+    }
+}
+
 template <int NOC, int URW, bool CHECK, bool SHIFT>
 void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
     __m512i acc[NOC][URW];
@@ -122,7 +144,25 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
         for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_si512();
     const __m512i flip = _mm512_set1_epi32((int32_t)0x80808080u);
     const uint8_t *cols[URW];
-    if (CHECK) {
+    const dim_t ntaps = t.nkd * t.nkh * c.KW;
+    if (CHECK && c.tap_inner && ntaps <= s8_direct_max_tab_taps) {
+        // The column pointers of every tap first, then ic blocks outside
+        // and taps inside, so that the weights of an oc block are read in
+        // order (tap, then ic block), one stream the prefetcher follows.
+        const uint8_t *tab[s8_direct_max_tab_taps][URW];
+        const int8_t *wtap[s8_direct_max_tab_taps];
+        dim_t n = 0;
+        for (dim_t kd = 0; kd < t.nkd; ++kd)
+            for (dim_t kh = 0; kh < t.nkh; ++kh)
+                for (dim_t kw = 0; kw < c.KW; ++kw, ++n) {
+                    const uint8_t *s = t.src + kd * c.tap_d + kh * c.tap_h + kw * c.tap_w;
+                    column_pointers<URW>(c, t, s, kh, kw, tab[n]);
+                    wtap[n] = t.wei + kd * c.w_kd + kh * c.w_kh + kw * c.w_kw;
+                }
+        for (dim_t icb = 0; icb < c.nicb; ++icb)
+            for (dim_t k = 0; k < ntaps; ++k)
+                ic_block<NOC, URW, CHECK, SHIFT>(acc, c, nullptr, tab[k], icb * 16, wtap[k] + icb * c.w_icb, icb, flip);
+    } else if (CHECK) {
         // Taps outside, ic blocks inside: the column pointers are set once
         // per tap (padded columns at the pad bytes, which cover every ic
         // block).
@@ -130,21 +170,7 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
             for (dim_t kh = 0; kh < t.nkh; ++kh)
                 for (dim_t kw = 0; kw < c.KW; ++kw) {
                     const uint8_t *s = t.src + kd * c.tap_d + kh * c.tap_h + kw * c.tap_w;
-                    if (c.plane) {
-                        const dim_t dh = kh * c.DH1, dw = kw * c.DW1;
-                        for (int j = 0; j < URW; ++j) {
-                            const dim_t ih = t.col_ih[j] + dh, iw = t.col_iw[j] + dw;
-                            const bool in = ih >= 0 && ih < c.IH && iw >= 0 && iw < c.IW;
-                            cols[j] = in ? s + t.col_off[j] : t.pad;
-                        }
-                    } else {
-                        const dim_t iw = t.iw0 + kw * c.DW1;
-                        KESTREL_UNROLL(32)
-                        for (int j = 0; j < URW; ++j) {
-                            const bool in = iw + j * c.SW >= 0 && iw + j * c.SW < c.IW;
-                            cols[j] = in ? s + j * c.s_col : t.pad;
-                        }
-                    }
+                    column_pointers<URW>(c, t, s, kh, kw, cols);
                     const int8_t *w = t.wei + kd * c.w_kd + kh * c.w_kh + kw * c.w_kw;
                     for (dim_t icb = 0; icb < c.nicb; ++icb)
                         ic_block<NOC, URW, CHECK, SHIFT>(acc, c, s, cols, icb * 16, w + icb * c.w_icb, icb, flip);
