@@ -374,6 +374,33 @@ prb_t base2d(int64_t mb, int64_t g, int64_t icg, int64_t ocg, int64_t ih, int64_
 
 } // namespace
 
+// A NaN scale: every u8 / s8 output is 0 (the stores' rule for NaN), in the
+// kernels' output stage as in gemm:s8.
+void nan_scale_case(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm) {
+    for (dnnl_data_type_t dt : {dnnl_u8, dnnl_s8})
+        for (bool plain : {false, true}) {
+            prb_t p = base2d(1, 1, 16, 32, 3, 8, 3, 1, 1);
+            p.ddt = dt, p.q.src_scale = std::nanf(""), p.plain_wei = plain;
+            const data_t x = make_data(p);
+            tensors_t ts;
+            make_mds(p, ts, plain, false);
+            dnnl_primitive_attr_t attr = p.q.attr(p.nd(), p.g * p.ocg);
+            dnnl_primitive_desc_t pd = nullptr;
+            KT_OK(make_pd(&pd, eng, p, ts, attr));
+            std::vector<char> got;
+            bool b;
+            run_pd(eng, strm, pd, p, x, got, b);
+            bool zeros = !got.empty();
+            for (char v : got) zeros = zeros && v == 0;
+            char msg[160];
+            std::snprintf(msg, sizeof msg, "NaN src scale, %s dst, %s: every output 0", dt == dnnl_u8 ? "u8" : "s8",
+                    kt::impl_name(pd).c_str());
+            t.check(zeros, msg);
+            dnnl_primitive_desc_destroy(pd);
+            dnnl_primitive_attr_destroy(attr);
+        }
+}
+
 int main() {
     kt::tally_t t;
     dnnl_engine_t eng;
@@ -645,6 +672,19 @@ int main() {
         p.sdt = dnnl_s8, p.ddt = dnnl_s32;
         add(p, "81 taps (more than the table), ic 70 oc 32 pad 4, s8 src, s32 exact");
     }
+    // The output stage in registers at the ends of the range: a scale of
+    // 2^36 takes the sums past +-2^31 (and to +-inf where |acc| is large),
+    // which the u8 and s8 narrowing must saturate, not wrap.
+    for (dnnl_data_type_t dt : {dnnl_u8, dnnl_s8}) {
+        prb_t p = base2d(1, 1, 20, 48, 3, 9, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dt, p.q.src_scale = 68719476736.f;
+        add(p, dt == dnnl_u8 ? "u8 dst, scale 2^36 (beyond +-2^31): saturates" : "s8 dst, scale 2^36 (beyond +-2^31): saturates");
+    }
+    {
+        prb_t p = base2d(1, 1, 64, 32, 4, 6, 1, 1, 0);
+        p.ddt = dnnl_u8, p.q.src_scale = 1.f / 4096.f, p.q.dst_zp = true, p.q.dst_zp_v = 3;
+        add(p, "1x1 flat, u8 dst, small values around the dst zp (rounding ties)");
+    }
     // Random small problems (fixed seed): every mix of channel tails,
     // kernel sizes, strides, padding, dilation, groups and src types.
     static char names[24][96];
@@ -668,6 +708,7 @@ int main() {
     }
     bool any = false;
     for (auto &c : cases) run_case(t, eng, strm, c.first, c.second, any = !any);
+    nan_scale_case(t, eng, strm);
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);
     return t.finish();

@@ -292,7 +292,53 @@ void packed_any(int nthr) {
 
 } // namespace
 
+// The 8-bit stores at the ends of the range, with only a src scale (the
+// scale folded into the tile's output): a NaN scale makes every output 0; a
+// scale of 2^36 takes every nonzero sum past +-2^31, so the output is the
+// type's bound of the sum's sign (0 for a zero sum).
+void extremes() {
+    dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    dnnl::stream strm(eng);
+    const long M = 19, N = 37, K = 21;
+    for (dt ddt : {dt::u8, dt::s8})
+        for (float scale : {std::nanf(""), 68719476736.f}) {
+            dnnl::memory::desc sd({M, K}, dt::u8, tag::ab), wd({K, N}, dt::s8, tag::ab), dd({M, N}, ddt, tag::ab);
+            dnnl::primitive_attr attr;
+            attr.set_scales_mask(DNNL_ARG_SRC, 0);
+            dnnl::matmul::primitive_desc pd(eng, sd, wd, dd, attr);
+            dnnl::memory ms(sd, eng), mw(wd, eng), md(dd, eng), msc({{1}, dt::f32, tag::a}, eng);
+            kt::rng_t r(77);
+            uint8_t *a = (uint8_t *)ms.get_data_handle();
+            int8_t *b = (int8_t *)mw.get_data_handle();
+            for (long i = 0; i < M * K; ++i) a[i] = (uint8_t)(r.next() % 4); // zeros too
+            for (long i = 0; i < K * N; ++i) b[i] = (int8_t)(r.next() % 5) - 2;
+            *(float *)msc.get_data_handle() = scale;
+            dnnl::matmul(pd).execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md},
+                                                {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, msc}});
+            strm.wait();
+            const int8_t *ds = (const int8_t *)md.get_data_handle();
+            const uint8_t *du = (const uint8_t *)md.get_data_handle();
+            long bad = 0, zero_sums = 0;
+            for (long m = 0; m < M; ++m)
+                for (long n = 0; n < N; ++n) {
+                    long acc = 0;
+                    for (long k = 0; k < K; ++k) acc += (long)a[m * K + k] * b[k * N + n];
+                    zero_sums += acc == 0;
+                    long want = 0;
+                    if (!std::isnan(scale) && acc != 0)
+                        want = ddt == dt::u8 ? (acc > 0 ? 255 : 0) : (acc > 0 ? 127 : -128);
+                    const long got = ddt == dt::u8 ? (long)du[m * N + n] : (long)ds[m * N + n];
+                    bad += got != want;
+                }
+            const std::string what = std::string(ddt == dt::u8 ? "u8" : "s8") + " dst, src scale "
+                    + (std::isnan(scale) ? "NaN: every output 0" : "2^36: the bound of the sum's sign") + " ("
+                    + pd.impl_info_str() + ", " + std::to_string(zero_sums) + " zero sums)";
+            T.check(bad == 0, what.c_str());
+        }
+}
+
 int main() {
+    for (int nthr : {1, 2}) kt::with_threads(nthr, [&] { extremes(); });
     for (int nthr : {1, 2}) kt::with_threads(nthr, [&] { packed_any(nthr); });
     const long sizes[] = {1, 3, 15, 16, 17, 63, 64, 65, 100};
     const dt dsts[] = {dt::f32, dt::s32, dt::s8, dt::u8, dt::bf16};

@@ -122,12 +122,18 @@ __attribute__((target("avx512f,avx512bw"))) inline void s8_tile_out_avx512(const
                 _mm512_mask_storeu_ps(reinterpret_cast<float *>(dst) + o, k, f);
                 continue;
             }
+            if (ddt == dnnl_u8) {
+                // max(f, 0) returns its second operand for a NaN: 0; the
+                // unsigned saturation of the store clamps at 255 (from 2^31
+                // up the conversion gives 0x80000000, saturated as well).
+                _mm512_mask_cvtusepi32_storeu_epi8(dst + o, k, _mm512_cvtps_epi32(_mm512_max_ps(f, lo)));
+                continue;
+            }
+            // s8: the signed saturation of the store clamps below; above,
+            // the clamp comes before the conversion (2^31 and up would
+            // convert to INT32_MIN).
             f = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(f, f, _CMP_ORD_Q), f);
-            const __m512i r = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
-            if (ddt == dnnl_s8)
-                _mm512_mask_cvtsepi32_storeu_epi8(dst + o, k, r);
-            else
-                _mm512_mask_cvtusepi32_storeu_epi8(dst + o, k, r);
+            _mm512_mask_cvtsepi32_storeu_epi8(dst + o, k, _mm512_cvtps_epi32(_mm512_min_ps(f, hi)));
         }
 }
 #endif
