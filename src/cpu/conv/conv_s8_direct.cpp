@@ -379,7 +379,7 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 f_bias[i] = g.with_bias ? static_cast<const float *>(ex.ea.bias)[p->weights_md(1)->offset0 + oc0 + i] : 0.f;
                 f_dscale[i] = p->with_dscale ? ex.ea.dst_scale[p->dscale_per_oc ? oc0 + i : 0] : 1.f;
             }
-            fo.comp = wsum ? reinterpret_cast<const int32_t *>(comp) : nullptr;
+            fo.comp = reinterpret_cast<const int32_t *>(comp);
             fo.scale = p->with_scale ? f_scale : nullptr;
             fo.bias = g.with_bias ? f_bias : nullptr;
             fo.dscale = p->with_dscale ? f_dscale : nullptr;

@@ -74,7 +74,7 @@ KESTREL_TILE_STEP void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t
         const dim_t left = o.nn - k * 16;
         if (left <= 0) break;
         const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-        const __m512i cv = o.comp ? _mm512_maskz_loadu_epi32(m, o.comp + k * 16) : _mm512_setzero_si512();
+        const __m512i cv = _mm512_maskz_loadu_epi32(m, o.comp + k * 16);
         const __m512 sv = o.scale ? _mm512_maskz_loadu_ps(m, o.scale + k * 16) : _mm512_setzero_ps();
         const __m512 bv = o.bias ? _mm512_maskz_loadu_ps(m, o.bias + k * 16) : _mm512_setzero_ps();
         const __m512 dv = o.dscale ? _mm512_mask_loadu_ps(_mm512_set1_ps(1.f), m, o.dscale + k * 16)
@@ -82,7 +82,7 @@ KESTREL_TILE_STEP void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t
         const __m512 zv = _mm512_set1_ps(o.dzp);
         KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) {
-            __m512 v = _mm512_cvtepi32_ps(o.comp ? _mm512_sub_epi32(acc[k][j], cv) : acc[k][j]);
+            __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[k][j], cv));
             if (o.scale) v = _mm512_mul_ps(v, sv);
             if (o.bias) v = _mm512_add_ps(v, bv);
             if (o.dscale) v = _mm512_div_ps(v, dv);
@@ -90,15 +90,6 @@ KESTREL_TILE_STEP void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t
             char *d = o.dst + j * o.d_w;
             if (o.kind == 0) {
                 _mm512_mask_storeu_ps((float *)d + k * 16, m, v);
-                continue;
-            }
-            if (o.kind == 3) {
-                // u8: max(v, 0) returns its second operand for a NaN, so
-                // NaN becomes 0 as in the scalar stores; rounded to nearest
-                // even, then saturated to 255 as unsigned (anything from
-                // 2^31 up converts to 0x80000000, which saturates too).
-                v = _mm512_max_ps(v, _mm512_setzero_ps());
-                _mm_mask_storeu_epi8(d + k * 16, m, _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(v)));
                 continue;
             }
             // NaN to 0, as the scalar stores do.
@@ -113,11 +104,11 @@ KESTREL_TILE_STEP void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t
                 _mm512_mask_storeu_epi32((int32_t *)d + k * 16, m, r);
                 continue;
             }
-            // s8: from 127.5 up clamped before the conversion (2^31 and
-            // up would convert to INT32_MIN); below, the signed saturation
-            // of the narrowing does it (down to -2^31 and below: INT32_MIN).
-            v = _mm512_min_ps(v, _mm512_set1_ps(127.f));
-            _mm_mask_storeu_epi8(d + k * 16, m, _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(v)));
+            const bool s8 = o.kind == 2;
+            v = _mm512_max_ps(v, _mm512_set1_ps(s8 ? -128.f : 0.f));
+            v = _mm512_min_ps(v, _mm512_set1_ps(s8 ? 127.f : 255.f));
+            const __m512i r = _mm512_cvtps_epi32(v);
+            _mm_mask_storeu_epi8(d + k * 16, m, _mm512_cvtepi32_epi8(r));
         }
     }
 }
