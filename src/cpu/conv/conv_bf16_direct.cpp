@@ -312,9 +312,8 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const bool no_taps = nkd == 0 || nkh == 0;
         // Tiles of near-equal width: a narrow last tile would have too few
         // accumulators to hide vdpbf16ps's latency.
-        const dim_t ntiles = div_up(ncols, (dim_t)c.urw), w_base = ncols / ntiles, w_extra = ncols % ntiles;
-        for (dim_t ti = 0, j0 = 0; ti < ntiles; ++ti) {
-            const int urw = (int)(w_base + (ti < w_extra ? 1 : 0));
+        for (dim_t j0 = 0; j0 < ncols;) {
+            const int urw = (int)even_tile_width(ncols, c.urw, j0);
             const dim_t col = col0 + j0;
             j0 += urw;
             const dim_t iw_lo = col * g.SW - g.PW;
@@ -334,7 +333,7 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             // and, when it stores from registers, its dst lines.
             const dim_t ncol = col + urw;
             const dim_t nw = !pf || no_taps ? 0
-                    : ti + 1 < ntiles      ? w_base + (ti + 1 < w_extra ? 1 : 0)
+                    : j0 < ncols           ? even_tile_width(ncols, c.urw, j0)
                     : c.flat               ? std::min<dim_t>(c.urw, c.row - ncol)
                                            : 0;
             if (nw > 0) {

@@ -603,9 +603,9 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 g.data_pos(pos, n, oc_first, od, oh, 0);
                 const dim_t dst_row = dst_d.off_v(pos); // element offset
                 float *part_row = chunked ? partial + ri * c.seg * blk : nullptr;
-                for (dim_t j0 = 0; j0 < ncols; j0 += c.urw) {
+                for (dim_t j0 = 0, urw = 0; j0 < ncols; j0 += urw) {
+                    urw = even_tile_width(ncols, c.urw, j0);
                     const dim_t col = col0 + j0;
-                    const int urw = (int)std::min<dim_t>(c.urw, ncols - j0);
                     const dim_t iw_lo = col * g.SW - g.PW;
                     const bool check = !c.flat && (iw_lo < 0 || (col + urw - 1) * g.SW - g.PW + ext_w >= g.IW);
                     t.src = src_row + icb0 * cs.s_icb + col * cs.s_col;
@@ -623,23 +623,23 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                     }
                     t.act = last && direct_store ? act : direct_act_none;
                     t.act_a = act_a, t.act_b = act_b;
-                    if (pf_src && (c.flat || j0 + c.urw < ncols)) {
+                    if (pf_src && (c.flat || j0 + urw < ncols)) {
                         // The next tile's src (a flattened row runs on into
                         // the next segment), each line once.
-                        const dim_t nn = c.flat ? c.urw : std::min<dim_t>(c.urw, ncols - j0 - c.urw);
+                        const dim_t nn = c.flat ? c.urw : std::min<dim_t>(c.urw, ncols - j0 - urw);
                         const dim_t span = c.flat ? nn : (nn - 1) * g.SW + ext_w + 1;
                         if (nkd * nkh * t.nicb * span <= pf_lines_max)
                             for (dim_t kd = 0; kd < nkd; ++kd)
                                 for (dim_t kh = 0; kh < nkh; ++kh)
                                     for (dim_t icb = 0; icb < t.nicb; ++icb) {
-                                        const float *r = t.src + (dim_t)c.urw * c.s_col + kd * c.tap_d + kh * c.tap_h
+                                        const float *r = t.src + urw * c.s_col + kd * c.tap_d + kh * c.tap_h
                                                 + icb * c.s_icb;
                                         for (dim_t x = 0; x < span; x += pf_col_step) __builtin_prefetch(r + x * s_w, 0, 3);
                                     }
                     }
-                    if (pf_src && last && direct_store && (c.flat || j0 + c.urw < ncols)) {
+                    if (pf_src && last && direct_store && (c.flat || j0 + urw < ncols)) {
                         // The next tile's dst, for writing.
-                        float *nd = static_cast<float *>(ex.dst) + out_dst + (dim_t)c.urw * d_w;
+                        float *nd = static_cast<float *>(ex.dst) + out_dst + urw * d_w;
                         for (int k = 0; k < noc; ++k)
                             for (int j = 0; j < c.urw; j += (int)pf_col_step) __builtin_prefetch(nd + k * d_k + j * d_w, 1, 3);
                     }

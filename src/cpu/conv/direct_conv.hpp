@@ -65,6 +65,15 @@ struct direct_kernels_t {
     direct_tile_fn_t fn[max_noc + 1][max_urw + 1][2] = {}; // [noc][urw][checked]
 };
 
+// Register tiles along a row of n columns, at most w wide, as even as
+// possible (56 at 6: six of 6 and four of 5, not nine of 6 and one of 2,
+// whose few columns leave the tile's weight loads and accumulator chains
+// short): the width of the tile starting at column j0 of the row.
+inline dim_t even_tile_width(dim_t n, dim_t w, dim_t j0) {
+    const dim_t nt = (n + w - 1) / w, base = n / nt, wide = n % nt; // the first `wide` tiles get base + 1
+    return j0 < wide * (base + 1) ? base + 1 : base;
+}
+
 // Largest URW a kernel set offers for NOC blocks (0: none).
 int direct_conv_16c_max_urw(int noc);
 int direct_conv_8c_max_urw(int noc);
