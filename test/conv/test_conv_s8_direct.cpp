@@ -372,7 +372,16 @@ prb_t base2d(int64_t mb, int64_t g, int64_t icg, int64_t ocg, int64_t ih, int64_
     return p;
 }
 
-} // namespace
+// A 3D problem with 2x3x3 taps at stride 1, padding 1 before along d, h
+// and w and 1 after along h and w; u8 src, s32 dst, no bias.
+prb_t base3d_2x3x3(int64_t g, int64_t icg, int64_t ocg, int64_t id, int64_t ih, int64_t iw) {
+    prb_t p {};
+    p.mb = 1, p.g = g, p.icg = icg, p.ocg = ocg, p.nsp = 3;
+    p.in[0] = id, p.in[1] = ih, p.in[2] = iw, p.k[0] = 2, p.k[1] = 3, p.k[2] = 3;
+    p.s[0] = p.s[1] = p.s[2] = 1, p.pl[0] = 1, p.pl[1] = 1, p.pl[2] = 1, p.pr[1] = 1, p.pr[2] = 1;
+    p.sdt = dnnl_u8, p.ddt = dnnl_s32, p.bdt = dnnl_data_type_undef;
+    return p;
+}
 
 // A NaN scale: every u8 / s8 output is 0 (the stores' rule for NaN), in the
 // kernels' output stage as in gemm:s8.
@@ -400,6 +409,8 @@ void nan_scale_case(kt::tally_t &t, dnnl_engine_t eng, dnnl_stream_t strm) {
             dnnl_primitive_attr_destroy(attr);
         }
 }
+
+} // namespace
 
 int main() {
     kt::tally_t t;
@@ -636,12 +647,8 @@ int main() {
         add(p, "11-column rows (rows, not plane: 6 tiles either way), s8 src, f32 dst");
     }
     {
-        prb_t p {};
-        p.mb = 1, p.g = 2, p.icg = 16, p.ocg = 24, p.nsp = 3;
-        p.in[0] = 3, p.in[1] = 4, p.in[2] = 3, p.k[0] = 2, p.k[1] = 3, p.k[2] = 3;
-        p.s[0] = p.s[1] = p.s[2] = 1, p.pl[0] = 1, p.pl[1] = 1, p.pl[2] = 1, p.pr[1] = 1, p.pr[2] = 1;
-        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.bdt = dnnl_data_type_undef;
-        p.q.src_zp = true, p.q.src_zp_v = 21;
+        prb_t p = base3d_2x3x3(2, 16, 24, 3, 4, 3);
+        p.sdt = dnnl_s8, p.q.src_zp = true, p.q.src_zp_v = 21;
         add(p, "plane: 3D groups 2, 3 columns, d padding, s8 src zp, s32 exact");
     }
     // A tile's weights larger than L1 (over 128 KB here, more than any L1):
@@ -659,11 +666,7 @@ int main() {
         add(p, "tap table: rows of 20, ic 227 oc 64 3x3 pad 1, u8->u8, bias, scale (output stage in registers)");
     }
     {
-        prb_t p {};
-        p.mb = 1, p.g = 1, p.icg = 130, p.ocg = 48, p.nsp = 3;
-        p.in[0] = 3, p.in[1] = 5, p.in[2] = 6, p.k[0] = 2, p.k[1] = 3, p.k[2] = 3;
-        p.s[0] = p.s[1] = p.s[2] = 1, p.pl[0] = 1, p.pl[1] = 1, p.pl[2] = 1, p.pr[1] = 1, p.pr[2] = 1;
-        p.sdt = dnnl_u8, p.ddt = dnnl_s32, p.bdt = dnnl_data_type_undef;
+        prb_t p = base3d_2x3x3(1, 130, 48, 3, 5, 6);
         p.q.src_zp = true, p.q.src_zp_v = 7;
         add(p, "tap table: 3D 2x3x3 taps, ic 130 oc 48, d padding, u8 src zp, s32 exact");
     }
