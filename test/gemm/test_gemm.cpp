@@ -6,6 +6,7 @@
 // use it), the skinny (unpacked) path, the direct (unpacked small)
 // path, the blocking derived from cache sizes (odd and injected ones, whose
 // tiny blocks cut every dimension), and dnnl_sgemm's argument checks.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -260,7 +261,8 @@ void test_epilogue() {
 // The blocking rule on odd, clamped and unknown cache sizes: every block a
 // multiple of its unit and inside its range; and two cases worked out by
 // hand from the rule stated in gemm.cpp (KC x NR x 4 bytes = 2/3 of L1,
-// MC x KC x 4 = L2 / 2, nthr x KC x NC x 4 = L3 / 2, each rounded down).
+// MC x KC x 4 = L2 / 2, nthr x KC x NC x 4 = L3 / 2, each rounded down;
+// with long_kc KC x NR x 4 = L2 / 8 where that is more, MC unchanged).
 void test_blocking() {
     const gemm::cache_sizes_t odd[] = {{0, 0, 0}, {7000, 77777, 1234567}, {48u << 10, 1u << 20, 32u << 20},
             {1, 1, 1}, {size_t(1) << 40, size_t(1) << 40, size_t(1) << 40}, {32u << 10, 256u << 10, 0},
@@ -269,18 +271,20 @@ void test_blocking() {
     int bad = 0, n = 0;
     for (const auto &c : odd)
         for (const auto &k : kernels)
-            for (int nthr : {1, 2, 3}) {
-                const gemm::blocking_t b = gemm::derive_blocking(c, k[0], k[1], nthr);
-                ++n;
-                const bool ok = b.kc % 8 == 0 && b.kc >= 64 && b.kc <= 512 && b.mc % k[0] == 0
-                        && b.mc >= k[0] && b.mc <= 1020 && b.nc % k[1] == 0 && b.nc >= k[1]
-                        && b.nc <= 4096;
-                if (!ok)
-                    std::fprintf(stderr, "  caches %zu/%zu/%zu, %ldx%ld, %d thr: mc %ld nc %ld kc %ld\n",
-                            c.l1, c.l2, c.l3, (long)k[0], (long)k[1], nthr, (long)b.mc, (long)b.nc,
-                            (long)b.kc);
-                bad += !ok;
-            }
+            for (int nthr : {1, 2, 3})
+                for (bool long_kc : {false, true}) {
+                    const gemm::blocking_t b = gemm::derive_blocking(c, k[0], k[1], nthr, long_kc);
+                    ++n;
+                    const bool ok = b.kc % 8 == 0 && b.kc >= 64 && b.kc <= (long_kc ? 1024 : 512)
+                            && b.mc % k[0] == 0 && b.mc >= k[0] && b.mc <= 1020 && b.nc % k[1] == 0
+                            && b.nc >= k[1] && b.nc <= 4096;
+                    if (!ok)
+                        std::fprintf(stderr,
+                                "  caches %zu/%zu/%zu, %ldx%ld, %d thr, long %d: mc %ld nc %ld kc %ld\n",
+                                c.l1, c.l2, c.l3, (long)k[0], (long)k[1], nthr, (int)long_kc, (long)b.mc,
+                                (long)b.nc, (long)b.kc);
+                    bad += !ok;
+                }
     char what[120];
     std::snprintf(what, sizeof(what), "blocking from %d cache/kernel/thread combinations in range", n);
     T.check(bad == 0, what);
@@ -292,26 +296,47 @@ void test_blocking() {
     // MC = 131072 / 1344 = 97 -> 96, NC = 4 M / 2688 = 1560 -> 1552.
     b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 6, 16, 2);
     T.check(b.kc == 336 && b.mc == 96 && b.nc == 1552, "blocking for 32K/256K/8M caches, 6x16, 2 threads");
+    // long_kc, Zen 5 caches, 12x32: KC = 131072 / 128 = 1024, MC as above
+    // (504), NC = 16 M / 4096 = 4096, two threads 2048. 32K/256K/8M, 6x16,
+    // 2 threads: KC = 32768 / 64 = 512, MC 96, NC = 4 M / 4096 = 1024; 12x32
+    // there: KC = 32768 / 128 = 256 against the L1 rule's 168, MC = 131072 /
+    // (168 x 4) = 195 -> 192.
+    b = gemm::derive_blocking({48u << 10, 1u << 20, 32u << 20}, 12, 32, 1, true);
+    T.check(b.kc == 1024 && b.mc == 504 && b.nc == 4096, "long-K blocking for Zen 5 caches, 12x32");
+    b = gemm::derive_blocking({48u << 10, 1u << 20, 32u << 20}, 12, 32, 2, true);
+    T.check(b.kc == 1024 && b.mc == 504 && b.nc == 2048,
+            "long-K blocking for Zen 5 caches, 12x32, 2 threads");
+    b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 6, 16, 2, true);
+    T.check(b.kc == 512 && b.mc == 96 && b.nc == 1024,
+            "long-K blocking for 32K/256K/8M caches, 6x16, 2 threads");
+    b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 12, 32, 1, true);
+    T.check(b.kc == 256 && b.mc == 192, "long-K blocking for 32K/256K/8M caches, 12x32");
     // Few columns: KC grows while KC x N (N rounded up to NR) takes at most
     // a quarter of L2, up to 1024, and MC follows (MC x KC x 4 = L2 / 2).
     // 48 KB / 1 MB / 32 MB, 12x32 kernel, N = 64: KC <= 262144 / 256 = 1024;
     // K = 576 is one block, MC = 524288 / 2304 = 227 -> 216. K = 1500:
     // two blocks of 750, MC = 524288 / 3000 = 174 -> 168. N = 40 rounds to
-    // 64 as well. N = 300 (KC <= 218) keeps the rule's 256.
+    // 64 as well. N = 300 (KC <= 218): C (4096 x 300) outgrows L2, so the
+    // long-K rule's 1024 applies, K = 1500 two blocks of 750 (MC 168).
+    // C within L2 (128 x 2048) keeps KC = 256 (and M = 128 one block of
+    // 132); C beyond it (128 x 4096) takes K = 2048 in two blocks of 1024,
+    // MC = 524288 / 4096 = 128 -> 120, and M = 128 is still one row block
+    // of 132, not 120 and 8; M = 300 is cut at 120.
     if (isa::has(isa::avx512)) {
         const gemm::cache_sizes_t zen5 {48u << 10, 1u << 20, 32u << 20};
         gemm::set_kernel_level_for_testing(gemm::kernel_level_t::avx512);
         struct {
             dim_t M, N, K, kc, mc;
-        } fc[] = {{4096, 64, 576, 576, 216}, {4096, 40, 1500, 750, 168}, {4096, 300, 1500, 250, 504}};
+        } fc[] = {{4096, 64, 576, 576, 216}, {4096, 40, 1500, 750, 168}, {4096, 300, 1500, 750, 168},
+                {128, 2048, 2048, 256, 132}, {128, 4096, 2048, 1024, 132}, {300, 4096, 2048, 1024, 120}};
         for (const auto &f : fc) {
             gemm::plan_t q;
             // Transposed A: a row-major one with these few columns goes
             // direct (test_few_columns_direct).
             const bool okq = q.init(zen5, f.M, f.N, f.K, true, false, 1) == status::success && !q.direct()
                     && !q.skinny() && q.kc() == f.kc && q.mc() == f.mc;
-            std::snprintf(what, sizeof(what), "few-columns blocking, N=%ld K=%ld: KC %ld (%ld), MC %ld (%ld)",
-                    (long)f.N, (long)f.K, (long)q.kc(), (long)f.kc, (long)q.mc(), (long)f.mc);
+            std::snprintf(what, sizeof(what), "plan blocking, M=%ld N=%ld K=%ld: KC %ld (%ld), MC %ld (%ld)",
+                    (long)f.M, (long)f.N, (long)f.K, (long)q.kc(), (long)f.kc, (long)q.mc(), (long)f.mc);
             T.check(okq, what);
         }
         gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
@@ -364,6 +389,60 @@ void test_few_columns() {
                 T.check(ok && kc == 367, what);
             }
         }
+    }
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+}
+
+// The long-K rule against the naive product (8 KB / 256 KB / 1 MB caches:
+// the L1 rule's KC is 64 or 80, an eighth of L2 is 256 for 32-column
+// kernels and 512 for 16-column ones). C of 301 x 257 outgrows L2: K = 700
+// runs in blocks of 234 or 350, the A block shortened to fit (132 rows for
+// the 12-row kernel: 132 + 132 + 37) and the per-thread B blocks of the
+// two-thread grid; C of 100 x 257 stays in L2 and keeps the L1 rule's KC.
+// Every transpose combination, beta 0 and not, 1 and 2 threads.
+void test_long_k() {
+    const gemm::cache_sizes_t mid {8u << 10, 256u << 10, 1u << 20};
+    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
+            gemm::kernel_level_t::avx512};
+    for (gemm::kernel_level_t level : levels) {
+        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
+                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
+            continue;
+        gemm::set_kernel_level_for_testing(level);
+        for (dim_t M : {301, 100})
+            for (int tr = 0; tr < 4; ++tr) {
+                shape_t s {M, 257, 700, (tr & 1) != 0, (tr & 2) != 0, tr == 3 ? -0.5f : 1.f,
+                        tr % 2 ? 0.75f : 0.f};
+                data_t d = make_data(s, 5150 + 10 * (uint64_t)M + tr);
+                for (int nthr : {1, 2}) {
+                    bool ok = true;
+                    dim_t kc = 0, want = 0;
+                    kt::with_threads(nthr, [&] {
+                        runner_t r;
+                        std::vector<float> C = d.C0;
+                        ok = r.init(s, 0, &mid) == status::success
+                                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda,
+                                           d.B.data(), d.ldb, s.beta, C.data(), d.ldc, r.grantor(), 10)
+                                        == status::success
+                                && matches(s, d, C) && !r.plan.direct() && !r.plan.skinny();
+                        kc = r.plan.kc();
+                        // The rule worked out here: 256 KB / 8 / (NR x 4) for
+                        // C beyond L2, else 2/3 of 8 KB / (NR x 4) rounded
+                        // down to 8 and at least 64; K cut in equal blocks.
+                        const dim_t nr = r.plan.nr();
+                        const bool beyond = M * 257 * 4 > (256 << 10);
+                        const dim_t l1_kc = std::max<dim_t>(64, (8192 * 2 / 3) / (nr * 4) / 8 * 8);
+                        const dim_t rule
+                                = beyond ? std::max(l1_kc, (dim_t)(262144 / 8 / (nr * 4))) : l1_kc;
+                        want = div_up(700, div_up(700, rule));
+                    });
+                    char what[160];
+                    std::snprintf(what, sizeof(what),
+                            "long K, level %d, %ld x 257 x 700, ta=%d tb=%d, %d thr: KC %ld (%ld), matches",
+                            (int)level, (long)M, s.ta, s.tb, nthr, (long)kc, (long)want);
+                    T.check(ok && kc == want, what);
+                }
+            }
     }
     gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
 }
@@ -686,6 +765,7 @@ int main() {
     if (isa::has(isa::avx512)) grid_for_kernel(gemm::kernel_level_t::avx512, "avx512", &tiny_caches);
     test_blocking();
     test_few_columns();
+    test_long_k();
     test_shared_operand();
     test_few_columns_direct();
     test_epilogue();

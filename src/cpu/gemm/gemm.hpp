@@ -52,7 +52,7 @@ const cache_sizes_t &host_caches();
 struct blocking_t {
     dim_t mc = 0, nc = 0, kc = 0;
 };
-blocking_t derive_blocking(const cache_sizes_t &c, dim_t mr, dim_t nr, int nthr);
+blocking_t derive_blocking(const cache_sizes_t &c, dim_t mr, dim_t nr, int nthr, bool long_kc = false);
 
 class plan_t {
 public:
