@@ -346,10 +346,12 @@ void test_blocking() {
     // Plans built on the tiny caches use the tiny blocks.
     gemm::plan_t p;
     bool ok = p.init(tiny_caches, 1000, 1000, 1000, false, false, 1) == status::success;
-    b = gemm::derive_blocking(tiny_caches, p.mr(), p.nr(), 1);
-    // K = 1000 cut into equal blocks no larger than KC.
-    T.check(ok && b.kc <= 80 && p.kc() == div_up(1000, div_up(1000, b.kc)) && p.mc() == b.mc && p.nc() <= b.nc
-                    && !p.direct(),
+    // C (4 MB) is beyond the tiny L2: the long-K rule (KC 64 for 32-column
+    // kernels, 128 for 16-column ones); K = 1000 cut into equal blocks no
+    // larger than KC, the A block no taller than the rule's.
+    b = gemm::derive_blocking(tiny_caches, p.mr(), p.nr(), 1, true);
+    T.check(ok && b.kc <= 128 && p.kc() == div_up(1000, div_up(1000, b.kc)) && p.mc() <= b.mc
+                    && p.mc() % p.mr() == 0 && p.nc() <= b.nc && !p.direct(),
             "plan on tiny caches: the tiny blocks, packed");
 }
 
@@ -441,6 +443,53 @@ void test_long_k() {
                             "long K, level %d, %ld x 257 x 700, ta=%d tb=%d, %d thr: KC %ld (%ld), matches",
                             (int)level, (long)M, s.ta, s.tb, nthr, (long)kc, (long)want);
                     T.check(ok && kc == want, what);
+                }
+            }
+    }
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+}
+
+// Tiles walking C a row of tiles at a time (one K block, a thread's C
+// beyond L2, the B block within it; 8 KB / 256 KB / 1 MB caches): 301 x
+// 257 and 601 x 257 with K = 60 and 50 (under every kernel's KC of 64 or
+// 80), against the naive product, each kernel, every transpose, 1 and 2
+// threads; 100 x 257 (C within L2) and K = 700 (several K blocks) keep
+// the column order.
+void test_c_rows() {
+    const gemm::cache_sizes_t mid {8u << 10, 256u << 10, 1u << 20};
+    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
+            gemm::kernel_level_t::avx512};
+    struct {
+        dim_t M, K;
+        bool rows; // expected with one thread
+    } cases[] = {{301, 60, true}, {601, 50, true}, {100, 60, false}, {301, 700, false}};
+    for (gemm::kernel_level_t level : levels) {
+        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
+                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
+            continue;
+        gemm::set_kernel_level_for_testing(level);
+        for (const auto &cs : cases)
+            for (int tr = 0; tr < 4; ++tr) {
+                shape_t s {cs.M, 257, cs.K, (tr & 1) != 0, (tr & 2) != 0, tr == 2 ? 2.f : 1.f,
+                        tr % 2 ? -1.f : 0.f};
+                data_t d = make_data(s, 7100 + 10 * (uint64_t)cs.M + cs.K + tr);
+                for (int nthr : {1, 2}) {
+                    bool ok = true, rows = false;
+                    kt::with_threads(nthr, [&] {
+                        runner_t r;
+                        std::vector<float> C = d.C0;
+                        ok = r.init(s, 0, &mid) == status::success
+                                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda,
+                                           d.B.data(), d.ldb, s.beta, C.data(), d.ldc, r.grantor(), 10)
+                                        == status::success
+                                && matches(s, d, C);
+                        rows = r.plan.c_rows();
+                    });
+                    char what[160];
+                    std::snprintf(what, sizeof(what),
+                            "C by rows, level %d, %ld x 257 x %ld, ta=%d tb=%d, %d thr: rows %d, matches",
+                            (int)level, (long)cs.M, (long)cs.K, s.ta, s.tb, nthr, (int)rows);
+                    T.check(ok && (nthr > 1 || rows == cs.rows) && (cs.rows || !rows), what);
                 }
             }
     }
@@ -766,6 +815,7 @@ int main() {
     test_blocking();
     test_few_columns();
     test_long_k();
+    test_c_rows();
     test_shared_operand();
     test_few_columns_direct();
     test_epilogue();

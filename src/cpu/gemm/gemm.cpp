@@ -279,10 +279,11 @@ struct prepacked_t {
 
 // The whole loop nest over C block [m0, m1) x [n0, n1) on one thread.
 // With `bpre` (all of op(B) packed beforehand) B is not packed, with
-// `apre` A is not.
+// `apre` A is not. `c_rows`: within a block the tiles walk C a row of tiles
+// at a time (plan_t::init says when).
 void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max, dim_t kc_max,
         dim_t m0, dim_t m1, dim_t n0, dim_t n1, float *pa, float *pb, const prepacked_t &bpre,
-        const prepacked_t &apre = prepacked_t()) {
+        const prepacked_t &apre = prepacked_t(), bool c_rows = false) {
     if (m0 >= m1 || n0 >= n1) return;
     const int MR = uk.mr, NR = uk.nr;
     const pack_fn_t pt = uk.pack_transposing ? uk.pack_transposing : pack_transposing;
@@ -334,16 +335,20 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
                 const dim_t mc = m1 - ic < mc_max ? m1 - ic : mc_max;
                 const float *Ablk = a.transa ? a.A + pc * a.lda + ic : a.A + ic * a.lda + pc;
                 if (!apre) pack_a(Ablk, a.lda, a.transa, mc, kc, MR, pa, pt);
-                for (dim_t jr = 0; jr < nc; jr += NR) {
-                    const dim_t nr = nc - jr < NR ? nc - jr : NR;
+                auto tile = [&](dim_t ir, dim_t jr) {
+                    const dim_t mr = mc - ir < MR ? mc - ir : MR, nr = nc - jr < NR ? nc - jr : NR;
                     const float *bp = bpre ? bpre.at(jc + jr) + pc * NR : pb + jr * kc;
-                    for (dim_t ir = 0; ir < mc; ir += MR) {
-                        const dim_t mr = mc - ir < MR ? mc - ir : MR;
-                        float *c = a.C + (ic + ir) * a.ldc + jc + jr;
-                        const float *ap = apre ? apre.at(ic + ir) + pc * MR : pa + ir * kc;
-                        uk.fn[mr](kc, a.alpha, ap, bp, beta, c, a.ldc, nr);
-                        if (last_k && a.ep) a.ep->apply(ic + ir, jc + jr, mr, nr, c, a.ldc);
-                    }
+                    const float *ap = apre ? apre.at(ic + ir) + pc * MR : pa + ir * kc;
+                    float *c = a.C + (ic + ir) * a.ldc + jc + jr;
+                    uk.fn[mr](kc, a.alpha, ap, bp, beta, c, a.ldc, nr);
+                    if (last_k && a.ep) a.ep->apply(ic + ir, jc + jr, mr, nr, c, a.ldc);
+                };
+                if (c_rows) { // an A micro-panel in L1 against the B block in L2
+                    for (dim_t ir = 0; ir < mc; ir += MR)
+                        for (dim_t jr = 0; jr < nc; jr += NR) tile(ir, jr);
+                } else { // a B micro-panel in L1 against the A block in L2
+                    for (dim_t jr = 0; jr < nc; jr += NR)
+                        for (dim_t ir = 0; ir < mc; ir += MR) tile(ir, jr);
                 }
             }
         }
@@ -596,7 +601,7 @@ status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bo
     transa_ = transa;
     transb_ = transb;
     uk_ = pick_kernel();
-    skinny_ = direct_ = false;
+    skinny_ = direct_ = c_rows_ = false;
     nthr_ = nthr > 0 ? nthr : max_threads();
     const dim_t MR = uk_->mr, NR = uk_->nr;
     // C beyond L2: the long-K rule (derive_blocking).
@@ -644,6 +649,16 @@ status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bo
         dim_t n_per = rnd_up(div_up(div_up(N, NR), nthr_n_) * NR, NR);
         if (m_per < mc_) mc_ = m_per;
         if (n_per < nc_) nc_ = n_per;
+        // One K block over a thread's C beyond L2, with the B block within
+        // L2: C is written once, straight to memory, and walking it a row
+        // of tiles at a time (12 rows, each written front to back) rather
+        // than a column of tiles (every row of the block, 32 columns each)
+        // gives the memory a few long write streams instead of hundreds of
+        // short ones; the B block is then reread from L2 per row of tiles.
+        // A 1x1 convolution's backward data on nchw (256 x 3136 x 64 per
+        // image, 16 images on two Zen 5 threads): 1.15x.
+        c_rows_ = K <= kc_ && (double)m_per * n_per * sizeof(float) > (double)l2
+                && (double)kc_ * nc_ * sizeof(float) <= (double)l2;
     }
     if (mc_ < MR) mc_ = MR;
     if (nc_ < NR) nc_ = NR;
@@ -712,7 +727,7 @@ status_t plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float 
     prepacked_t bpre;
     bpre.whole = usable_packed_b(M, N, K, packed_b);
     bpre.K = K;
-    run_block(a, *uk_, mc_, nc_, kc_, 0, M, 0, N, pa, pb, bpre);
+    run_block(a, *uk_, mc_, nc_, kc_, 0, M, 0, N, pa, pb, bpre, prepacked_t(), c_rows_);
     return status::success;
 }
 
@@ -803,7 +818,7 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
             ap.key = base + key_pack_a;
             ap.part = sh.part;
         }
-        run_block(a, *uk_, mc_, nc_, kc_, ms, me, ns, ne, pa, pb, bp, ap);
+        run_block(a, *uk_, mc_, nc_, kc_, ms, me, ns, ne, pa, pb, bp, ap, c_rows_);
     });
     return oom ? status::out_of_memory : status::success;
 }

@@ -105,6 +105,9 @@ public:
     // True when the known sizes are small enough to run the direct tiles,
     // reading A and B in place without packing.
     bool direct() const { return direct_; }
+    // True when the known sizes' tiles walk C a row of tiles at a time
+    // within a block (one K block, C beyond L2).
+    bool c_rows() const { return c_rows_; }
     int nthr() const { return nthr_; }
     const char *kernel_name() const;
 
@@ -130,6 +133,7 @@ private:
     const ukernel_t *uk_ = nullptr;
     bool skinny_ = false; // known sizes with few rows or columns: no packing
     bool direct_ = false; // known small sizes: direct tiles, no packing
+    bool c_rows_ = false; // tiles walk C by rows of tiles (plan_t::init)
 };
 
 // Naming the kernel table level lets tests run every ISA's kernel on any
