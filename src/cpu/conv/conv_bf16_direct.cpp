@@ -208,9 +208,14 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // other order reads an image's src once per oc group.
     const bool ocg_inner = !c.flat && nocg > 1
             && g.KD * g.KH * g.KW * c.nocb * c.nicb * 256 * (dim_t)sizeof(uint16_t) <= l2_bytes;
-    // The next tile's src and dst lines (see pf_lines_max).
-    const bool pf = !c.gather && s_w >= 16
+    // The next tile's src and dst lines (see pf_lines_max); the dst ones
+    // also on their own (direct_conv_dst_from_memory).
+    const bool pf_src = !c.gather && s_w >= 16
             && g.IC() * g.ID * g.IH * g.IW * (dim_t)sizeof(uint16_t) > l2_bytes;
+    const bool pf_dst = !c.gather
+            && (pf_src
+                    || direct_conv_dst_from_memory(
+                            (double)g.MB * g.OC() * g.OD * g.OH * g.OW * (double)dst_d.dt_size()));
     alignas(64) static const uint16_t zero[32] = {};
     const uint16_t *src_b = static_cast<const uint16_t *>(ex.src);
     char *dst_b = static_cast<char *>(ex.dst);
@@ -332,7 +337,7 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             // segment): its src lines (each tap row's pixels inside src)
             // and, when it stores from registers, its dst lines.
             const dim_t ncol = col + urw;
-            const dim_t nw = !pf || no_taps ? 0
+            const dim_t nw = !pf_dst || no_taps ? 0
                     : j0 < ncols           ? even_tile_width(ncols, c.urw, j0)
                     : c.flat               ? std::min<dim_t>(c.urw, c.row - ncol)
                                            : 0;
@@ -346,7 +351,7 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                 const dim_t pix = g.ICg * (dim_t)sizeof(uint16_t);
                 const bool dense = s_w == g.ICg;
                 const dim_t row_lines = dense ? npx * pix / 64 + 2 : npx * (pix / 64 + 2);
-                if (npx > 0 && nkd * nkh * row_lines <= pf_lines_max)
+                if (pf_src && npx > 0 && nkd * nkh * row_lines <= pf_lines_max)
                     for (dim_t kd = 0; kd < nkd; ++kd)
                         for (dim_t kh = 0; kh < nkh; ++kh) {
                             const uint16_t *r0 = src_row + ncol * c.s_col + kd * c.tap_d + kh * c.tap_h + px0 * s_w;

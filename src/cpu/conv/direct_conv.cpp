@@ -26,6 +26,7 @@
 #include <algorithm>
 
 #include "cpu/conv/conv_impls.hpp"
+#include "cpu/gemm/gemm.hpp"
 #include "cpu/gemm/kernels.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
@@ -444,6 +445,11 @@ status_t direct_conv_fwd_t::init() {
     return status::success;
 }
 
+bool direct_conv_dst_from_memory(double bytes) {
+    const size_t l3 = gemm::host_caches().l3 ? gemm::host_caches().l3 : (size_t)8 << 20;
+    return bytes > 0.5 * (double)l3;
+}
+
 status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const pd_t *p = pd();
     const conv_geom_t &g = p->geom();
@@ -498,6 +504,9 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const bool pf_src = !windowed && !(p->nxc && s_w < 16)
             && (double)g.IC() * g.ID * g.IH * g.IW * sizeof(float) > (double)pass_weights_l2;
     const dim_t pf_col_step = !p->nxc && !ncx && blk == 8 ? 2 : 1;
+    // The next tile's dst lines, with the src ones or on their own.
+    const bool pf_dst = pf_src
+            || direct_conv_dst_from_memory((double)g.MB * g.OC() * g.OD * g.OH * g.OW * sizeof(float));
     // A lone relu / linear / clip post-op runs in registers at the store.
     int act = direct_act_none;
     float act_a = 0.f, act_b = 0.f;
@@ -637,7 +646,7 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                                         for (dim_t x = 0; x < span; x += pf_col_step) __builtin_prefetch(r + x * s_w, 0, 3);
                                     }
                     }
-                    if (pf_src && last && direct_store && (c.flat || j0 + urw < ncols)) {
+                    if (pf_dst && last && direct_store && (c.flat || j0 + urw < ncols)) {
                         // The next tile's dst, for writing.
                         float *nd = static_cast<float *>(ex.dst) + out_dst + urw * d_w;
                         for (int k = 0; k < noc; ++k)
