@@ -355,13 +355,10 @@ void test_blocking() {
             "plan on tiny caches: the tiny blocks, packed");
 }
 
-// Few columns with K cut into long blocks (32 KB / 256 KB / 8 MB caches,
-// N = 20: KC <= 65536 / (32 x 4) = 512 against the rule's 168 or 336, so
-// K = 1100 runs as three blocks of 367, 367, 366): a row tail (301 is no
-// multiple of 4, 6 or 12), a column tail, beta != 0, both orientations of
-// A, each kernel, 1 and 2 threads, against the naive product.
-void test_few_columns() {
-    const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
+// Runs f(level) under each f32 kernel level this machine has, then
+// restores the best.
+template <typename F>
+void for_each_level(F f) {
     const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
             gemm::kernel_level_t::avx512};
     for (gemm::kernel_level_t level : levels) {
@@ -369,30 +366,50 @@ void test_few_columns() {
                 || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
             continue;
         gemm::set_kernel_level_for_testing(level);
+        f((int)level);
+    }
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+}
+
+// Plans s on `caches` with nthr threads, runs it on d's operands and
+// compares with the naive product; inspect(plan) sees the plan.
+template <typename F>
+bool run_on_caches(const shape_t &s, const data_t &d, const gemm::cache_sizes_t &caches, int nthr, F inspect) {
+    bool ok = true;
+    kt::with_threads(nthr, [&] {
+        runner_t r;
+        std::vector<float> C = d.C0;
+        ok = r.init(s, 0, &caches) == status::success
+                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(), d.ldb, s.beta,
+                           C.data(), d.ldc, r.grantor(), 10)
+                        == status::success
+                && matches(s, d, C);
+        inspect(r.plan);
+    });
+    return ok;
+}
+
+// Few columns with K cut into long blocks (32 KB / 256 KB / 8 MB caches,
+// N = 20: KC <= 65536 / (32 x 4) = 512 against the rule's 168 or 336, so
+// K = 1100 runs as three blocks of 367, 367, 366): a row tail (301 is no
+// multiple of 4, 6 or 12), a column tail, beta != 0, both orientations of
+// A, each kernel, 1 and 2 threads, against the naive product.
+void test_few_columns() {
+    const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
+    for_each_level([&](int level) {
         for (bool ta : {false, true}) {
             shape_t s {301, 20, 1100, ta, false, 1.f, 0.5f};
             data_t d = make_data(s, 4242 + ta);
             for (int nthr : {1, 2}) {
-                bool ok = true;
                 dim_t kc = 0;
-                kt::with_threads(nthr, [&] {
-                    runner_t r;
-                    std::vector<float> C = d.C0;
-                    ok = r.init(s, 0, &small) == status::success
-                            && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(), d.ldb,
-                                       s.beta, C.data(), d.ldc, r.grantor(), 10)
-                                    == status::success
-                            && matches(s, d, C);
-                    kc = r.plan.kc();
-                });
+                const bool ok = run_on_caches(s, d, small, nthr, [&](const gemm::plan_t &p) { kc = p.kc(); });
                 char what[160];
                 std::snprintf(what, sizeof(what), "few columns, level %d, ta=%d, %d thr: KC %ld, matches",
-                        (int)level, ta, nthr, (long)kc);
+                        level, ta, nthr, (long)kc);
                 T.check(ok && kc == 367, what);
             }
         }
-    }
-    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+    });
 }
 
 // The long-K rule against the naive product (8 KB / 256 KB / 1 MB caches:
@@ -404,34 +421,22 @@ void test_few_columns() {
 // Every transpose combination, beta 0 and not, 1 and 2 threads.
 void test_long_k() {
     const gemm::cache_sizes_t mid {8u << 10, 256u << 10, 1u << 20};
-    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
-            gemm::kernel_level_t::avx512};
-    for (gemm::kernel_level_t level : levels) {
-        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
-                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
-            continue;
-        gemm::set_kernel_level_for_testing(level);
+    for_each_level([&](int level) {
         for (dim_t M : {301, 100})
             for (int tr = 0; tr < 4; ++tr) {
                 shape_t s {M, 257, 700, (tr & 1) != 0, (tr & 2) != 0, tr == 3 ? -0.5f : 1.f,
                         tr % 2 ? 0.75f : 0.f};
                 data_t d = make_data(s, 5150 + 10 * (uint64_t)M + tr);
                 for (int nthr : {1, 2}) {
-                    bool ok = true;
                     dim_t kc = 0, want = 0;
-                    kt::with_threads(nthr, [&] {
-                        runner_t r;
-                        std::vector<float> C = d.C0;
-                        ok = r.init(s, 0, &mid) == status::success
-                                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda,
-                                           d.B.data(), d.ldb, s.beta, C.data(), d.ldc, r.grantor(), 10)
-                                        == status::success
-                                && matches(s, d, C) && !r.plan.direct() && !r.plan.skinny();
-                        kc = r.plan.kc();
+                    bool packed = false;
+                    const bool ok = run_on_caches(s, d, mid, nthr, [&](const gemm::plan_t &p) {
+                        kc = p.kc();
+                        packed = !p.direct() && !p.skinny();
                         // The rule worked out here: 256 KB / 8 / (NR x 4) for
                         // C beyond L2, else 2/3 of 8 KB / (NR x 4) rounded
                         // down to 8 and at least 64; K cut in equal blocks.
-                        const dim_t nr = r.plan.nr();
+                        const dim_t nr = p.nr();
                         const bool beyond = M * 257 * 4 > (256 << 10);
                         const dim_t l1_kc = std::max<dim_t>(64, (8192 * 2 / 3) / (nr * 4) / 8 * 8);
                         const dim_t rule
@@ -441,12 +446,11 @@ void test_long_k() {
                     char what[160];
                     std::snprintf(what, sizeof(what),
                             "long K, level %d, %ld x 257 x 700, ta=%d tb=%d, %d thr: KC %ld (%ld), matches",
-                            (int)level, (long)M, s.ta, s.tb, nthr, (long)kc, (long)want);
-                    T.check(ok && kc == want, what);
+                            level, (long)M, s.ta, s.tb, nthr, (long)kc, (long)want);
+                    T.check(ok && packed && kc == want, what);
                 }
             }
-    }
-    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+    });
 }
 
 // Tiles walking C a row of tiles at a time (one K block, a thread's C
@@ -457,43 +461,28 @@ void test_long_k() {
 // the column order.
 void test_c_rows() {
     const gemm::cache_sizes_t mid {8u << 10, 256u << 10, 1u << 20};
-    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
-            gemm::kernel_level_t::avx512};
     struct {
         dim_t M, K;
         bool rows; // expected with one thread
     } cases[] = {{301, 60, true}, {601, 50, true}, {100, 60, false}, {301, 700, false}};
-    for (gemm::kernel_level_t level : levels) {
-        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
-                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
-            continue;
-        gemm::set_kernel_level_for_testing(level);
+    for_each_level([&](int level) {
         for (const auto &cs : cases)
             for (int tr = 0; tr < 4; ++tr) {
                 shape_t s {cs.M, 257, cs.K, (tr & 1) != 0, (tr & 2) != 0, tr == 2 ? 2.f : 1.f,
                         tr % 2 ? -1.f : 0.f};
                 data_t d = make_data(s, 7100 + 10 * (uint64_t)cs.M + cs.K + tr);
                 for (int nthr : {1, 2}) {
-                    bool ok = true, rows = false;
-                    kt::with_threads(nthr, [&] {
-                        runner_t r;
-                        std::vector<float> C = d.C0;
-                        ok = r.init(s, 0, &mid) == status::success
-                                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda,
-                                           d.B.data(), d.ldb, s.beta, C.data(), d.ldc, r.grantor(), 10)
-                                        == status::success
-                                && matches(s, d, C);
-                        rows = r.plan.c_rows();
-                    });
+                    bool rows = false;
+                    const bool ok
+                            = run_on_caches(s, d, mid, nthr, [&](const gemm::plan_t &p) { rows = p.c_rows(); });
                     char what[160];
                     std::snprintf(what, sizeof(what),
                             "C by rows, level %d, %ld x 257 x %ld, ta=%d tb=%d, %d thr: rows %d, matches",
-                            (int)level, (long)cs.M, (long)cs.K, s.ta, s.tb, nthr, (int)rows);
+                            level, (long)cs.M, (long)cs.K, s.ta, s.tb, nthr, (int)rows);
                     T.check(ok && (nthr > 1 || rows == cs.rows) && (cs.rows || !rows), what);
                 }
             }
-    }
-    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+    });
 }
 
 // Two threads splitting only the columns of C share op(A) when it takes
