@@ -96,6 +96,25 @@ inline dnnl_memory_desc_t make_md(std::initializer_list<dnnl_dim_t> dims, dnnl_d
     return md;
 }
 
+// The fields of a blocked memory descriptor, as dnnl_memory_desc_query
+// returns them (pointers into the descriptor: valid while it lives).
+struct md_fields_t {
+    int ndims = 0, inner_nblks = 0;
+    dnnl_data_type_t dt = dnnl_data_type_undef;
+    const dnnl_dims_t *dims = nullptr, *padded_dims = nullptr, *inner_blks = nullptr, *inner_idxs = nullptr,
+                      *strides = nullptr;
+    explicit md_fields_t(const_dnnl_memory_desc_t md) {
+        KT_OK(dnnl_memory_desc_query(md, dnnl_query_ndims_s32, &ndims));
+        KT_OK(dnnl_memory_desc_query(md, dnnl_query_data_type, &dt));
+        KT_OK(dnnl_memory_desc_query(md, dnnl_query_dims, &dims));
+        KT_OK(dnnl_memory_desc_query(md, dnnl_query_padded_dims, &padded_dims));
+        KT_OK(dnnl_memory_desc_query(md, dnnl_query_inner_nblks_s32, &inner_nblks));
+        KT_OK(dnnl_memory_desc_query(md, dnnl_query_inner_blks, &inner_blks));
+        KT_OK(dnnl_memory_desc_query(md, dnnl_query_inner_idxs, &inner_idxs));
+        KT_OK(dnnl_memory_desc_query(md, dnnl_query_strides, &strides));
+    }
+};
+
 // The name of the implementation a primitive desc chose.
 inline std::string impl_name(const_dnnl_primitive_desc_t pd) {
     const char *s = nullptr;

@@ -579,6 +579,7 @@ kernel_level_t set_kernel_level_for_testing(kernel_level_t l) {
 // The microkernel a plan made now would pick (gemm_cvt.cpp packs converted
 // panels for it itself).
 const ukernel_t *f32_kernel() { return pick_kernel(); }
+int f32_kernel_nr() { return pick_kernel()->nr; }
 
 dim_t plan_t::mr() const { return uk_ ? uk_->mr : 0; }
 dim_t plan_t::nr() const { return uk_ ? uk_->nr : 0; }
@@ -593,6 +594,16 @@ status_t plan_t::init(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int n
 
 status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bool transa, bool transb,
         int nthr) {
+    return init(caches, M, N, K, transa, transb, nthr, false);
+}
+
+status_t plan_t::init_prepacked_b(dim_t M, dim_t N, dim_t K, bool transa, int nthr) {
+    if (is_runtime(M) || is_runtime(N) || is_runtime(K)) return status::invalid_arguments;
+    return init(host_caches(), M, N, K, transa, true, nthr, true);
+}
+
+status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bool transa, bool transb,
+        int nthr, bool prepacked_b) {
     for (dim_t v : {M, N, K})
         if (v < 0 && !is_runtime(v)) return status::invalid_arguments;
     M_ = M;
@@ -631,7 +642,7 @@ status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bo
             int n = (int)(flops / min_flops_per_thread);
             nthr_ = n < 1 ? 1 : n;
         }
-        skinny_ = is_skinny(*uk_, M, N);
+        skinny_ = !prepacked_b && is_skinny(*uk_, M, N);
         if (skinny_) {
             const dim_t units = div_up(M <= skinny_max_m ? N : M, skinny_unit);
             if (units < nthr_) nthr_ = units < 1 ? 1 : (int)units;
@@ -642,7 +653,7 @@ status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bo
         grid(M, N, nthr_m_, nthr_n_);
         // The grid may leave threads idle (prime counts, tiny sides).
         nthr_ = nthr_m_ * nthr_n_;
-        direct_ = is_direct(*uk_, caches, M, N, K, transa, transb);
+        direct_ = !prepacked_b && is_direct(*uk_, caches, M, N, K, transa, transb);
         if (direct_) return status::success;
         // Each thread's block is smaller than the whole: shrink the buffers.
         dim_t m_per = rnd_up(div_up(div_up(M, MR), nthr_m_) * MR, MR);
@@ -678,12 +689,17 @@ size_t plan_t::pack_a_bytes() const {
     const share_t sh = share_mode(uk_->mr, M_, N_, K_, transb_, nthr_, nthr_m_, nthr_n_);
     return sh.a && sh.bytes() > blk ? sh.bytes() : blk;
 }
+bool plan_t::skinny_at(dim_t M, dim_t N) const {
+    if (!is_runtime(M_) && !is_runtime(N_) && !is_runtime(K_)) return skinny_;
+    return is_skinny(*uk_, M, N);
+}
+
 size_t plan_t::pack_b_bytes() const { return (size_t)nc_ * kc_ * sizeof(float); }
 
-void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base) const {
+void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base, bool b_given) const {
     if (skinny_ || direct_) return; // no packing
     reg.book_per_thread(base + key_pack_a, pack_a_bytes(), 64);
-    reg.book_per_thread(base + key_pack_b, pack_b_bytes(), 64);
+    if (!b_given) reg.book_per_thread(base + key_pack_b, pack_b_bytes(), 64);
 }
 
 size_t plan_t::packed_b_bytes() const {
@@ -710,7 +726,7 @@ status_t plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float 
         const epilogue_t *ep, const float *packed_b) const {
     if (M <= 0 || N <= 0) return status::success;
     const args_t a {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, transa_, transb_, ep};
-    if (is_skinny(*uk_, M, N)) {
+    if (skinny_at(M, N)) {
         run_skinny(a, *uk_, 0, skinny_cols(a));
         return status::success;
     }
@@ -718,14 +734,14 @@ status_t plan_t::execute_st(dim_t M, dim_t N, dim_t K, float alpha, const float 
         run_direct(a, *uk_, 0, M, 0, N);
         return status::success;
     }
+    prepacked_t bpre;
+    bpre.whole = usable_packed_b(M, N, K, packed_b);
     float *pa = nullptr, *pb = nullptr;
     if (K > 0) {
         pa = g.get<float>(base + key_pack_a, ithr);
-        pb = g.get<float>(base + key_pack_b, ithr);
-        if (!pa || !pb) return status::out_of_memory;
+        if (!bpre.whole) pb = g.get<float>(base + key_pack_b, ithr);
+        if (!pa || (!pb && !bpre.whole)) return status::out_of_memory;
     }
-    prepacked_t bpre;
-    bpre.whole = usable_packed_b(M, N, K, packed_b);
     bpre.K = K;
     run_block(a, *uk_, mc_, nc_, kc_, 0, M, 0, N, pa, pb, bpre, prepacked_t(), c_rows_);
     return status::success;
@@ -737,7 +753,7 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
         const float *packed_b) const {
     if (M <= 0 || N <= 0) return status::success;
     const args_t a {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, transa_, transb_, ep};
-    if (is_skinny(*uk_, M, N)) {
+    if (skinny_at(M, N)) {
         const dim_t cols = skinny_cols(a), units = div_up(cols, skinny_unit);
         int nthr = nthr_;
         if (!skinny_) { // runtime sizes: the same rule as init()
@@ -804,8 +820,8 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
         float *pa = nullptr, *pb = nullptr;
         if (K > 0) {
             pa = g.get<float>(base + key_pack_a, ithr);
-            pb = g.get<float>(base + key_pack_b, ithr);
-            if (!pa || !pb) {
+            if (!bpre) pb = g.get<float>(base + key_pack_b, ithr);
+            if (!pa || (!pb && !bpre)) {
                 oom = true;
                 return;
             }

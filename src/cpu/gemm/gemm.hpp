@@ -65,15 +65,22 @@ public:
     status_t init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bool transa, bool transb,
             int nthr = 0);
 
-    // Books this plan's packing buffers (per-thread) under base + key_*.
-    void book(scratchpad::registry_t &reg, scratchpad::key_t base) const;
+    // For a caller that hands all of op(B) over packed (pack_b_all()'s
+    // layout, e.g. weights the user reordered into it) at every execute():
+    // the same plan, but never skinny nor direct, so that packs_b() holds
+    // for any known sizes. M, N and K must be known.
+    status_t init_prepacked_b(dim_t M, dim_t N, dim_t K, bool transa, int nthr = 0);
+
+    // Books this plan's packing buffers (per-thread) under base + key_*;
+    // with b_given (every execute() gets packed_b) no B block.
+    void book(scratchpad::registry_t &reg, scratchpad::key_t base, bool b_given = false) const;
 
     // Parallel GEMM. M/N/K must equal the plan's unless those were runtime.
     // Returns out_of_memory when a thread's packing region was not granted
     // (its part of C is then left unwritten).
-    // packed_b: optional, what pack_b_all() made of this same B (64-byte
-    // aligned, as the scratchpad books it); used when
-    // the plan packs B and the sizes are the plan's, else B is read.
+    // packed_b: optional, what pack_b_all() made of this same B (or the
+    // same layout from elsewhere, any alignment); used when the plan packs
+    // B and the sizes are the plan's, else B is read.
     status_t execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A, dim_t lda,
             const float *B, dim_t ldb, float beta, float *C, dim_t ldc,
             const scratchpad::grantor_t &g, scratchpad::key_t base,
@@ -118,10 +125,16 @@ public:
     dim_t kc() const { return kc_; }
 
 private:
+    status_t init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bool transa, bool transb,
+            int nthr, bool prepacked_b);
     void grid(dim_t M, dim_t N, int &nthr_m, int &nthr_n) const;
     const float *usable_packed_b(dim_t M, dim_t N, dim_t K, const float *packed_b) const {
         return packed_b && packs_b() && M == M_ && N == N_ && K == K_ ? packed_b : nullptr;
     }
+    // Whether an execution of these sizes takes the skinny kernel: the
+    // plan's choice for its known sizes (init_prepacked_b declines it),
+    // the rule for runtime ones.
+    bool skinny_at(dim_t M, dim_t N) const;
     size_t pack_a_bytes() const;
     size_t pack_b_bytes() const;
 
@@ -135,6 +148,10 @@ private:
     bool direct_ = false; // known small sizes: direct tiles, no packing
     bool c_rows_ = false; // tiles walk C by rows of tiles (plan_t::init)
 };
+
+// The column count of the micro-panels plan_t::init would pick now (the N
+// block of pack_b_all()'s layout).
+int f32_kernel_nr();
 
 // Naming the kernel table level lets tests run every ISA's kernel on any
 // machine that has it, without the process-wide ISA cap.

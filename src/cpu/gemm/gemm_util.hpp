@@ -147,6 +147,53 @@ inline void ref_store(float v, void *dst, const mdw_t &d, const dim_t *pos,
     store_f32(d.data_type(), dst, off, v);
 }
 
+// 2D weights laid out as a GEMM's packed B panels, so that the user's
+// reorder packs them once and no execution does (matmul's K x N weights
+// with n_dim = 1, inner product's OC x IC with n_dim = 0): the GEMM's N in
+// blocks of nr, its K in groups of kg (1 for f32, 4 for int8), element
+// (k, n) at
+//   (n / nr) * Kg * nr + (k / kg) * nr * kg + (n % nr) * kg + k % kg
+// (Kg: K rounded up to kg). It is a oneDNN blocked descriptor with the
+// inner block nr on dimension n_dim (then kg on the other when kg > 1), so
+// reorders to and from it are plain blocked reorders that keep the padding
+// zero.
+inline memory_desc_t panels_b_md(const memory_desc_t &w, int n_dim, dim_t nr, dim_t kg) {
+    const int k_dim = 1 - n_dim;
+    const dim_t kp = rnd_up(w.dims[k_dim], kg);
+    memory_desc_t md = w;
+    md.format_kind = dnnl_blocked;
+    md.offset0 = 0;
+    md.padded_dims[k_dim] = kp;
+    md.padded_dims[n_dim] = rnd_up(w.dims[n_dim], nr);
+    md.padded_offsets[0] = md.padded_offsets[1] = 0;
+    auto &b = md.blocking;
+    b = {};
+    b.strides[k_dim] = nr * kg;
+    b.strides[n_dim] = kp * nr;
+    b.inner_nblks = 1;
+    b.inner_blks[0] = nr;
+    b.inner_idxs[0] = n_dim;
+    if (kg > 1) {
+        b.inner_nblks = 2;
+        b.inner_blks[1] = kg;
+        b.inner_idxs[1] = k_dim;
+    }
+    return md;
+}
+
+// How a pd's 2D weights (w2d) stand to that layout: not at all, `any`, or
+// already in it (a descriptor from an earlier query). The last is reset to
+// plain ab so that the problem is planned on plain weights; the pd lays
+// them out as panels again once its plan holds (or declines).
+enum class panels_b_t { no, any, given };
+inline status_t panels_b_request(memory_desc_t &w, bool w2d, int n_dim, dim_t nr, dim_t kg, panels_b_t &r) {
+    r = !w2d ? panels_b_t::no : mdw_t(w).is_any() ? panels_b_t::any : panels_b_t::no;
+    if (!w2d || r == panels_b_t::any || w.format_kind != dnnl_blocked || !md_equal(w, panels_b_md(w, n_dim, nr, kg)))
+        return status::success;
+    r = panels_b_t::given;
+    return md_set_tag(w, dnnl_ab);
+}
+
 } // namespace gemm
 } // namespace kestrel
 

@@ -147,16 +147,33 @@ status_t ip_gemm_view_t::init(const char *me, const ip_fwd_pd_t &pd) {
 }
 
 status_t gemm_ip_fwd_t::pd_t::init(dnnl_engine *) {
-    KESTREL_CHECK(gemm::decline_common(name(), init_common()));
     const data_type_t sdt = src_md_.data_type, wdt = weights_md_.data_type, ddt = dst_md_.data_type;
     cvt = !(sdt == dnnl_f32 && wdt == dnnl_f32 && ddt == dnnl_f32);
+    // f32 2D weights `any` or already in the panel layout: planned as
+    // plain ab first.
+    const bool w2d = !cvt && weights_md_.ndims == 2 && src_md_.ndims == 2 && weights_md_.dims[0] > 0
+            && weights_md_.dims[1] > 0;
+    const dim_t nr = gemm::f32_kernel_nr();
+    gemm::panels_b_t req;
+    KESTREL_CHECK(gemm::panels_b_request(weights_md_, w2d, 0, nr, 1, req));
+    KESTREL_CHECK(gemm::decline_common(name(), init_common()));
     KESTREL_CHECK(gv.init(name(), *this));
     if (cvt) {
         KESTREL_CHECK(cplan.init(gv.M, gv.N, gv.K, sdt, false, wdt, gv.transb, ddt));
         cplan.book(scratchpad_registry(), key_plan);
     } else {
         KESTREL_CHECK(plan.init(gv.M, gv.N, gv.K, false, gv.transb));
-        plan.book(scratchpad_registry(), key_plan);
+        // `any`: panels only where the GEMM packs B anyway (not for the
+        // few rows a skinny product reads in place); given panels are
+        // read as such whatever the sizes.
+        packed_w = gv.transb && gv.M > 0
+                && (req == gemm::panels_b_t::given || (req == gemm::panels_b_t::any && plan.packs_b()));
+        if (packed_w && !plan.packs_b()) KESTREL_CHECK(plan.init_prepacked_b(gv.M, gv.N, gv.K, false));
+        if (packed_w && plan.nr() != nr) return decline(name(), "kernel changed during creation");
+        if (req == gemm::panels_b_t::given && !packed_w) // the md went to ab above
+            return decline(name(), "weights in GEMM panels for a problem that reads them plain");
+        plan.book(scratchpad_registry(), key_plan, packed_w);
+        if (packed_w) weights_md_ = gemm::panels_b_md(weights_md_, 0, nr, 1);
     }
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
     return status::success;
@@ -189,9 +206,12 @@ status_t gemm_ip_fwd_t::execute(const exec_ctx_t &ctx) const {
         B.trans = gv.transb;
         return pd->cplan.execute(MB, OC, K, alpha, A, B, gv.beta, dst, gv.ldc, g, pd_t::key_plan, e);
     }
-    return pd->plan.execute(MB, OC, K, alpha, reinterpret_cast<const float *>(src), gv.lda,
-            reinterpret_cast<const float *>(wei), gv.ldb, gv.beta, reinterpret_cast<float *>(dst), gv.ldc,
-            g, pd_t::key_plan, e);
+    const float *wf = reinterpret_cast<const float *>(wei);
+    if (pd->packed_w) // the weights are the GEMM's B panels; B itself is never read
+        return pd->plan.execute(MB, OC, K, alpha, reinterpret_cast<const float *>(src), gv.lda, nullptr, 0,
+                gv.beta, reinterpret_cast<float *>(dst), gv.ldc, g, pd_t::key_plan, e, wf);
+    return pd->plan.execute(MB, OC, K, alpha, reinterpret_cast<const float *>(src), gv.lda, wf, gv.ldb,
+            gv.beta, reinterpret_cast<float *>(dst), gv.ldc, g, pd_t::key_plan, e);
 }
 
 } // namespace kestrel

@@ -48,6 +48,10 @@ status_t ip_out_stage(const ip_fwd_pd_t &pd, const exec_ctx_t &ctx, const gemm::
 // src and weights in the same plain layout (rows of IC * spatial), dst ab:
 // one GEMM dst = src x weights^T. f32 directly ("gemm:f32"), bf16/f16
 // storage through f32 panels ("gemm:cvt").
+// f32 2D weights in format `any` take the layout of the GEMM's packed B
+// panels (OC blocks of the kernel's NR, all of IC in each) when the GEMM
+// would pack them anyway, so the user reorders them once and no execution
+// packs them; weights given in that layout are read as panels at any size.
 struct gemm_ip_fwd_t : primitive_t {
     struct pd_t : pd_impl_t<pd_t, ip_fwd_pd_t, gemm_ip_fwd_t> {
         using desc_t = ip_fwd_desc_t;
@@ -59,6 +63,7 @@ struct gemm_ip_fwd_t : primitive_t {
         enum : scratchpad::key_t { key_plan = 0, key_bias = gemm::cvt_plan_t::key_total };
 
         bool cvt = false;
+        bool packed_w = false; // weights_md_ is the f32 GEMM's panel layout
         gemm::plan_t plan;
         gemm::cvt_plan_t cplan;
         ip_gemm_view_t gv;

@@ -18,6 +18,11 @@ status_t gemm_ip_bwd_t::pd_t::init(dnnl_engine *) {
     for (const memory_desc_t *md : {&src_md_, &wei_md_, &dst_md_})
         if (!gemm::float_dt(md->data_type)) return decline(me, "data types");
     if (with_bias() && !gemm::float_dt(bias_md_.data_type)) return decline(me, "data types");
+    const bool f32 = src_md_.data_type == dnnl_f32 && wei_md_.data_type == dnnl_f32 && dst_md_.data_type == dnnl_f32;
+    const bool w2d = f32 && wei_md_.ndims == 2 && src_md_.ndims == 2 && wei_md_.dims[0] > 0 && wei_md_.dims[1] > 0;
+    const dim_t nr = gemm::f32_kernel_nr();
+    gemm::panels_b_t req;
+    KESTREL_CHECK(gemm::panels_b_request(wei_md_, w2d, 0, nr, 1, req)); // `any` stays plain here
     KESTREL_CHECK(ip_set_formats(src_md_, wei_md_, dst_md_, bias_md_));
     const mdw_t s(src_md_), w(wei_md_), d(dst_md_);
     if (!d.matches_tag(dnnl_ab)) return decline(me, "diff_dst must be ab");
@@ -33,9 +38,43 @@ status_t gemm_ip_bwd_t::pd_t::init(dnnl_engine *) {
         KESTREL_CHECK(plan.init(OC, K, MB, ddt, true, sdt, false, wdt));
     else // diff_W[K x OC] = src^T x diff_dst
         KESTREL_CHECK(plan.init(K, OC, MB, sdt, true, ddt, false, wdt));
-    plan.book(scratchpad_registry(), 0);
+    plan.book(scratchpad_registry(), key_plan);
+    if (req == gemm::panels_b_t::given) {
+        panel_nr = nr;
+        scratchpad_registry().book(key_w_plain, (size_t)OC * K * sizeof(float));
+        wei_md_ = gemm::panels_b_md(wei_md_, 0, nr, 1);
+    }
     return status::success;
 }
+
+namespace {
+
+// Weights (OC x K) between plain rows and the GEMM panel layout
+// (gemm::panels_b_md with kg 1): element (oc, k) of the panels at
+// (oc / nr) * K * nr + k * nr + oc % nr; OC padded to nr with zeros.
+void panels_to_plain(const float *wp, float *w, dim_t OC, dim_t K, dim_t nr) {
+    parallel_nd(div_up(OC, nr), [&](dim_t p) {
+        const float *src = wp + p * K * nr;
+        const dim_t o1 = OC - p * nr < nr ? OC - p * nr : nr;
+        for (dim_t o = 0; o < o1; ++o) {
+            float *row = w + (p * nr + o) * K;
+            for (dim_t k = 0; k < K; ++k) row[k] = src[k * nr + o];
+        }
+    });
+}
+
+void plain_to_panels(const float *w, float *wp, dim_t OC, dim_t K, dim_t nr) {
+    parallel_nd(div_up(OC, nr), [&](dim_t p) {
+        float *dst = wp + p * K * nr;
+        const dim_t o1 = OC - p * nr < nr ? OC - p * nr : nr;
+        for (dim_t k = 0; k < K; ++k) {
+            for (dim_t o = 0; o < o1; ++o) dst[k * nr + o] = w[(p * nr + o) * K + k];
+            for (dim_t o = o1; o < nr; ++o) dst[k * nr + o] = 0.f;
+        }
+    });
+}
+
+} // namespace
 
 status_t gemm_ip_bwd_t::execute(const exec_ctx_t &ctx) const {
     const auto *p = static_cast<const pd_t *>(pd_.get());
@@ -54,24 +93,37 @@ status_t gemm_ip_bwd_t::execute(const exec_ctx_t &ctx) const {
         x.p = origin(DNNL_ARG_WEIGHTS, wmd);
         x.trans = p->w_ko;
         x.ld = p->w_ko ? OC : K;
+        if (p->panel_nr) {
+            float *w = sg.get<float>(pd_t::key_w_plain);
+            if (!w) return status::out_of_memory;
+            panels_to_plain(reinterpret_cast<const float *>(x.p), w, OC, K, p->panel_nr);
+            x.p = w;
+        }
         char *ds = ctx.output<char>(DNNL_ARG_DIFF_SRC) + smd->offset0 * (dim_t)data_type_size(smd->data_type);
-        return p->plan.execute(MB, K, OC, 1.f, dd, x, 0.f, ds, K, sg, 0);
+        return p->plan.execute(MB, K, OC, 1.f, dd, x, 0.f, ds, K, sg, pd_t::key_plan);
     }
     const memory_desc_t *smd = p->src_md(), *wmd = p->diff_weights_md(0);
     x.dt = smd->data_type;
     x.p = origin(DNNL_ARG_SRC, smd);
     x.ld = K;
-    char *dw = ctx.output<char>(DNNL_ARG_DIFF_WEIGHTS) + wmd->offset0 * (dim_t)data_type_size(wmd->data_type);
+    char *const dw_user = ctx.output<char>(DNNL_ARG_DIFF_WEIGHTS) + wmd->offset0 * (dim_t)data_type_size(wmd->data_type);
+    char *dw = dw_user;
+    if (p->panel_nr) { // plain gradient first, then into the panels
+        dw = sg.get<char>(pd_t::key_w_plain);
+        if (!dw) return status::out_of_memory;
+    }
     if (MB == 0) { // nothing to sum: the gradient is zero
         const mdw_t w(wmd);
         for (dim_t i = 0; i < OC * K; ++i) store_f32(w.data_type(), dw, i, 0.f);
     } else if (!p->w_ko) {
         dd.trans = true;
-        KESTREL_CHECK(p->plan.execute(OC, K, MB, 1.f, dd, x, 0.f, dw, K, sg, 0));
+        KESTREL_CHECK(p->plan.execute(OC, K, MB, 1.f, dd, x, 0.f, dw, K, sg, pd_t::key_plan));
     } else {
         x.trans = true;
-        KESTREL_CHECK(p->plan.execute(K, OC, MB, 1.f, x, dd, 0.f, dw, OC, sg, 0));
+        KESTREL_CHECK(p->plan.execute(K, OC, MB, 1.f, x, dd, 0.f, dw, OC, sg, pd_t::key_plan));
     }
+    if (p->panel_nr)
+        plain_to_panels(reinterpret_cast<const float *>(dw), reinterpret_cast<float *>(dw_user), OC, K, p->panel_nr);
     if (!p->with_bias()) return status::success;
     const mdw_t b(p->diff_weights_md(1));
     void *db = ctx.output(DNNL_ARG_DIFF_BIAS);

@@ -30,7 +30,13 @@ struct gemm_ip_bwd_t : primitive_t {
         const char *name() const override { return is_bwd_d() ? "gemm:bwd_d" : "gemm:bwd_w"; }
         status_t init(dnnl_engine *) override;
 
+        enum : scratchpad::key_t { key_plan = 0, key_w_plain = gemm::cvt_plan_t::key_total };
+
         bool w_ko = false; // weights stored IC x OC (2D "ba")
+        // (diff) weights in the f32 forward's GEMM panel layout (the
+        // forward pd's weights_desc given back): the GEMM runs on a plain
+        // copy under key_w_plain, read from or scattered to the panels.
+        dim_t panel_nr = 0;
         dim_t MB = 0, OC = 0, K = 0;
         gemm::cvt_plan_t plan;
     };

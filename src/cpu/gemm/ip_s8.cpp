@@ -11,18 +11,21 @@ status_t gemm_s8_ip_fwd_t::pd_t::init(dnnl_engine *) {
     const bool w2d = weights_md_.ndims == 2 && src_md_.ndims == 2 && weights_md_.dims[0] > 0
             && weights_md_.dims[1] > 0;
     const dim_t nr = gemm::s8_kernel_nr();
-    bool want_packed = false;
-    KESTREL_CHECK(gemm::s8_wants_packed_b(weights_md_, w2d, 0, nr, want_packed));
+    gemm::panels_b_t req;
+    KESTREL_CHECK(gemm::panels_b_request(weights_md_, w2d, 0, nr, 4, req));
+    const bool want_packed = req != gemm::panels_b_t::no;
     KESTREL_CHECK(gemm::decline_common(name(), init_common(true)));
     KESTREL_CHECK(gv.init(name(), *this));
     const bool src_zp = attr_.zero_points.get(DNNL_ARG_SRC) != nullptr;
     KESTREL_CHECK(plan.init(gv.M, gv.N, gv.K, false, gv.transb, src_md_.data_type == dnnl_s8, false, src_zp));
     packed_w = want_packed && gv.transb && gv.M > 0;
     if (packed_w && plan.nr() != nr) return decline(name(), "kernel changed during creation");
+    if (req == gemm::panels_b_t::given && !packed_w) // the md went to ab above
+        return decline(name(), "weights in GEMM panels for a problem that reads them plain");
     plan.book(scratchpad_registry(), key_plan, !packed_w);
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
     if (packed_w) {
-        weights_md_ = gemm::s8_packed_b_md(weights_md_, 0, nr);
+        weights_md_ = gemm::panels_b_md(weights_md_, 0, nr, 4);
         if (plan.needs_col_sums())
             scratchpad_registry().book(key_csum, (size_t)rnd_up(gv.N, nr) * sizeof(int32_t));
     }

@@ -8,10 +8,13 @@
 //                        + beta * c[i * ldc + j]
 //   where a is a packed A micro-panel (k steps of MR values, one per row of
 //   the tile) and b a packed B micro-panel (k steps of NR values, one per
-//   column). Packed rows i >= mr and columns j >= nr hold zeros. When
-//   beta == 0, c is not read (NaN in C is overwritten, as BLAS does). No
-//   element of c outside the mr x nr tile is read or written. k may be 0.
-//   Panels are 64-byte aligned at their start; k * MR and k * NR floats.
+//   column). Packed rows i >= mr and columns j >= nr are read but never
+//   reach c (the library's packing leaves zeros there). When beta == 0, c
+//   is not read (NaN in C is overwritten, as BLAS does). No element of c
+//   outside the mr x nr tile is read or written. k may be 0.
+//   Panels are k * MR and k * NR floats; A panels are 64-byte aligned at
+//   their start, B panels need not be (weights the user laid out as
+//   panels, gemm::panels_b_md, are read in place).
 #ifndef KESTREL_CPU_GEMM_KERNELS_HPP
 #define KESTREL_CPU_GEMM_KERNELS_HPP
 

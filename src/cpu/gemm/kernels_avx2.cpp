@@ -32,8 +32,8 @@ __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const
     KESTREL_UNROLL(6)
     for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
     for (dim_t p = 0; p < k; ++p) {
-        const __m256 b0 = D ? _mm256_maskload_ps(b + p * ldb, m0) : _mm256_load_ps(b + p * NR);
-        const __m256 b1 = D ? _mm256_maskload_ps(b + p * ldb + 8, m1) : _mm256_load_ps(b + p * NR + 8);
+        const __m256 b0 = D ? _mm256_maskload_ps(b + p * ldb, m0) : _mm256_loadu_ps(b + p * NR);
+        const __m256 b1 = D ? _mm256_maskload_ps(b + p * ldb + 8, m1) : _mm256_loadu_ps(b + p * NR + 8);
         const float *ap = D ? a + p * acs : a + p * MR;
         KESTREL_UNROLL(6)
         for (int i = 0; i < M; ++i) {

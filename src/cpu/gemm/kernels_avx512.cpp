@@ -41,8 +41,8 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
     }
     KESTREL_UNROLL(4)
     for (dim_t p = 0; p < k; ++p) {
-        const __m512 b0 = D ? _mm512_maskz_loadu_ps(m0, b + p * ldb) : _mm512_load_ps(b + p * NR);
-        const __m512 b1 = D ? _mm512_maskz_loadu_ps(m1, b + p * ldb + 16) : _mm512_load_ps(b + p * NR + 16);
+        const __m512 b0 = D ? _mm512_maskz_loadu_ps(m0, b + p * ldb) : _mm512_loadu_ps(b + p * NR);
+        const __m512 b1 = D ? _mm512_maskz_loadu_ps(m1, b + p * ldb + 16) : _mm512_loadu_ps(b + p * NR + 16);
         const float *ap = D ? a + p * acs : a + p * MR;
         KESTREL_UNROLL(12)
         for (int i = 0; i < M; ++i) {

@@ -67,8 +67,9 @@ status_t s8_matmul_t::pd_t::init(dnnl_engine *) {
     const bool w2d = weights_md_.ndims == 2 && weights_md_.dims[0] > 0 && weights_md_.dims[1] > 0
             && weights_md_.data_type == dnnl_s8;
     const dim_t nr = gemm::s8_kernel_nr();
-    bool want_packed = false;
-    KESTREL_CHECK(gemm::s8_wants_packed_b(weights_md_, w2d, 1, nr, want_packed));
+    gemm::panels_b_t req;
+    KESTREL_CHECK(gemm::panels_b_request(weights_md_, w2d, 1, nr, 4, req));
+    const bool want_packed = req != gemm::panels_b_t::no;
     KESTREL_CHECK(gemm::decline_common(name(), init_common()));
     if (!is_int8() || weights_md_.data_type != dnnl_s8)
         return decline(name(), "needs u8/s8 src and s8 weights");
@@ -90,10 +91,12 @@ status_t s8_matmul_t::pd_t::init(dnnl_engine *) {
     KESTREL_CHECK(plan.init(M, N, K, sv.trans, wv.trans, src_md_.data_type == dnnl_s8, false, src_zp));
     packed_w = want_packed && nd == 2 && !wv.trans && M > 0;
     if (packed_w && plan.nr() != nr) return decline(name(), "kernel changed during creation");
+    if (req == gemm::panels_b_t::given && !packed_w) // the md went to ab above
+        return decline(name(), "weights in GEMM panels for a problem that reads them plain");
     plan.book(scratchpad_registry(), key_plan, !packed_w);
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
     if (packed_w) {
-        weights_md_ = gemm::s8_packed_b_md(weights_md_, 1, nr);
+        weights_md_ = gemm::panels_b_md(weights_md_, 1, nr, 4);
         if (plan.needs_col_sums())
             scratchpad_registry().book(key_csum, (size_t)rnd_up(N, nr) * sizeof(int32_t));
     }

@@ -185,46 +185,6 @@ public:
     }
 };
 
-// 2D s8 weights laid out as the int8 GEMM's packed B panels (matmul's
-// K x N weights with n_dim = 1, inner product's OC x IC with n_dim = 0):
-// the GEMM's N in blocks of nr, its K in groups of 4, element (k, n) at
-//   (n / nr) * K4 * nr + (k / 4) * nr * 4 + (n % nr) * 4 + k % 4
-// (K4: K rounded up to 4). It is a oneDNN blocked descriptor with inner
-// blocks nr (dimension n_dim) then 4 (the other), so reorders to and from
-// it are plain blocked reorders that keep the padding zero.
-inline memory_desc_t s8_packed_b_md(const memory_desc_t &w, int n_dim, dim_t nr) {
-    const int k_dim = 1 - n_dim;
-    const dim_t k4 = rnd_up(w.dims[k_dim], (dim_t)4);
-    memory_desc_t md = w;
-    md.format_kind = dnnl_blocked;
-    md.offset0 = 0;
-    md.padded_dims[k_dim] = k4;
-    md.padded_dims[n_dim] = rnd_up(w.dims[n_dim], nr);
-    md.padded_offsets[0] = md.padded_offsets[1] = 0;
-    auto &b = md.blocking;
-    b = {};
-    b.strides[k_dim] = nr * 4;
-    b.strides[n_dim] = k4 * nr;
-    b.inner_nblks = 2;
-    b.inner_blks[0] = nr;
-    b.inner_blks[1] = 4;
-    b.inner_idxs[0] = n_dim;
-    b.inner_idxs[1] = k_dim;
-    return md;
-}
-
-// Whether a pd's 2D s8 weights (w2d) are to take that layout: `any`, or
-// already in it (a descriptor from an earlier query), which is reset to
-// plain ab so that the problem is planned on plain weights; the pd lays
-// them out packed again once the plan holds.
-inline status_t s8_wants_packed_b(memory_desc_t &w, bool w2d, int n_dim, dim_t nr, bool &want) {
-    want = w2d && mdw_t(w).is_any();
-    if (!w2d || want || w.format_kind != dnnl_blocked || !md_equal(w, s8_packed_b_md(w, n_dim, nr)))
-        return status::success;
-    want = true;
-    return md_set_tag(w, dnnl_ab);
-}
-
 } // namespace gemm
 } // namespace kestrel
 
