@@ -13,8 +13,8 @@
 // NOC * URW FMAs. It sums over a range of input channel blocks and over
 // every tap the caller says lies inside src along d and h; along w,
 // unchecked tiles have every column's receptive field inside src, checked
-// tiles test each (tap, column) once per block and read zeros for the
-// padding.
+// tiles work out per tap the run of columns whose src point is inside and
+// skip the others' FMAs (padding adds nothing).
 #ifndef KESTREL_CPU_CONV_DIRECT_CONV_HPP
 #define KESTREL_CPU_CONV_DIRECT_CONV_HPP
 
