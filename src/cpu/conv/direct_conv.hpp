@@ -74,6 +74,17 @@ inline dim_t even_tile_width(dim_t n, dim_t w, dim_t j0) {
     return j0 < wide * (base + 1) ? base + 1 : base;
 }
 
+// The columns [jlo, jhi) of a checked row tile (urw columns, SW apart)
+// whose src point at one tap lies inside src (w in [0, IW)), column 0's
+// being w index iw: a contiguous run, the index growing with the column.
+// The tiles skip the other columns at that tap (padding adds nothing).
+inline void valid_columns(dim_t iw, dim_t SW, dim_t IW, int urw, int &jlo, int &jhi) {
+    const dim_t lo = iw >= 0 ? 0 : (-iw + SW - 1) / SW;
+    const dim_t hi = iw >= IW ? 0 : (IW - iw + SW - 1) / SW;
+    jlo = lo < urw ? (int)lo : urw;
+    jhi = hi < urw ? (int)hi : urw;
+}
+
 // Whether a direct convolution's tiles fetch the next tile's dst lines for
 // writing even where they fetch no src: when the call's whole dst, of
 // `bytes`, outgrows half of L3, its lines come from memory (the 7x7 s2 3-64
