@@ -77,13 +77,13 @@ test_gemm_test_ip_s8_LDADD = $(TEST_LIBS)
 EXTRA_DIST += test/gemm/test_ip_s8_isa.sh
 TESTS += test/gemm/test_ip_s8_isa.sh
 
-check_PROGRAMS += test/gemm/test_ip_panels
-TESTS += test/gemm/test_ip_panels
-test_gemm_test_ip_panels_SOURCES = test/gemm/test_ip_panels.cpp
-test_gemm_test_ip_panels_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
-test_gemm_test_ip_panels_LDADD = $(TEST_LIBS)
-EXTRA_DIST += test/gemm/test_ip_panels_isa.sh
-TESTS += test/gemm/test_ip_panels_isa.sh
+check_PROGRAMS += test/gemm/test_weights_panels
+TESTS += test/gemm/test_weights_panels
+test_gemm_test_weights_panels_SOURCES = test/gemm/test_weights_panels.cpp
+test_gemm_test_weights_panels_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
+test_gemm_test_weights_panels_LDADD = $(TEST_LIBS)
+EXTRA_DIST += test/gemm/test_weights_panels_isa.sh
+TESTS += test/gemm/test_weights_panels_isa.sh
 # fp8 matmul (gemm:cvt and the reference) against a naive double loop, and
 # again with the ISA capped below AVX-512.
 check_PROGRAMS += test/gemm/test_matmul_f8

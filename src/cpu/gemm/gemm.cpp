@@ -597,9 +597,9 @@ status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bo
     return init(caches, M, N, K, transa, transb, nthr, false);
 }
 
-status_t plan_t::init_prepacked_b(dim_t M, dim_t N, dim_t K, bool transa, int nthr) {
+status_t plan_t::init_prepacked_b(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int nthr) {
     if (is_runtime(M) || is_runtime(N) || is_runtime(K)) return status::invalid_arguments;
-    return init(host_caches(), M, N, K, transa, true, nthr, true);
+    return init(host_caches(), M, N, K, transa, transb, nthr, true);
 }
 
 status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bool transa, bool transb,

@@ -69,7 +69,7 @@ public:
     // layout, e.g. weights the user reordered into it) at every execute():
     // the same plan, but never skinny nor direct, so that packs_b() holds
     // for any known sizes. M, N and K must be known.
-    status_t init_prepacked_b(dim_t M, dim_t N, dim_t K, bool transa, int nthr = 0);
+    status_t init_prepacked_b(dim_t M, dim_t N, dim_t K, bool transa, bool transb, int nthr = 0);
 
     // Books this plan's packing buffers (per-thread) under base + key_*;
     // with b_given (every execute() gets packed_b) no B block.

@@ -168,7 +168,7 @@ status_t gemm_ip_fwd_t::pd_t::init(dnnl_engine *) {
         // read as such whatever the sizes.
         packed_w = gv.transb && gv.M > 0
                 && (req == gemm::panels_b_t::given || (req == gemm::panels_b_t::any && plan.packs_b()));
-        if (packed_w && !plan.packs_b()) KESTREL_CHECK(plan.init_prepacked_b(gv.M, gv.N, gv.K, false));
+        if (packed_w && !plan.packs_b()) KESTREL_CHECK(plan.init_prepacked_b(gv.M, gv.N, gv.K, false, true));
         if (packed_w && plan.nr() != nr) return decline(name(), "kernel changed during creation");
         if (req == gemm::panels_b_t::given && !packed_w) // the md went to ab above
             return decline(name(), "weights in GEMM panels for a problem that reads them plain");

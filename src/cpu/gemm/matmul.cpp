@@ -221,6 +221,14 @@ double int8_max(data_type_t dt) { return dt == dnnl_u8 ? 255.0 : 128.0; }
 } // namespace
 
 status_t gemm_matmul_t::pd_t::init(dnnl_engine *) {
+    // f32 2D weights `any` or already in the GEMM's panel layout (as the
+    // inner product's): planned as plain ab first.
+    const bool w2d = ndims() == 2 && !has_runtime_dims() && src_md_.data_type == dnnl_f32
+            && weights_md_.data_type == dnnl_f32 && dst_md_.data_type == dnnl_f32 && weights_md_.dims[0] > 0
+            && weights_md_.dims[1] > 0;
+    const dim_t nr = gemm::f32_kernel_nr();
+    gemm::panels_b_t req;
+    KESTREL_CHECK(gemm::panels_b_request(weights_md_, w2d, 1, nr, 1, req));
     KESTREL_CHECK(gemm::decline_common(name(), init_common()));
     for (const memory_desc_t *md : {&src_md_, &weights_md_, &dst_md_})
         if (!mdw_t(md).is_plain()) return decline(name(), "needs plain src, weights, dst");
@@ -280,8 +288,17 @@ status_t gemm_matmul_t::pd_t::init(dnnl_engine *) {
         cplan.book(scratchpad_registry(), key_plan);
     } else {
         KESTREL_CHECK(plan.init(M, N, K, sv.trans, wv.trans, nthr));
-        plan.book(scratchpad_registry(), key_plan);
+        // `any`: panels where the GEMM packs B anyway; given panels are
+        // read as such at any size (see gemm_ip_fwd_t).
+        packed_w = !wv.trans && M > 0
+                && (req == gemm::panels_b_t::given || (req == gemm::panels_b_t::any && plan.packs_b()));
+        if (packed_w && !plan.packs_b()) KESTREL_CHECK(plan.init_prepacked_b(M, N, K, sv.trans, false, nthr));
+        if (packed_w && plan.nr() != nr) return decline(name(), "kernel changed during creation");
+        plan.book(scratchpad_registry(), key_plan, packed_w);
+        if (packed_w) weights_md_ = gemm::panels_b_md(weights_md_, 1, nr, 1);
     }
+    if (req == gemm::panels_b_t::given && !packed_w) // the md went to ab above
+        return decline(name(), "weights in GEMM panels for a problem that reads them plain");
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
     return status::success;
 }
@@ -354,8 +371,11 @@ status_t gemm_matmul_t::execute(const exec_ctx_t &ctx) const {
                       : pd->cplan.execute(M, N, K, alpha, A, B, pd->beta, C, dv.ld, g, pd_t::key_plan, e);
         }
         const float *Af = reinterpret_cast<const float *>(src) + s.off_v(sp);
-        const float *Bf = reinterpret_cast<const float *>(wei) + w.off_v(wp);
         float *Cf = reinterpret_cast<float *>(dst) + d.off_v(pos);
+        if (pd->packed_w) // 2D: the weights are the GEMM's B panels; B itself is never read
+            return pd->plan.execute(M, N, K, alpha, Af, sv.ld, nullptr, 0, pd->beta, Cf, dv.ld, g, pd_t::key_plan,
+                    e, reinterpret_cast<const float *>(wei) + pd->weights_md(0)->offset0);
+        const float *Bf = reinterpret_cast<const float *>(wei) + w.off_v(wp);
         return st ? pd->plan.execute_st(M, N, K, alpha, Af, sv.ld, Bf, wv.ld, pd->beta, Cf, dv.ld, g,
                             pd_t::key_plan, ithr, e)
                   : pd->plan.execute(M, N, K, alpha, Af, sv.ld, Bf, wv.ld, pd->beta, Cf, dv.ld, g,

@@ -39,6 +39,7 @@ struct gemm_matmul_t : primitive_t {
         enum : scratchpad::key_t { key_plan = 0, key_bias = gemm::cvt_plan_t::key_total };
 
         bool cvt = false; // cplan rather than plan
+        bool packed_w = false; // weights_md_ is the f32 GEMM's panel layout
         gemm::plan_t plan;
         gemm::cvt_plan_t cplan;
         bool batch_parallel = false;
