@@ -58,6 +58,24 @@ void onednn_matmul(dnnl::engine &eng, dnnl::stream &strm, const bench::matmul_sh
     bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
 }
 
+// 2D f32 matmul with weights `any` (oneDNN's preferred blocked layout).
+void onednn_matmul_wany(dnnl::engine &eng, dnnl::stream &strm, const bench::matmul_wany_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    memory::desc sd({s.M, s.K}, dt::f32, tag::ab), wd({s.K, s.N}, dt::f32, tag::any), dd({s.M, s.N}, dt::f32, tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(sd, wd, dd), eng);
+    dnnl::matmul prim(pd);
+    memory ms(pd.src_desc(), eng), mw(pd.weights_desc(), eng), md(pd.dst_desc(), eng);
+    std::memset(ms.get_data_handle(), 0, pd.src_desc().get_size());
+    std::memset(mw.get_data_handle(), 0, pd.weights_desc().get_size());
+    const double sec = bench::median_seconds([&] {
+        prim.execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
+        strm.wait();
+    });
+    char id[96];
+    bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
+}
+
 void onednn_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_shape_t &s) {
     using tag = memory::format_tag;
     using dt = memory::data_type;
@@ -583,6 +601,8 @@ int main(int argc, char **argv) {
             for (const auto &s : bench::sgemm_shapes) guarded(s.id(id, sizeof(id)), [&] { onednn_sgemm(s); });
             for (const auto &s : bench::matmul_shapes)
                 guarded(s.id(id, sizeof(id)), [&] { onednn_matmul(eng, strm, s); });
+            for (const auto &s : bench::matmul_wany_shapes)
+                guarded(s.id(id, sizeof(id)), [&] { onednn_matmul_wany(eng, strm, s); });
             for (const auto &s : bench::ip_fwd_shapes)
                 guarded(s.id(id, sizeof(id)), [&] { onednn_ip_fwd(eng, strm, s); });
             for (const auto &s : bench::int8_shapes)

@@ -54,6 +54,25 @@ const matmul_shape_t matmul_shapes[] = {
         {1, 2048, 2048, 2048},
 };
 
+// f32 matmul, 2D, with the weights in format `any`: each library lays them
+// out as it prefers (as a framework with constant weights asks; the
+// reorder into that layout is not timed). src and dst plain.
+struct matmul_wany_shape_t {
+    long M, N, K;
+    const char *id(char *buf, size_t n) const {
+        std::snprintf(buf, n, "matmul_wany_%ldx%ldx%ld", M, N, K);
+        return buf;
+    }
+    double flop() const { return 2.0 * M * N * K; }
+};
+
+const matmul_wany_shape_t matmul_wany_shapes[] = {
+        {128, 768, 3072},
+        {128, 3072, 768},
+        {1024, 1024, 1024},
+        {2048, 2048, 2048},
+};
+
 // Low-precision matmul, 2D, C[M x N] = A[M x K] B[K x N], plain layouts:
 // dt "bf16" / "f16" (every tensor of that type), or weights decompression
 // "bf16ws8" / "bf16ws4" (bf16 src and dst, s8 / s4 weights, f32 scales per

@@ -116,6 +116,24 @@ void bench_matmul(const bench::matmul_shape_t &sh) {
             });
 }
 
+// 2D f32 matmul with weights `any` (bench::matmul_wany_shapes).
+void bench_matmul_wany(const bench::matmul_wany_shape_t &sh) {
+    char id[96];
+    sh.id(id, sizeof(id));
+    const dnnl_dims_t sd = {sh.M, sh.K}, wd = {sh.K, sh.N}, dd = {sh.M, sh.N};
+    bench_primitive(
+            id, sh.flop(), 0,
+            [&](dnnl_engine_t eng) {
+                return pd_of(2, sd, dnnl_f32, dnnl_ab, wd, dnnl_f32, dnnl_format_tag_any, dd, dnnl_f32,
+                        [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
+                            return dnnl_matmul_primitive_desc_create(pd, eng, s, w, nullptr, d, nullptr);
+                        });
+            },
+            [&](double sec, const char *impl) {
+                std::printf("%-28s %8.2f GFLOP/s  (%.3f ms, %s)\n", id, sh.flop() / sec * 1e-9, sec * 1e3, impl);
+            });
+}
+
 void bench_gemm_u8s8s32(const bench::int8_shape_t &sh) {
     const dnnl_dim_t M = sh.M, N = sh.N, K = sh.K;
     std::vector<uint8_t> A(M * K, 3);
@@ -252,6 +270,8 @@ int main(int argc, char **argv) {
         if (bench::selected(s.id(id, sizeof(id)))) bench_sgemm(s);
     for (const auto &s : bench::matmul_shapes)
         if (bench::selected(s.id(id, sizeof(id)))) bench_matmul(s);
+    for (const auto &s : bench::matmul_wany_shapes)
+        if (bench::selected(s.id(id, sizeof(id)))) bench_matmul_wany(s);
     for (const auto &s : bench::ip_fwd_shapes)
         if (bench::selected(s.id(id, sizeof(id)))) bench_ip_fwd(s);
     for (const auto &s : bench::int8_shapes)
