@@ -40,29 +40,10 @@ void onednn_sgemm(const bench::sgemm_shape_t &s) {
     if (st == dnnl_success) bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
 }
 
-void onednn_matmul(dnnl::engine &eng, dnnl::stream &strm, const bench::matmul_shape_t &s) {
-    using tag = memory::format_tag;
-    using dt = memory::data_type;
-    memory::desc sd({s.B, s.M, s.K}, dt::f32, tag::abc), wd({s.B, s.K, s.N}, dt::f32, tag::abc),
-            dd({s.B, s.M, s.N}, dt::f32, tag::abc);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(sd, wd, dd), eng);
-    dnnl::matmul prim(pd);
-    memory ms(sd, eng), mw(wd, eng), md(dd, eng);
-    std::memset(ms.get_data_handle(), 0, sd.get_size());
-    std::memset(mw.get_data_handle(), 0, wd.get_size());
-    const double sec = bench::median_seconds([&] {
-        prim.execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
-        strm.wait();
-    });
-    char id[96];
-    bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
-}
-
-// 2D f32 matmul with weights `any` (oneDNN's preferred blocked layout).
-void onednn_matmul_wany(dnnl::engine &eng, dnnl::stream &strm, const bench::matmul_wany_shape_t &s) {
-    using tag = memory::format_tag;
-    using dt = memory::data_type;
-    memory::desc sd({s.M, s.K}, dt::f32, tag::ab), wd({s.K, s.N}, dt::f32, tag::any), dd({s.M, s.N}, dt::f32, tag::ab);
+// One f32 matmul of the given descriptors (weights may be `any`: then
+// oneDNN's preferred blocked layout), timed under `id`.
+void time_matmul(dnnl::engine &eng, dnnl::stream &strm, const memory::desc &sd, const memory::desc &wd,
+        const memory::desc &dd, const char *id, double flop) {
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(sd, wd, dd), eng);
     dnnl::matmul prim(pd);
     memory ms(pd.src_desc(), eng), mw(pd.weights_desc(), eng), md(pd.dst_desc(), eng);
@@ -72,8 +53,25 @@ void onednn_matmul_wany(dnnl::engine &eng, dnnl::stream &strm, const bench::matm
         prim.execute(strm, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
         strm.wait();
     });
+    bench::machine_line("onednn", id, flop / sec * 1e-9);
+}
+
+void onednn_matmul(dnnl::engine &eng, dnnl::stream &strm, const bench::matmul_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
     char id[96];
-    bench::machine_line("onednn", s.id(id, sizeof(id)), s.flop() / sec * 1e-9);
+    time_matmul(eng, strm, memory::desc({s.B, s.M, s.K}, dt::f32, tag::abc),
+            memory::desc({s.B, s.K, s.N}, dt::f32, tag::abc), memory::desc({s.B, s.M, s.N}, dt::f32, tag::abc),
+            s.id(id, sizeof(id)), s.flop());
+}
+
+// 2D f32 matmul with weights `any`.
+void onednn_matmul_wany(dnnl::engine &eng, dnnl::stream &strm, const bench::matmul_wany_shape_t &s) {
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    char id[96];
+    time_matmul(eng, strm, memory::desc({s.M, s.K}, dt::f32, tag::ab), memory::desc({s.K, s.N}, dt::f32, tag::any),
+            memory::desc({s.M, s.N}, dt::f32, tag::ab), s.id(id, sizeof(id)), s.flop());
 }
 
 void onednn_conv(dnnl::engine &eng, dnnl::stream &strm, const bench::conv_shape_t &s) {

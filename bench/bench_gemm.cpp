@@ -116,22 +116,31 @@ void bench_matmul(const bench::matmul_shape_t &sh) {
             });
 }
 
+// A 2D f32 problem src (ab) x weights (`any`: the layout the library
+// prefers, as a framework with constant weights asks) -> dst (ab);
+// `create` makes the pd from the three descriptors.
+template <typename F>
+void bench_wany(const char *id, double flop, const dnnl_dims_t sd, const dnnl_dims_t wd, const dnnl_dims_t dd,
+        F create) {
+    bench_primitive(
+            id, flop, 0,
+            [&](dnnl_engine_t eng) {
+                return pd_of(2, sd, dnnl_f32, dnnl_ab, wd, dnnl_f32, dnnl_format_tag_any, dd, dnnl_f32,
+                        [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) { return create(eng, pd, s, w, d); });
+            },
+            [&](double sec, const char *impl) {
+                std::printf("%-28s %8.2f GFLOP/s  (%.3f ms, %s)\n", id, flop / sec * 1e-9, sec * 1e3, impl);
+            });
+}
+
 // 2D f32 matmul with weights `any` (bench::matmul_wany_shapes).
 void bench_matmul_wany(const bench::matmul_wany_shape_t &sh) {
     char id[96];
     sh.id(id, sizeof(id));
     const dnnl_dims_t sd = {sh.M, sh.K}, wd = {sh.K, sh.N}, dd = {sh.M, sh.N};
-    bench_primitive(
-            id, sh.flop(), 0,
-            [&](dnnl_engine_t eng) {
-                return pd_of(2, sd, dnnl_f32, dnnl_ab, wd, dnnl_f32, dnnl_format_tag_any, dd, dnnl_f32,
-                        [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
-                            return dnnl_matmul_primitive_desc_create(pd, eng, s, w, nullptr, d, nullptr);
-                        });
-            },
-            [&](double sec, const char *impl) {
-                std::printf("%-28s %8.2f GFLOP/s  (%.3f ms, %s)\n", id, sh.flop() / sec * 1e-9, sec * 1e3, impl);
-            });
+    bench_wany(id, sh.flop(), sd, wd, dd, [](dnnl_engine_t eng, dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
+        return dnnl_matmul_primitive_desc_create(pd, eng, s, w, nullptr, d, nullptr);
+    });
 }
 
 void bench_gemm_u8s8s32(const bench::int8_shape_t &sh) {
@@ -162,24 +171,15 @@ void bench_int8_matmul(const bench::int8_shape_t &sh) {
             });
 }
 
-// Inner product forward inference, 2D src, weights `any` (the layout the
-// library prefers, as a framework would ask), no bias.
+// Inner product forward inference, 2D src, weights `any`, no bias.
 void bench_ip_fwd(const bench::ip_fwd_shape_t &sh) {
     char id[96];
     sh.id(id, sizeof(id));
     const dnnl_dims_t sd = {sh.mb, sh.ic}, wd = {sh.oc, sh.ic}, dd = {sh.mb, sh.oc};
-    bench_primitive(
-            id, sh.flop(), 0,
-            [&](dnnl_engine_t eng) {
-                return pd_of(2, sd, dnnl_f32, dnnl_ab, wd, dnnl_f32, dnnl_format_tag_any, dd, dnnl_f32,
-                        [&](dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
-                            return dnnl_inner_product_forward_primitive_desc_create(
-                                    pd, eng, dnnl_forward_inference, s, w, nullptr, d, nullptr);
-                        });
-            },
-            [&](double sec, const char *impl) {
-                std::printf("%-28s %8.2f GFLOP/s  (%.3f ms, %s)\n", id, sh.flop() / sec * 1e-9, sec * 1e3, impl);
-            });
+    bench_wany(id, sh.flop(), sd, wd, dd, [](dnnl_engine_t eng, dnnl_primitive_desc_t *pd, auto s, auto w, auto d) {
+        return dnnl_inner_product_forward_primitive_desc_create(pd, eng, dnnl_forward_inference, s, w, nullptr, d,
+                nullptr);
+    });
 }
 
 // Low-precision matmul (bench::lp_matmul_shapes): bf16 or f16 throughout,

@@ -194,6 +194,17 @@ inline status_t panels_b_request(memory_desc_t &w, bool w2d, int n_dim, dim_t nr
     return md_set_tag(w, dnnl_ab);
 }
 
+// After planning: a pd that lays its weights out as panels (packed) must
+// have kept the kernel whose nr it read at the start, and weights given as
+// panels (reset to ab by panels_b_request) must be read as panels. Either
+// failing is a decline.
+inline status_t panels_b_settle(const char *me, panels_b_t req, bool packed, dim_t plan_nr, dim_t nr) {
+    if (packed && plan_nr != nr) return decline(me, "kernel changed during creation");
+    if (req == panels_b_t::given && !packed)
+        return decline(me, "weights in GEMM panels for a problem that reads them plain");
+    return status::success;
+}
+
 } // namespace gemm
 } // namespace kestrel
 

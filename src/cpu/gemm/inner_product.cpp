@@ -169,9 +169,7 @@ status_t gemm_ip_fwd_t::pd_t::init(dnnl_engine *) {
         packed_w = gv.transb && gv.M > 0
                 && (req == gemm::panels_b_t::given || (req == gemm::panels_b_t::any && plan.packs_b()));
         if (packed_w && !plan.packs_b()) KESTREL_CHECK(plan.init_prepacked_b(gv.M, gv.N, gv.K, false, true));
-        if (packed_w && plan.nr() != nr) return decline(name(), "kernel changed during creation");
-        if (req == gemm::panels_b_t::given && !packed_w) // the md went to ab above
-            return decline(name(), "weights in GEMM panels for a problem that reads them plain");
+        KESTREL_CHECK(gemm::panels_b_settle(name(), req, packed_w, plan.nr(), nr));
         plan.book(scratchpad_registry(), key_plan, packed_w);
         if (packed_w) weights_md_ = gemm::panels_b_md(weights_md_, 0, nr, 1);
     }

@@ -19,9 +19,7 @@ status_t gemm_s8_ip_fwd_t::pd_t::init(dnnl_engine *) {
     const bool src_zp = attr_.zero_points.get(DNNL_ARG_SRC) != nullptr;
     KESTREL_CHECK(plan.init(gv.M, gv.N, gv.K, false, gv.transb, src_md_.data_type == dnnl_s8, false, src_zp));
     packed_w = want_packed && gv.transb && gv.M > 0;
-    if (packed_w && plan.nr() != nr) return decline(name(), "kernel changed during creation");
-    if (req == gemm::panels_b_t::given && !packed_w) // the md went to ab above
-        return decline(name(), "weights in GEMM panels for a problem that reads them plain");
+    KESTREL_CHECK(gemm::panels_b_settle(name(), req, packed_w, plan.nr(), nr));
     plan.book(scratchpad_registry(), key_plan, !packed_w);
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
     if (packed_w) {

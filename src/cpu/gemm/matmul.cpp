@@ -293,12 +293,10 @@ status_t gemm_matmul_t::pd_t::init(dnnl_engine *) {
         packed_w = !wv.trans && M > 0
                 && (req == gemm::panels_b_t::given || (req == gemm::panels_b_t::any && plan.packs_b()));
         if (packed_w && !plan.packs_b()) KESTREL_CHECK(plan.init_prepacked_b(M, N, K, sv.trans, false, nthr));
-        if (packed_w && plan.nr() != nr) return decline(name(), "kernel changed during creation");
+        KESTREL_CHECK(gemm::panels_b_settle(name(), req, packed_w, plan.nr(), nr));
         plan.book(scratchpad_registry(), key_plan, packed_w);
         if (packed_w) weights_md_ = gemm::panels_b_md(weights_md_, 1, nr, 1);
     }
-    if (req == gemm::panels_b_t::given && !packed_w) // the md went to ab above
-        return decline(name(), "weights in GEMM panels for a problem that reads them plain");
     if (with_bias()) scratchpad_registry().book(key_bias, gemm::bias_f32_t::bytes(bias_md_));
     return status::success;
 }
