@@ -452,6 +452,26 @@ int main() {
         p.ddt = dnnl_s8, p.q.dst_scale = 0.05f; // saturates both ways
         add(p, "1x1 flat, ic 5 oc 64, mb 3, saturating s8 dst");
     }
+    // Flattened 1x1 rows shared out in tiles: pieces that start and end
+    // inside rows and cross from one image or oc group to the next; the
+    // full ic blocks in one loop, then the tail block's quads.
+    {
+        prb_t p = base2d(3, 1, 70, 80, 7, 9, 1, 1, 0);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s8, p.bdt = dnnl_f32, p.q.src_zp = true, p.q.src_zp_v = -5;
+        p.q.wei_scales.resize(80), p.q.dst_scale = 0.25f;
+        for (int i = 0; i < 80; ++i) p.q.wei_scales[i] = (float)(1 + i % 4) / 512.f;
+        add(p, "1x1 flat, ic 70 (tail block 6) oc 80, mb 3 7x9, s8 src zp, bias, per-oc scales, dst scale, s8 dst");
+    }
+    {
+        prb_t p = base2d(2, 1, 3, 20, 11, 13, 1, 1, 0);
+        p.q.src_scale = 0.125f, p.q.dst_zp = true, p.q.dst_zp_v = 100;
+        add(p, "1x1 flat, ic 3 (no full block) oc 20, mb 2 11x13, dst zp, u8 dst");
+    }
+    for (dnnl_data_type_t dt : {dnnl_u8, dnnl_s8}) {
+        prb_t p = base2d(1, 1, 32, 64, 9, 10, 1, 1, 0);
+        p.sdt = dnnl_s8, p.ddt = dt, p.q.src_scale = 68719476736.f;
+        add(p, dt == dnnl_u8 ? "1x1 flat, u8 dst, scale 2^36: saturates" : "1x1 flat, s8 dst, scale 2^36: saturates");
+    }
     {
         prb_t p = base2d(1, 1, 40, 48, 9, 11, 1, 1, 0);
         p.sdt = dnnl_s8, p.ddt = dnnl_bf16, p.q.wei_scales = {0.5f}, p.q.bin = true;

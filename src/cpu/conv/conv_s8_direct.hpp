@@ -65,7 +65,7 @@ struct s8_direct_conf_t {
 
 // The output stage done in registers, when it is only this (the same
 // float operations as the conv epilogue, in its order): v = (float)(acc -
-// comp), v *= scale, v += bias, v /= dscale, v += dzp, then dst's rounding
+// comp) (the tile starts its sums at -comp), v *= scale, v += bias, v /= dscale, v += dzp, then dst's rounding
 // and saturation. Arrays hold the item's channels (noc * 16); a nullptr
 // step is skipped.
 struct s8_direct_out_t {
@@ -73,6 +73,9 @@ struct s8_direct_out_t {
     const float *scale, *bias, *dscale;
     float dzp;
     bool with_dzp;
+    // Every scale, bias and dst zero point finite and no dst scale zero:
+    // the chain cannot make a NaN, and the integer dsts skip the NaN test.
+    bool finite;
     int kind; // dst: 0 f32, 1 s32, 2 s8, 3 u8
     char *dst; // at the point of column 0, first channel of the item
     dim_t d_w; // bytes between points

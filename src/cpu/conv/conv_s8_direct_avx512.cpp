@@ -74,7 +74,6 @@ KESTREL_TILE_STEP void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t
         const dim_t left = o.nn - k * 16;
         if (left <= 0) break;
         const __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-        const __m512i cv = _mm512_maskz_loadu_epi32(m, o.comp + k * 16);
         const __m512 sv = o.scale ? _mm512_maskz_loadu_ps(m, o.scale + k * 16) : _mm512_setzero_ps();
         const __m512 bv = o.bias ? _mm512_maskz_loadu_ps(m, o.bias + k * 16) : _mm512_setzero_ps();
         const __m512 dv = o.dscale ? _mm512_mask_loadu_ps(_mm512_set1_ps(1.f), m, o.dscale + k * 16)
@@ -82,7 +81,7 @@ KESTREL_TILE_STEP void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t
         const __m512 zv = _mm512_set1_ps(o.dzp);
         KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) {
-            __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[k][j], cv));
+            __m512 v = _mm512_cvtepi32_ps(acc[k][j]);
             if (o.scale) v = _mm512_mul_ps(v, sv);
             if (o.bias) v = _mm512_add_ps(v, bv);
             if (o.dscale) v = _mm512_div_ps(v, dv);
@@ -90,6 +89,16 @@ KESTREL_TILE_STEP void store_out(__m512i (&acc)[NOC][URW], const s8_direct_out_t
             char *d = o.dst + j * o.d_w;
             if (o.kind == 0) {
                 _mm512_mask_storeu_ps((float *)d + k * 16, m, v);
+                continue;
+            }
+            if (o.finite && o.kind != 1) {
+                // No NaN: saturating narrows after one clamp (a float
+                // beyond int32 converts to INT32_MIN, which the u8 narrow
+                // takes as 2^31 and the s8 one as below -128).
+                const bool s8 = o.kind == 2;
+                const __m512i r = s8 ? _mm512_cvtps_epi32(_mm512_min_ps(v, _mm512_set1_ps(127.f)))
+                                     : _mm512_cvtps_epi32(_mm512_max_ps(v, _mm512_setzero_ps()));
+                _mm_mask_storeu_epi8(d + k * 16, m, s8 ? _mm512_cvtsepi32_epi8(r) : _mm512_cvtusepi32_epi8(r));
                 continue;
             }
             // NaN to 0, as the scalar stores do.
@@ -137,11 +146,17 @@ KESTREL_TILE_STEP void column_pointers(const s8_direct_conf_t &c, const s8_direc
 
 template <int NOC, int URW, bool CHECK, bool SHIFT>
 void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
+    // With the output stage in registers the sums start at -comp.
     __m512i acc[NOC][URW];
     KESTREL_UNROLL(8)
-    for (int k = 0; k < NOC; ++k)
+    for (int k = 0; k < NOC; ++k) {
+        const dim_t left = t.fo ? t.fo->nn - k * 16 : 0;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xffff : left > 0 ? (__mmask16)((1u << left) - 1) : 0;
+        const __m512i init = t.fo ? _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_maskz_loadu_epi32(m, t.fo->comp + k * 16))
+                                  : _mm512_setzero_si512();
         KESTREL_UNROLL(32)
-        for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_si512();
+        for (int j = 0; j < URW; ++j) acc[k][j] = init;
+    }
     const __m512i flip = _mm512_set1_epi32((int32_t)0x80808080u);
     const uint8_t *cols[URW];
     const dim_t ntaps = t.nkd * t.nkh * c.KW;
@@ -175,6 +190,24 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
                     for (dim_t icb = 0; icb < c.nicb; ++icb)
                         ic_block<NOC, URW, CHECK, SHIFT>(acc, c, s, cols, icb * 16, w + icb * c.w_icb, icb, flip);
                 }
+    } else if (c.flat) {
+        // A 1x1 unit: one tap, the full ic blocks in one loop of two
+        // pointer steps, then the last block's quads.
+        const dim_t nfull = c.ic_tail == 16 ? c.nicb : c.nicb - 1;
+        const uint8_t *s = t.src;
+        const int8_t *w = t.wei;
+        for (dim_t icb = 0; icb < nfull; ++icb, s += 16, w += c.w_icb) {
+            KESTREL_UNROLL(4)
+            for (dim_t q = 0; q < 4; ++q)
+                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+        }
+        if (nfull < c.nicb) {
+            const dim_t nq = c.ic_tail / 4;
+            const int rem = (int)(c.ic_tail % 4);
+            for (dim_t q = 0; q < nq; ++q)
+                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+            if (rem) quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, nq * 4, rem, flip);
+        }
     } else {
         // (The block's quad count hoisted out of the tap loops: measured
         // faster than ic_block here on the 1x1 layers.)
