@@ -377,6 +377,19 @@ int main() {
         p.post = p_linear, p.bdt = dnnl_bf16;
         add(p, "1x1 flat, 32->48 (3 blocks), mb 2, linear");
     }
+    // Flattened rows shared out in tiles (pieces starting and ending
+    // inside rows, crossing images and oc groups); full ic blocks in one
+    // loop, then the tail block's pairs and lone channel.
+    {
+        prb_t p = base(3, 1, 33, 80, 7, 9, 1, 1, 0);
+        p.bdt = dnnl_f32, p.post = p_relu;
+        add(p, "1x1 flat, ic 33 (tail: a lone channel) oc 80, mb 3 7x9, relu");
+    }
+    {
+        prb_t p = base(2, 1, 10, 20, 11, 13, 1, 1, 0);
+        p.ddt = dnnl_f32;
+        add(p, "1x1 flat, ic 10 (no full block) oc 20, mb 2 11x13, f32 dst");
+    }
     {
         prb_t p = base(1, 1, 17, 40, 9, 9, 1, 2, 0);
         p.post = p_clip, p.ddt = dnnl_f32;
@@ -434,22 +447,23 @@ int main() {
         p.bdt = dnnl_bf16, p.post = p_relu;
         add(p, "ic 32 oc 80 3x3 pad 1, mb 2, 3 oc groups, relu (stored from registers)");
     }
-    // An image's src over 1 MiB: each tile prefetches the next tile's src
-    // and dst lines (flattened, rows with padding and stride 2, groups).
+    // An image's src over 1 MiB (flattened, rows with padding and stride
+    // 2, groups): where a call's data outgrows half of L3 the tiles also
+    // fetch the next tile's lines (hints that cannot change a result).
     {
         prb_t p = base(1, 1, 136, 17, 64, 62, 1, 1, 0);
         p.bdt = dnnl_f32, p.post = p_relu;
-        add(p, "1x1 flat, ic 136 oc 17, 64x62 (1.03 MiB an image), relu (prefetch)");
+        add(p, "1x1 flat, ic 136 oc 17, 64x62 (1.03 MiB an image), relu");
     }
     {
         prb_t p = base(1, 1, 136, 17, 64, 62, 3, 2, 1);
         p.post = p_leaky;
-        add(p, "ic 136 oc 17 3x3 stride 2 pad 1, 64x62, leaky relu (prefetch, rows)");
+        add(p, "ic 136 oc 17 3x3 stride 2 pad 1, 64x62, leaky relu (rows)");
     }
     {
         prb_t p = base(1, 2, 68, 10, 64, 62, 1, 1, 0);
         p.ddt = dnnl_f32, p.post = p_sum;
-        add(p, "1x1 groups 2 of 68->10, 64x62, sum (prefetch per pixel)");
+        add(p, "1x1 groups 2 of 68->10, 64x62, sum");
     }
     // Random small problems (fixed seed).
     static char names[16][128];

@@ -208,14 +208,15 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // other order reads an image's src once per oc group.
     const bool ocg_inner = !c.flat && nocg > 1
             && g.KD * g.KH * g.KW * c.nocb * c.nicb * 256 * (dim_t)sizeof(uint16_t) <= l2_bytes;
-    // The next tile's src and dst lines (see pf_lines_max); the dst ones
-    // also on their own (direct_conv_dst_from_memory).
-    const bool pf_src = !c.gather && s_w >= 16
-            && g.IC() * g.ID * g.IH * g.IW * (dim_t)sizeof(uint16_t) > l2_bytes;
-    const bool pf_dst = !c.gather
-            && (pf_src
-                    || direct_conv_dst_from_memory(
-                            (double)g.MB * g.OC() * g.OD * g.OH * g.OW * (double)dst_d.dt_size()));
+    // The next tile's src and dst lines (see pf_lines_max) when an image's
+    // src outgrows L2 and the call's data comes from memory; the dst ones
+    // also on their own (direct_conv_from_memory).
+    const double src_bytes = (double)g.MB * g.IC() * g.ID * g.IH * g.IW * (double)sizeof(uint16_t);
+    const dim_t dsz = (dim_t)dst_d.dt_size();
+    const double dst_bytes = (double)g.MB * g.OC() * g.OD * g.OH * g.OW * (double)dsz;
+    const bool pf_src = !c.gather && s_w >= 16 && src_bytes / (double)g.MB > (double)l2_bytes
+            && direct_conv_from_memory(src_bytes + dst_bytes);
+    const bool pf_dst = !c.gather && (pf_src || direct_conv_from_memory(dst_bytes));
     alignas(64) static const uint16_t zero[32] = {};
     const uint16_t *src_b = static_cast<const uint16_t *>(ex.src);
     char *dst_b = static_cast<char *>(ex.dst);
@@ -250,10 +251,9 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     const data_type_t bias_dt = g.with_bias ? p->weights_md(1)->data_type : dnnl_f32;
     const dim_t bias_off0 = g.with_bias ? p->weights_md(1)->offset0 : 0;
 
-    auto run_item = [&](dim_t item, float *buf) {
-        dim_t r = item;
-        const dim_t sgi = r % c.nseg;
-        r /= c.nseg;
+    // Columns [col0, col0 + ncols) of row item r (an index over n, group,
+    // oc group and spatial row).
+    auto run_item = [&](dim_t r, dim_t col0, dim_t ncols, float *buf) {
         dim_t sp_row, ocg;
         if (ocg_inner) {
             ocg = r % nocg;
@@ -270,7 +270,6 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const dim_t od = c.flat ? 0 : c.gather ? sp_row : sp_row / g.OH;
         const dim_t oh = c.flat || c.gather ? 0 : sp_row % g.OH;
         const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);
-        const dim_t col0 = sgi * c.seg, ncols = std::min(c.seg, c.row - col0);
         const dim_t oc_l0 = ocg * c.noc * 16; // first channel of the item in the group
         const dim_t nn = std::min<dim_t>(noc * 16, g.OCg - oc_l0); // valid channels
         const dim_t oc0 = gr * g.OCg + oc_l0;
@@ -308,7 +307,7 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             fo.bias = g.with_bias ? f_bias : nullptr;
             fo.act = p->act, fo.act_a = p->act_a, fo.act_b = p->act_b;
             fo.dst_bf16 = ddt == dnnl_bf16;
-            fo.d_w = d_w * (dim_t)dst_d.dt_size();
+            fo.d_w = d_w * dsz;
             fo.nn = nn;
             t.fo = &fo;
         }
@@ -362,15 +361,17 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                         }
                 if (t.fo)
                     for (dim_t j = 0; j < nw; ++j)
-                        pf_write(dst_b + (dst_row + (ncol + j) * d_w) * (dim_t)dst_d.dt_size(), nn * (dim_t)dst_d.dt_size());
+                        pf_write(dst_b + (dst_row + (ncol + j) * d_w) * dsz, nn * dsz);
             }
             const bool folded = c.fold && !check;
-            const bf16_direct_fn_t fn = folded ? ker_.fold[noc][urw] : ker_.fn[noc][urw][check ? 1 : 0];
+            const bf16_direct_fn_t fn = folded ? ker_.fold[noc][urw]
+                    : c.flat                      ? ker_.flat[noc][urw]
+                                                  : ker_.fn[noc][urw][check ? 1 : 0];
             t.wei = folded ? wf_g : wei_g;
             t.iw0 = iw_lo;
             t.out_k = (dim_t)urw * 16;
             if (t.fo) {
-                fo.dst = dst_b + (dst_row + col * d_w) * (dim_t)dst_d.dt_size();
+                fo.dst = dst_b + (dst_row + col * d_w) * dsz;
                 fn(c, t);
                 continue;
             }
@@ -404,9 +405,8 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
 
     parallel(nthr_for(work), [&](int ithr, int nthr) {
         alignas(64) float buf[max_oc * bf16_direct_kernels_t::max_urw];
-        dim_t s, e;
-        balance211(work, nthr, ithr, s, e);
-        for (dim_t it = s; it < e; ++it) run_item(it, buf);
+        for_row_pieces(c.flat, work, c.row, c.seg, c.nseg, c.urw, nthr, ithr,
+                [&](dim_t r, dim_t col0, dim_t ncols) { run_item(r, col0, ncols, buf); });
     });
     return status::success;
 }

@@ -90,6 +90,7 @@ struct bf16_direct_kernels_t {
     static constexpr int max_noc = 4, max_urw = 16;
     bf16_direct_fn_t fn[max_noc + 1][max_urw + 1][2] = {}; // [noc][urw][checked]
     bf16_direct_fn_t fold[max_noc + 1][max_urw + 1] = {}; // folded kernel rows, unchecked
+    bf16_direct_fn_t flat[max_noc + 1][max_urw + 1] = {}; // 1x1 units (flattened rows)
 };
 
 // Largest URW for NOC blocks; the kernels (false when the compiler cannot

@@ -155,6 +155,42 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
         for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
 }
 
+// A 1x1 unit (flattened rows, never checked): one tap, the full ic blocks
+// in one loop of two pointer steps, then the last block's pairs. (A
+// function of its own: inside `tile` the column offsets were spilled, one
+// extra load per broadcast.)
+template <int NOC, int URW>
+void tile_flat(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
+    __m512 acc[NOC][URW];
+    KESTREL_UNROLL(8)
+    for (int k = 0; k < NOC; ++k)
+        KESTREL_UNROLL(32)
+        for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_ps();
+    const uint16_t *const *cols = nullptr;
+    const dim_t nfull = c.ic_tail == 16 ? c.nicb : c.nicb - 1;
+    const uint16_t *s = t.src;
+    const uint16_t *w = t.wei;
+    // The pairs of a block are 32 values apart in the weights, the blocks
+    // w_icb apart: both pointers step per pair.
+    for (dim_t icb = 0; icb < nfull; ++icb, w += c.w_icb - 8 * 32) {
+        KESTREL_UNROLL(4)
+        for (dim_t q = 0; q < 8; ++q, s += 2, w += 32) pair<NOC, URW, false, false>(acc, s, cols, c.s_col, w, c.w_ocb, 0);
+    }
+    if (nfull < c.nicb) {
+        const dim_t np = c.ic_tail / 2;
+        for (dim_t q = 0; q < np; ++q) pair<NOC, URW, false, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2);
+        if (c.ic_tail & 1) pair<NOC, URW, false, true>(acc, s, cols, c.s_col, w, c.w_ocb, np * 2);
+    }
+    if (t.fo) {
+        store_out<NOC, URW>(acc, *t.fo);
+        return;
+    }
+    KESTREL_UNROLL(8)
+    for (int k = 0; k < NOC; ++k)
+        KESTREL_UNROLL(32)
+        for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
+}
+
 // Folded kernel rows (unchecked tiles only): per valid (kd, kh), the pairs
 // of the row's KW * IC contiguous src values against the folded weights
 // (t.wei points at them, oc block 0 of the item, first valid kd/kh).
@@ -190,6 +226,7 @@ void fill_noc(bf16_direct_kernels_t &k) {
         k.fn[NOC][U][0] = tile<NOC, U, false>;
         k.fn[NOC][U][1] = tile<NOC, U, true>;
         k.fold[NOC][U] = tile_fold<NOC, U>;
+        k.flat[NOC][U] = tile_flat<NOC, U>;
         fill_noc<NOC, U - 1>(k);
     }
 }

@@ -304,6 +304,7 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     uint8_t *pad = sg.get<uint8_t>(key_pad);
     if (!pad) return status::out_of_memory;
     std::fill(pad, pad + c.nicb * 16, (uint8_t)(c.shift ? zp_u ^ 0x80 : zp_u));
+    const dim_t dsz = (dim_t)dst_d.dt_size();
     const uint8_t *src_b = static_cast<const uint8_t *>(ex.src);
     char *dst_b = static_cast<char *>(ex.dst);
     constexpr int max_oc = s8_direct_kernels_t::max_noc * 16;
@@ -405,7 +406,7 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             fo.dzp = ex.ea.dst_zp, fo.with_dzp = p->with_dzp;
             fo.finite = iv.finite;
             fo.kind = ddt == dnnl_f32 ? 0 : ddt == dnnl_s32 ? 1 : ddt == dnnl_s8 ? 2 : 3;
-            fo.d_w = d_w * (dim_t)dst_d.dt_size();
+            fo.d_w = d_w * dsz;
             fo.nn = nn;
             t.fo = &fo;
         }
@@ -442,7 +443,7 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             // No valid tap along d or h: the sums are zero.
             const bool no_taps = nkd == 0 || nkh == 0;
             if (t.fo && !no_taps) {
-                fo.dst = dst_b + (dst_row + col * d_w) * (dim_t)dst_d.dt_size();
+                fo.dst = dst_b + (dst_row + col * d_w) * dsz;
                 ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](tc, t);
                 continue;
             }
@@ -477,31 +478,11 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         }
     };
 
-    // Flattened 1x1 rows are shared out in tiles, not segments (a
-    // segment's imbalance is 3% of a 56x56 image on two threads), and
-    // walked in pieces of at most a segment.
-    const dim_t row_tiles = div_up(c.row, (dim_t)c.urw), seg_tiles = div_up(c.seg, (dim_t)c.urw);
-    const dim_t nrows = work / c.nseg;
     parallel(nthr_for(work), [&](int ithr, int nthr) {
         alignas(64) int32_t buf[max_oc * s8_direct_kernels_t::max_urw];
         item_vecs_t iv;
-        dim_t s, e;
-        if (c.flat) {
-            balance211(nrows * row_tiles, nthr, ithr, s, e);
-            for (dim_t it = s; it < e;) {
-                const dim_t r = it / row_tiles, t0 = it % row_tiles;
-                const dim_t t1 = std::min({row_tiles, t0 + seg_tiles, t0 + (e - it)});
-                const dim_t col0 = t0 * c.urw;
-                run_item(r, col0, std::min(c.row, t1 * c.urw) - col0, buf, iv);
-                it += t1 - t0;
-            }
-            return;
-        }
-        balance211(work, nthr, ithr, s, e);
-        for (dim_t it = s; it < e; ++it) {
-            const dim_t col0 = it % c.nseg * c.seg;
-            run_item(it / c.nseg, col0, std::min(c.seg, c.row - col0), buf, iv);
-        }
+        for_row_pieces(c.flat, work, c.row, c.seg, c.nseg, c.urw, nthr, ithr,
+                [&](dim_t r, dim_t col0, dim_t ncols) { run_item(r, col0, ncols, buf, iv); });
     });
     return status::success;
 }

@@ -445,7 +445,7 @@ status_t direct_conv_fwd_t::init() {
     return status::success;
 }
 
-bool direct_conv_dst_from_memory(double bytes) {
+bool direct_conv_from_memory(double bytes) {
     const size_t l3 = gemm::host_caches().l3 ? gemm::host_caches().l3 : (size_t)8 << 20;
     return bytes > 0.5 * (double)l3;
 }
@@ -498,15 +498,16 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // Software prefetch of the next tile's src lines (read in place) and
     // dst lines (stored from registers): see pf_lines_max. A column of an
     // 8-channel block on blocked data is half a line.
-    // Only when an image's src outgrows L2 (it then streams from L3 or
-    // memory; the dst prefetch too): the 1x1 1024-256 layer at 14x14
+    // Only when an image's src outgrows L2 and the call's data comes from
+    // memory (direct_conv_from_memory): the 1x1 1024-256 layer at 14x14
     // (800 KiB an image, nChw16c) ran 6-8% slower at two threads with them.
-    const bool pf_src = !windowed && !(p->nxc && s_w < 16)
-            && (double)g.IC() * g.ID * g.IH * g.IW * sizeof(float) > (double)pass_weights_l2;
+    const double src_bytes = (double)g.MB * g.IC() * g.ID * g.IH * g.IW * sizeof(float);
+    const double dst_bytes = (double)g.MB * g.OC() * g.OD * g.OH * g.OW * sizeof(float);
+    const bool pf_src = !windowed && !(p->nxc && s_w < 16) && src_bytes / (double)g.MB > (double)pass_weights_l2
+            && direct_conv_from_memory(src_bytes + dst_bytes);
     const dim_t pf_col_step = !p->nxc && !ncx && blk == 8 ? 2 : 1;
     // The next tile's dst lines, with the src ones or on their own.
-    const bool pf_dst = pf_src
-            || direct_conv_dst_from_memory((double)g.MB * g.OC() * g.OD * g.OH * g.OW * sizeof(float));
+    const bool pf_dst = pf_src || direct_conv_from_memory(dst_bytes);
     // A lone relu / linear / clip post-op runs in registers at the store.
     int act = direct_act_none;
     float act_a = 0.f, act_b = 0.f;

@@ -18,6 +18,8 @@
 #ifndef KESTREL_CPU_CONV_DIRECT_CONV_HPP
 #define KESTREL_CPU_CONV_DIRECT_CONV_HPP
 
+#include <algorithm>
+
 #include "core/common.hpp"
 
 namespace kestrel {
@@ -74,6 +76,35 @@ inline dim_t even_tile_width(dim_t n, dim_t w, dim_t j0) {
     return j0 < wide * (base + 1) ? base + 1 : base;
 }
 
+// A thread's share of a direct convolution's work: f(r, col0, ncols) for
+// each piece, r a row item (n, group, oc group, spatial row; `work` is
+// their count times nseg), the columns [col0, col0 + ncols) of it.
+// Rows are cut into nseg segments of seg columns, shared out whole; a
+// flattened 1x1 row (flat) is shared out in tiles of urw columns instead
+// (a segment's imbalance is 3% of a 56x56 image on two threads) and walked
+// in pieces of at most a segment, which may start and end inside a row.
+template <typename F>
+void for_row_pieces(bool flat, dim_t work, dim_t row, dim_t seg, dim_t nseg, dim_t urw, int nthr, int ithr,
+        const F &f) {
+    dim_t s, e;
+    if (!flat) {
+        balance211(work, nthr, ithr, s, e);
+        for (dim_t it = s; it < e; ++it) {
+            const dim_t col0 = it % nseg * seg;
+            f(it / nseg, col0, std::min(seg, row - col0));
+        }
+        return;
+    }
+    const dim_t row_tiles = (row + urw - 1) / urw, seg_tiles = (seg + urw - 1) / urw;
+    balance211(work / nseg * row_tiles, nthr, ithr, s, e);
+    for (dim_t it = s; it < e;) {
+        const dim_t r = it / row_tiles, t0 = it % row_tiles;
+        const dim_t t1 = std::min(std::min(row_tiles, t0 + seg_tiles), t0 + (e - it));
+        f(r, t0 * urw, std::min(row, t1 * urw) - t0 * urw);
+        it += t1 - t0;
+    }
+}
+
 // The columns [jlo, jhi) of a checked row tile (urw columns, SW apart)
 // whose src point at one tap lies inside src (w in [0, IW)), column 0's
 // being w index iw: a contiguous run, the index growing with the column.
@@ -85,14 +116,17 @@ inline void valid_columns(dim_t iw, dim_t SW, dim_t IW, int urw, int &jlo, int &
     jhi = hi < urw ? (int)hi : urw;
 }
 
-// Whether a direct convolution's tiles fetch the next tile's dst lines for
-// writing even where they fetch no src: when the call's whole dst, of
-// `bytes`, outgrows half of L3, its lines come from memory (the 7x7 s2 3-64
-// first layer on nhwc, 3 input channels and no src fetching, at mb16: f32
-// 1.15-1.19x, bf16 1.06x, two Zen 5 threads, interleaved); a dst that L3
-// holds between calls only pays for the instructions (mb1: f32 0.98x, bf16
-// 0.94x).
-bool direct_conv_dst_from_memory(double bytes);
+// Whether a direct convolution call's data, of `bytes`, outgrows half of
+// L3, so that its lines come from memory rather than from a cache that
+// holds them between calls. The tiles fetch the next tile's src lines
+// only then (the src of one image larger than L2 too): mb1 and mb2 layers
+// that L3 holds ran 4-8% faster without (f32 1x1 256-64 at 56x56, bf16
+// the same layer +8%), mb16 ones need them (bf16 1x1 256-64 mb16 at less
+// than half the speed without). The dst lines are fetched with the src
+// ones, or on their own when the call's dst alone outgrows half of L3
+// (the 7x7 s2 3-64 first layer on nhwc, 3 input channels and no src
+// fetching, at mb16: f32 1.15-1.19x, bf16 1.06x; mb1 0.94-0.98x).
+bool direct_conv_from_memory(double bytes);
 
 // Largest URW a kernel set offers for NOC blocks (0: none).
 int direct_conv_16c_max_urw(int noc);
