@@ -452,6 +452,30 @@ int main() {
         p.ddt = dnnl_s8, p.q.dst_scale = 0.05f; // saturates both ways
         add(p, "1x1 flat, ic 5 oc 64, mb 3, saturating s8 dst");
     }
+    // Folded rows (few channels, KW * ICg read as one run) whose first and
+    // last tiles reach into the padding: those run the folded kernels on
+    // an edge window (pad bytes = the shifted src zero point).
+    {
+        prb_t p = base2d(2, 1, 3, 64, 30, 40, 7, 2, 3);
+        p.q.src_zp = true, p.q.src_zp_v = 9, p.q.wei_scales.resize(64);
+        for (int i = 0; i < 64; ++i) p.q.wei_scales[i] = (float)(1 + i % 5) / 1024.f;
+        add(p, "folded edges: 7x7 stride 2 pad 3, ic 3 oc 64, mb 2, u8 src zp, per-oc scales, u8 dst");
+    }
+    {
+        prb_t p = base2d(1, 1, 5, 20, 9, 17, 5, 1, 2);
+        p.pr[2] = 1, p.dl[1] = 1, p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = -7;
+        add(p, "folded edges: 5x5 pad 2/1 along w, h dilation, ic 5 oc 20, s8 src zp, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 3, 16, 5, 4, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32;
+        add(p, "folded edges: one tile padded at both ends (iw 4, 3x3 pad 1), ic 3, s8 src, s32 exact");
+    }
+    {
+        prb_t p = base3d_2x3x3(1, 6, 24, 3, 4, 11);
+        p.q.src_zp = true, p.q.src_zp_v = 3;
+        add(p, "folded edges: 3D 2x3x3 taps, d padding, ic 6 oc 24, u8 src zp, s32 exact");
+    }
     // Flattened 1x1 rows shared out in tiles: pieces that start and end
     // inside rows and cross from one image or oc group to the next; the
     // full ic blocks in one loop, then the tail block's quads.
