@@ -377,6 +377,18 @@ int main() {
         p.post = p_linear, p.bdt = dnnl_bf16;
         add(p, "1x1 flat, 32->48 (3 blocks), mb 2, linear");
     }
+    // Folded rows (odd channel counts): the tiles that reach into the
+    // padding along w run the folded kernels on an edge window.
+    {
+        prb_t p = base(2, 1, 5, 20, 9, 17, 5, 1, 2);
+        p.prw = 1, p.bdt = dnnl_f32, p.post = p_relu;
+        add(p, "folded edges: 5x5 pad 2/1 along w, ic 5 oc 20, mb 2, relu");
+    }
+    {
+        prb_t p = base(1, 1, 3, 16, 5, 4, 3, 1, 1);
+        p.ddt = dnnl_f32;
+        add(p, "folded edges: one tile padded at both ends (iw 4, 3x3 pad 1), ic 3, f32 dst");
+    }
     // Flattened rows shared out in tiles (pieces starting and ending
     // inside rows, crossing images and oc groups); full ic blocks in one
     // loop, then the tail block's pairs and lone channel.

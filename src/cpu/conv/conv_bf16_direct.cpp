@@ -19,6 +19,7 @@
 #include "cpu/conv/conv_bf16_direct.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "cpu/gemm/s8_out.hpp"
@@ -56,6 +57,8 @@ void pf_write(void *a, dim_t bytes) {
 }
 // The folded weights (conf.fold).
 constexpr scratchpad::key_t key_fold = 0;
+// A thread's edge window (direct_conv.hpp) for folded rows.
+constexpr scratchpad::key_t key_win = 1;
 
 format_tag_t nxc_tag(int nd) { return nd == 3 ? dnnl_nwc : nd == 4 ? dnnl_nhwc : dnnl_ndhwc; }
 
@@ -156,6 +159,8 @@ status_t bf16_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
         c.fw_ocb = g.KD * c.fw_kd;
         fold_elems = c.nocb * c.fw_ocb;
         scratchpad_registry().book(key_fold, (size_t)fold_elems * sizeof(uint16_t));
+        scratchpad_registry().book_per_thread(
+                key_win, (size_t)(g.KD * g.KH * window_px(c.urw, g.SW, g.KW, g.DW) * g.ICg) * sizeof(uint16_t), 64);
     }
 
     // The output stage in registers: no scales, bias with unit stride, no
@@ -253,7 +258,7 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
 
     // Columns [col0, col0 + ncols) of row item r (an index over n, group,
     // oc group and spatial row).
-    auto run_item = [&](dim_t r, dim_t col0, dim_t ncols, float *buf) {
+    auto run_item = [&](dim_t r, dim_t col0, dim_t ncols, float *buf, uint16_t *win) {
         dim_t sp_row, ocg;
         if (ocg_inner) {
             ocg = r % nocg;
@@ -314,6 +319,10 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         // No valid tap along d or h: the sums are zero (and the kernels
         // are not called, their loops would not run anyway).
         const bool no_taps = nkd == 0 || nkh == 0;
+        // Folded rows' edge tiles: the window's tap rows, pitch apart.
+        bf16_direct_conf_t wc = c;
+        const dim_t pitch = c.fold ? window_px(c.urw, g.SW, g.KW, g.DW) * g.ICg : 0;
+        wc.tap_h = pitch, wc.tap_d = nkh * pitch;
         // Tiles of near-equal width: a narrow last tile would have too few
         // accumulators to hide vdpbf16ps's latency.
         for (dim_t j0 = 0; j0 < ncols;) {
@@ -363,6 +372,13 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
                     for (dim_t j = 0; j < nw; ++j)
                         pf_write(dst_b + (dst_row + (ncol + j) * d_w) * dsz, nn * dsz);
             }
+            const bool windowed = c.fold && check && !no_taps;
+            if (windowed) {
+                fill_window(win, pitch, t.src, c.tap_d, c.tap_h, nkd, nkh, iw_lo, g.IW,
+                        window_px(urw, g.SW, g.KW, g.DW), g.ICg, (uint16_t)0);
+                t.src = win;
+                check = false;
+            }
             const bool folded = c.fold && !check;
             const bf16_direct_fn_t fn = folded ? ker_.fold[noc][urw]
                     : c.flat                      ? ker_.flat[noc][urw]
@@ -370,13 +386,14 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             t.wei = folded ? wf_g : wei_g;
             t.iw0 = iw_lo;
             t.out_k = (dim_t)urw * 16;
+            const bf16_direct_conf_t &tc = windowed ? wc : c;
             if (t.fo) {
                 fo.dst = dst_b + (dst_row + col * d_w) * dsz;
-                fn(c, t);
+                fn(tc, t);
                 continue;
             }
             if (!no_taps) {
-                fn(c, t);
+                fn(tc, t);
             } else {
                 std::fill(buf, buf + (dim_t)noc * urw * 16, 0.f);
             }
@@ -403,12 +420,18 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         }
     };
 
+    std::atomic<bool> failed {false};
     parallel(nthr_for(work), [&](int ithr, int nthr) {
         alignas(64) float buf[max_oc * bf16_direct_kernels_t::max_urw];
+        uint16_t *win = c.fold ? ctx.scratchpad().get<uint16_t>(key_win, ithr) : nullptr;
+        if (c.fold && !win) {
+            failed = true;
+            return;
+        }
         for_row_pieces(c.flat, work, c.row, c.seg, c.nseg, c.urw, nthr, ithr,
-                [&](dim_t r, dim_t col0, dim_t ncols) { run_item(r, col0, ncols, buf); });
+                [&](dim_t r, dim_t col0, dim_t ncols) { run_item(r, col0, ncols, buf, win); });
     });
-    return status::success;
+    return failed ? status::out_of_memory : status::success;
 }
 
 } // namespace kestrel

@@ -87,17 +87,11 @@ s8_direct_conf_t fold_conf(const conv_geom_t &g, const s8_direct_conf_t &c) {
     return f;
 }
 
-// Folded row tiles that reach into the padding along w (the first and
-// last of a row) run the folded kernels too, on a copy of their src: per
-// valid (kd, kh) tap row the window_px pixels the tile's columns read,
-// those outside src set to the pad byte. A padded pixel then adds what
-// the checked kernels' pad bytes add, so the compensation is unchanged;
-// where the rows were instead cut at the padding, the first layer's rows
-// (112 columns, 3 channels, 7x7 stride 2 pad 3) ended in tiles of 1 and 2
-// columns that took 11% of the time.
-dim_t window_px(const conv_geom_t &g, int urw) { return (urw - 1) * g.SW + (g.KW - 1) * (g.DW + 1) + 1; }
+// Folded row tiles that reach into the padding along w run on an edge
+// window (direct_conv.hpp) whose padded pixels hold the pad byte: they add
+// what the checked kernels' pad bytes add, the compensation is unchanged.
 size_t window_bytes(const conv_geom_t &g, const s8_direct_conf_t &c) {
-    return (size_t)(g.KD * g.KH * window_px(g, c.urw) * g.ICg);
+    return (size_t)(g.KD * g.KH * window_px(c.urw, g.SW, g.KW, g.DW) * g.ICg);
 }
 
 } // namespace
@@ -437,7 +431,7 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         // The edge windows' configuration: their tap rows are window_px
         // pixels long, one after the other.
         s8_direct_conf_t wc = fc;
-        const dim_t pitch = fold ? window_px(g, c.urw) * g.ICg : 0;
+        const dim_t pitch = fold ? window_px(c.urw, g.SW, g.KW, g.DW) * g.ICg : 0;
         wc.tap_h = pitch, wc.tap_d = nkh * pitch;
         for (dim_t col = col0; col < col_end; col += c.urw) {
             const int urw = (int)std::min<dim_t>(c.urw, col_end - col);
@@ -446,17 +440,8 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             t.src = c.plane ? src_row : src_row + col * c.s_col;
             const bool windowed = fold && check && nkd > 0 && nkh > 0;
             if (windowed) {
-                const dim_t npx = window_px(g, urw);
-                const dim_t lo = std::clamp<dim_t>(-iw_lo, 0, npx), hi = std::clamp<dim_t>(g.IW - iw_lo, lo, npx);
-                const uint8_t pv = pad[0];
-                for (dim_t kd = 0; kd < nkd; ++kd)
-                    for (dim_t kh = 0; kh < nkh; ++kh) {
-                        uint8_t *w = win + (kd * nkh + kh) * pitch;
-                        const uint8_t *sr = t.src + kd * c.tap_d + kh * c.tap_h;
-                        std::fill(w, w + lo * g.ICg, pv);
-                        std::memcpy(w + lo * g.ICg, sr + lo * g.ICg, (size_t)((hi - lo) * g.ICg));
-                        std::fill(w + hi * g.ICg, w + npx * g.ICg, pv);
-                    }
+                fill_window(win, pitch, t.src, c.tap_d, c.tap_h, nkd, nkh, iw_lo, g.IW,
+                        window_px(urw, g.SW, g.KW, g.DW), g.ICg, pad[0]);
                 t.src = win;
                 check = false;
             }

@@ -105,6 +105,34 @@ void for_row_pieces(bool flat, dim_t work, dim_t row, dim_t seg, dim_t nseg, dim
     }
 }
 
+// Edge windows. Rows whose kernel taps along w are read as one run of
+// KW * C contiguous values (the int8 and bf16 folded kernels for few
+// channels) cannot point a padded column at pad values in the middle of
+// the run; a row tile that reaches into the padding runs the folded kernel
+// on a copy of its src instead: per valid (kd, kh) tap row the
+// window_px(...) pixels its columns read, those outside [0, IW) set to
+// `pad` (what a checked kernel's padded column would read). Cutting rows at
+// the padding left tiles of 1 and 2 columns instead (the int8 first layer,
+// 112 columns of 3 channels at 7x7 stride 2 pad 3: 11% of its time).
+inline dim_t window_px(dim_t urw, dim_t SW, dim_t KW, dim_t DW) { return (urw - 1) * SW + (KW - 1) * (DW + 1) + 1; }
+
+// Fills a window of nkd x nkh tap rows, `pitch` values apart: src points at
+// the tile's first pixel (w index iw_lo, maybe outside src) of the first
+// tap row; tap rows tap_d / tap_h apart; C values a pixel, pixels adjacent.
+template <typename T>
+void fill_window(T *win, dim_t pitch, const T *src, dim_t tap_d, dim_t tap_h, dim_t nkd, dim_t nkh, dim_t iw_lo,
+        dim_t IW, dim_t npx, dim_t C, T pad) {
+    const dim_t lo = std::clamp<dim_t>(-iw_lo, 0, npx), hi = std::clamp<dim_t>(IW - iw_lo, lo, npx);
+    for (dim_t kd = 0; kd < nkd; ++kd)
+        for (dim_t kh = 0; kh < nkh; ++kh) {
+            T *w = win + (kd * nkh + kh) * pitch;
+            const T *s = src + kd * tap_d + kh * tap_h;
+            std::fill(w, w + lo * C, pad);
+            std::copy(s + lo * C, s + hi * C, w + lo * C);
+            std::fill(w + hi * C, w + npx * C, pad);
+        }
+}
+
 // The columns [jlo, jhi) of a checked row tile (urw columns, SW apart)
 // whose src point at one tap lies inside src (w in [0, IW)), column 0's
 // being w index iw: a contiguous run, the index growing with the column.
