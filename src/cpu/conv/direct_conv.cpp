@@ -544,10 +544,9 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         }
     };
 
-    auto run_item = [&](dim_t item, int ithr, float *tile_buf) -> status_t {
-        dim_t r = item;
-        const dim_t sgi = r % c.nseg;
-        r /= c.nseg;
+    // Columns [col0, col0 + ncols) of row item r (n, group, oc group, row
+    // block), at most a segment.
+    auto run_item = [&](dim_t r, dim_t col0, dim_t ncols, int ithr, float *tile_buf) -> status_t {
         dim_t rb, ocg;
         if (ocg_inner) {
             ocg = r % nocg;
@@ -563,7 +562,6 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         const dim_t gr = r % g.G, n = r / g.G;
         const dim_t sp0 = rb * c.rblk, nsp = std::min(c.rblk, rows_sp - sp0); // rows of the block
         const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);
-        const dim_t col0 = sgi * c.seg, ncols = std::min(c.seg, c.row - col0);
         const dim_t oc_first = gr * g.OCg + ocg * c.noc * blk;
         dim_t pos[max_ndims];
         g.data_pos(pos, n, gr * g.ICg, 0, 0, 0);
@@ -712,10 +710,9 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     if (chunked || windowed) nthr_use = std::min(nthr_use, sg.nthr()); // per-slot partial row / src window
     parallel(nthr_use, [&](int ithr, int nthr) {
         alignas(64) float tile_buf[direct_kernels_t::max_noc * direct_kernels_t::max_urw * 16];
-        dim_t s, e;
-        balance211(work, nthr, ithr, s, e);
-        for (dim_t it = s; it < e; ++it)
-            if (run_item(it, ithr, tile_buf) != status::success) oom = true;
+        for_row_pieces(c.flat, work, c.row, c.seg, c.nseg, c.urw, nthr, ithr, [&](dim_t r, dim_t col0, dim_t ncols) {
+            if (run_item(r, col0, ncols, ithr, tile_buf) != status::success) oom = true;
+        });
     });
     return oom ? status::out_of_memory : status::success;
 }

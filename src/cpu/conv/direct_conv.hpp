@@ -82,7 +82,8 @@ inline dim_t even_tile_width(dim_t n, dim_t w, dim_t j0) {
 // Rows are cut into nseg segments of seg columns, shared out whole; a
 // flattened 1x1 row (flat) is shared out in tiles of urw columns instead
 // (a segment's imbalance is 3% of a 56x56 image on two threads) and walked
-// in pieces of at most a segment, which may start and end inside a row.
+// in pieces of whole tiles, at most a segment (at least one tile), which may
+// start and end inside a row.
 template <typename F>
 void for_row_pieces(bool flat, dim_t work, dim_t row, dim_t seg, dim_t nseg, dim_t urw, int nthr, int ithr,
         const F &f) {
@@ -95,7 +96,7 @@ void for_row_pieces(bool flat, dim_t work, dim_t row, dim_t seg, dim_t nseg, dim
         }
         return;
     }
-    const dim_t row_tiles = (row + urw - 1) / urw, seg_tiles = (seg + urw - 1) / urw;
+    const dim_t row_tiles = (row + urw - 1) / urw, seg_tiles = std::max<dim_t>(1, seg / urw);
     balance211(work / nseg * row_tiles, nthr, ithr, s, e);
     for (dim_t it = s; it < e;) {
         const dim_t r = it / row_tiles, t0 = it % row_tiles;
