@@ -289,25 +289,25 @@ void test_blocking() {
     std::snprintf(what, sizeof(what), "blocking from %d cache/kernel/thread combinations in range", n);
     T.check(bad == 0, what);
     // 48 KB / 1 MB / 32 MB, 12x32, 1 thread: KC = 32768 / 128 = 256,
-    // MC = 524288 / 1024 = 512 -> 504, NC = 8 M / 1024 = 8192 -> cap 4096.
+    // MC = 524288 / 1024 = 512 -> 504, NC = 16 M / 1024 = 16384 -> cap 4096.
     gemm::blocking_t b = gemm::derive_blocking({48u << 10, 1u << 20, 32u << 20}, 12, 32, 1);
     T.check(b.kc == 256 && b.mc == 504 && b.nc == 4096, "blocking for Zen 5 caches, 12x32");
     // 32 KB / 256 KB / 8 MB, 6x16, 2 threads: KC = 21845 / 64 = 341 -> 336,
-    // MC = 131072 / 1344 = 97 -> 96, NC = 2 M / 2688 = 780 -> 768.
+    // MC = 131072 / 1344 = 97 -> 96, NC = 4 M / 2688 = 1560 -> 1552.
     b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 6, 16, 2);
-    T.check(b.kc == 336 && b.mc == 96 && b.nc == 768, "blocking for 32K/256K/8M caches, 6x16, 2 threads");
+    T.check(b.kc == 336 && b.mc == 96 && b.nc == 1552, "blocking for 32K/256K/8M caches, 6x16, 2 threads");
     // long_kc, Zen 5 caches, 12x32: KC = 131072 / 128 = 1024, MC as above
-    // (504), NC = 8 M / 4096 = 2048, two threads 1024. 32K/256K/8M, 6x16,
-    // 2 threads: KC = 32768 / 64 = 512, MC 96, NC = 2 M / 4096 = 512; 12x32
+    // (504), NC = 16 M / 4096 = 4096, two threads 2048. 32K/256K/8M, 6x16,
+    // 2 threads: KC = 32768 / 64 = 512, MC 96, NC = 4 M / 4096 = 1024; 12x32
     // there: KC = 32768 / 128 = 256 against the L1 rule's 168, MC = 131072 /
     // (168 x 4) = 195 -> 192.
     b = gemm::derive_blocking({48u << 10, 1u << 20, 32u << 20}, 12, 32, 1, true);
-    T.check(b.kc == 1024 && b.mc == 504 && b.nc == 2048, "long-K blocking for Zen 5 caches, 12x32");
+    T.check(b.kc == 1024 && b.mc == 504 && b.nc == 4096, "long-K blocking for Zen 5 caches, 12x32");
     b = gemm::derive_blocking({48u << 10, 1u << 20, 32u << 20}, 12, 32, 2, true);
-    T.check(b.kc == 1024 && b.mc == 504 && b.nc == 1024,
+    T.check(b.kc == 1024 && b.mc == 504 && b.nc == 2048,
             "long-K blocking for Zen 5 caches, 12x32, 2 threads");
     b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 6, 16, 2, true);
-    T.check(b.kc == 512 && b.mc == 96 && b.nc == 512,
+    T.check(b.kc == 512 && b.mc == 96 && b.nc == 1024,
             "long-K blocking for 32K/256K/8M caches, 6x16, 2 threads");
     b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 12, 32, 1, true);
     T.check(b.kc == 256 && b.mc == 192, "long-K blocking for 32K/256K/8M caches, 12x32");
@@ -353,6 +353,22 @@ void test_blocking() {
     T.check(ok && b.kc <= 128 && p.kc() == div_up(1000, div_up(1000, b.kc)) && p.mc() <= b.mc
                     && p.mc() % p.mr() == 0 && p.nc() <= b.nc && !p.direct(),
             "plan on tiny caches: the tiny blocks, packed");
+    // The B block of the product's own KC within a quarter of L3: Zen 5
+    // caches, one thread, 2048 x 4096 x 2048 (long-K rule, KC 1024): NC =
+    // 8 M / 4096 = 2048 where the blocking rule alone gives 4096; K = 64
+    // (KC 64) keeps the rule's 4096.
+    {
+        const gemm::cache_sizes_t zen5 {48u << 10, 1u << 20, 32u << 20};
+        gemm::plan_t q;
+        const bool ok1 = q.init(zen5, 2048, 4096, 2048, false, false, 1) == status::success && q.kc() == 1024
+                && q.nc() == 2048;
+        std::snprintf(what, sizeof(what), "plan NC within a quarter of L3 at KC 1024: NC %ld", (long)q.nc());
+        T.check(ok1, what);
+        const bool ok2 = q.init(zen5, 2048, 4096, 64, false, false, 1) == status::success && q.kc() == 64
+                && q.nc() == 4096;
+        std::snprintf(what, sizeof(what), "plan NC of the blocking rule at K = 64: NC %ld", (long)q.nc());
+        T.check(ok2, what);
+    }
 }
 
 // Runs f(level) under each f32 kernel level this machine has, then

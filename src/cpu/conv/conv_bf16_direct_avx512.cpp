@@ -96,13 +96,31 @@ KESTREL_TILE_STEP void store_out(__m512 (&acc)[NOC][URW], const bf16_direct_out_
     }
 }
 
-template <int NOC, int URW, bool CHECK>
-void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
-    __m512 acc[NOC][URW];
+template <int NOC, int URW>
+KESTREL_TILE_STEP void zero(__m512 (&acc)[NOC][URW]) {
     KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k)
         KESTREL_UNROLL(32)
         for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_ps();
+}
+
+// The sums to dst through the output stage, or to the tile buffer.
+template <int NOC, int URW>
+KESTREL_TILE_STEP void finish(__m512 (&acc)[NOC][URW], const bf16_direct_args_t &t) {
+    if (t.fo) {
+        store_out<NOC, URW>(acc, *t.fo);
+        return;
+    }
+    KESTREL_UNROLL(8)
+    for (int k = 0; k < NOC; ++k)
+        KESTREL_UNROLL(32)
+        for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
+}
+
+template <int NOC, int URW, bool CHECK>
+void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
+    __m512 acc[NOC][URW];
+    zero<NOC, URW>(acc);
     const uint16_t *cols[URW];
     for (dim_t icb = 0; icb < c.nicb; ++icb) {
         const bool lastb = icb + 1 == c.nicb;
@@ -145,14 +163,7 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
                 }
             }
     }
-    if (t.fo) {
-        store_out<NOC, URW>(acc, *t.fo);
-        return;
-    }
-    KESTREL_UNROLL(8)
-    for (int k = 0; k < NOC; ++k)
-        KESTREL_UNROLL(32)
-        for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
+    finish<NOC, URW>(acc, t);
 }
 
 // A 1x1 unit (flattened rows, never checked): one tap, the full ic blocks
@@ -162,10 +173,7 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
 template <int NOC, int URW>
 void tile_flat(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
     __m512 acc[NOC][URW];
-    KESTREL_UNROLL(8)
-    for (int k = 0; k < NOC; ++k)
-        KESTREL_UNROLL(32)
-        for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_ps();
+    zero<NOC, URW>(acc);
     const uint16_t *const *cols = nullptr;
     const dim_t nfull = c.ic_tail == 16 ? c.nicb : c.nicb - 1;
     const uint16_t *s = t.src;
@@ -181,14 +189,7 @@ void tile_flat(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
         for (dim_t q = 0; q < np; ++q) pair<NOC, URW, false, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2);
         if (c.ic_tail & 1) pair<NOC, URW, false, true>(acc, s, cols, c.s_col, w, c.w_ocb, np * 2);
     }
-    if (t.fo) {
-        store_out<NOC, URW>(acc, *t.fo);
-        return;
-    }
-    KESTREL_UNROLL(8)
-    for (int k = 0; k < NOC; ++k)
-        KESTREL_UNROLL(32)
-        for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
+    finish<NOC, URW>(acc, t);
 }
 
 // Folded kernel rows (unchecked tiles only): per valid (kd, kh), the pairs
@@ -197,10 +198,7 @@ void tile_flat(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
 template <int NOC, int URW>
 void tile_fold(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
     __m512 acc[NOC][URW];
-    KESTREL_UNROLL(8)
-    for (int k = 0; k < NOC; ++k)
-        KESTREL_UNROLL(32)
-        for (int j = 0; j < URW; ++j) acc[k][j] = _mm512_setzero_ps();
+    zero<NOC, URW>(acc);
     const uint16_t *const *cols = nullptr;
     const dim_t nfull = c.fold_np - (c.fold_single ? 1 : 0);
     for (dim_t kd = 0; kd < t.nkd; ++kd)
@@ -210,14 +208,7 @@ void tile_fold(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
             for (dim_t q = 0; q < nfull; ++q) pair<NOC, URW, false, false>(acc, s, cols, c.s_col, w, c.fw_ocb, q * 2);
             if (c.fold_single) pair<NOC, URW, false, true>(acc, s, cols, c.s_col, w, c.fw_ocb, nfull * 2);
         }
-    if (t.fo) {
-        store_out<NOC, URW>(acc, *t.fo);
-        return;
-    }
-    KESTREL_UNROLL(8)
-    for (int k = 0; k < NOC; ++k)
-        KESTREL_UNROLL(32)
-        for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
+    finish<NOC, URW>(acc, t);
 }
 
 template <int NOC, int U>

@@ -568,10 +568,7 @@ blocking_t derive_blocking(const cache_sizes_t &c, dim_t mr, dim_t nr, int nthr,
     const dim_t kc_l2 = floor_to(l2 / 8 / (nr * f), 8, 64, 1024);
     b.kc = long_kc && kc_l2 > kc_l1 ? kc_l2 : kc_l1;
     b.mc = mc_for(l2, kc_l1, mr);
-    // NC: the threads' B blocks within a quarter of L3 (a shared L3 is not
-    // ours alone: half of it measured 5-9% slower on 2048^3, its 8 MB B
-    // blocks a thread against 4 MB, two Zen 5 threads).
-    b.nc = floor_to(l3 / 4 / ((nthr < 1 ? 1 : nthr) * b.kc * f), nr, nr, 4096 / nr * nr);
+    b.nc = floor_to(l3 / 2 / ((nthr < 1 ? 1 : nthr) * b.kc * f), nr, nr, 4096 / nr * nr);
     return b;
 }
 
@@ -631,6 +628,15 @@ status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bo
     // K is cut into equal blocks no larger than blk.kc (576 = 3 x 192,
     // not 256 + 256 + 64): fewer, fuller passes over C.
     kc_ = is_runtime(K) ? blk.kc : (K < blk.kc ? K : div_up(K, div_up(K, blk.kc)));
+    // The threads' B blocks of this product's KC within a quarter of L3 (a
+    // shared L3 is not ours alone): 2048^3 (KC 1024) ran 5-9% slower with
+    // 8 MB blocks a thread than with 4 MB on two Zen 5 threads. A short K
+    // keeps the rule's NC (K = 64: the blocks are small anyway).
+    if (kc_ > 0) {
+        const dim_t l3 = (dim_t)clamp_size(caches.l3, 8u << 20, 1u << 20, 256u << 20);
+        const dim_t nc_l3 = floor_to(l3 / 4 / ((dim_t)nthr_ * kc_ * (dim_t)sizeof(float)), NR, NR, 4096 / NR * NR);
+        if (nc_l3 < blk.nc) blk.nc = nc_l3;
+    }
     if (kc_ > 0) { // the A block stays within half of L2 for a longer KC
         const dim_t mc = mc_for(l2, kc_, MR);
         if (mc < blk.mc) blk.mc = mc;
