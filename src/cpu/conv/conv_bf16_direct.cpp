@@ -421,7 +421,9 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     };
 
     std::atomic<bool> failed {false};
-    parallel(nthr_for(work), [&](int ithr, int nthr) {
+    int nthr_use = nthr_for(work);
+    if (c.fold) nthr_use = std::min(nthr_use, ctx.scratchpad().nthr()); // a window per booked slot
+    parallel(nthr_use, [&](int ithr, int nthr) {
         alignas(64) float buf[max_oc * bf16_direct_kernels_t::max_urw];
         uint16_t *win = c.fold ? ctx.scratchpad().get<uint16_t>(key_win, ithr) : nullptr;
         if (c.fold && !win) {

@@ -323,8 +323,6 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     char *dst_b = static_cast<char *>(ex.dst);
     constexpr int max_oc = s8_direct_kernels_t::max_noc * 16;
 
-    // Columns [col0, col0 + ncols) of row item r (an index over n, group,
-    // oc group and spatial row).
     // A thread's per-channel vectors of the last item, reused while the
     // group, oc group and taps summed stay the same (a flattened 1x1 row
     // is many items of one key).
@@ -334,6 +332,8 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
         float scale[max_oc], bias[max_oc], dscale[max_oc];
         bool finite = false;
     };
+    // Columns [col0, col0 + ncols) of row item r (an index over n, group,
+    // oc group and spatial row); win: the thread's edge window.
     auto run_item = [&](dim_t r, dim_t col0, dim_t ncols, int32_t *buf, item_vecs_t &iv, uint8_t *win) {
         dim_t sp_row, ocg;
         if (ocg_inner) {
@@ -424,9 +424,8 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             fo.nn = nn;
             t.fo = &fo;
         }
-        // Tiles of up to URW columns. With the fold, the columns that read
-        // padding (before cut_l and from cut_r on) are tiled apart from the
-        // others, so that every tile in between folds.
+        // Tiles of up to URW columns. With the fold, a tile that reads
+        // padding along w runs the folded kernel on its edge window.
         const dim_t col_end = col0 + ncols;
         // The edge windows' configuration: their tap rows are window_px
         // pixels long, one after the other.
@@ -495,7 +494,9 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     };
 
     std::atomic<bool> failed {false};
-    parallel(nthr_for(work), [&](int ithr, int nthr) {
+    int nthr_use = nthr_for(work);
+    if (fold) nthr_use = std::min(nthr_use, sg.nthr()); // a window per booked slot
+    parallel(nthr_use, [&](int ithr, int nthr) {
         alignas(64) int32_t buf[max_oc * s8_direct_kernels_t::max_urw];
         item_vecs_t iv;
         uint8_t *win = fold ? sg.get<uint8_t>(key_win, ithr) : nullptr;
