@@ -649,13 +649,14 @@ void test_single_thread_slots() {
 }
 
 // Skinny shapes (at most 8 rows or 8 columns) skip packing; k longer than
-// the dot kernel's 512-step block, column tails of the 16-wide vectors and
-// of the 256-column chunk, every transpose, strided C (N small is solved
+// the dot kernel's 512-step block, column tails of the 16-wide vectors, of
+// the 256-column chunk and of the dot kernel's groups (701 x 1: 4 columns
+// a group, one left), every transpose, strided C (N small is solved
 // transposed), and the epilogue over the skinny path.
 void test_skinny(gemm::kernel_level_t level, const char *label) {
     gemm::set_kernel_level_for_testing(level);
     const dim_t shapes[][2] = {{1, 4096}, {1, 300}, {3, 47}, {8, 33}, {2, 1}, {700, 1},
-            {300, 5}, {64, 8}, {1, 1}, {9, 40}};
+            {701, 1}, {300, 5}, {64, 8}, {1, 1}, {9, 40}};
     int n_ok = 0, n_all = 0, n_skinny = 0, idx = 0;
     for (const auto &mn : shapes)
         for (dim_t K : {0, 1, 513, 1100})
@@ -719,8 +720,9 @@ void test_skinny(gemm::kernel_level_t level, const char *label) {
     gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
 }
 
-// One row (or, transposed, one column) of C over a B larger than a last-level
-// cache slice (> 32 MB): the AVX-512 skinny kernel streams whole rows of B
+// One row (or, transposed, one column) of C over a B larger than a quarter
+// of the last-level cache (34 MB here, beyond any L3 slice's quarter): the
+// AVX-512 skinny kernel streams whole rows of B
 // in 2048-column chunks. Chunk and vector tails (2100 columns), k not a
 // multiple of the 4-row step, beta 0 over NaN and beta != 0, strided C (the
 // transposed problem); 1 and 2 threads give the same bits.

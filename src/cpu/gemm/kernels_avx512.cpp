@@ -1,6 +1,7 @@
 // AVX-512 12x32 microkernel: 24 zmm accumulators, two B vectors and one
 // broadcast of A per k step; column tails through store masks.
 // Contract: kernels.hpp.
+#include "cpu/gemm/gemm.hpp"
 #include "cpu/gemm/kernels.hpp"
 
 #if defined(__x86_64__)
@@ -191,7 +192,10 @@ KESTREL_AVX512 inline void store_c(const skinny_args_t &s, float *c, __mmask16 m
 // Rows of op(B) contiguous (bcs == 1): NV vectors of C columns per row held
 // in registers over the whole k; the last vector may be partial (mlast).
 // Rows of b sit ldb apart, usually in different pages, so the hardware
-// prefetcher does not follow them: rows a few steps ahead are prefetched.
+// prefetcher does not follow them: with several rows of C, rows a few
+// steps ahead are prefetched. One row of C (M = 1, 16 vectors a row of b)
+// runs faster without (Zen 4, 1x1024x1024 from L2: 62-67 GFLOP/s against
+// 50-52 with the prefetches).
 template <int M, int NV>
 KESTREL_AVX512 void axpy_chunk(const skinny_args_t &s, dim_t j0, __mmask16 mlast) {
     constexpr dim_t ahead = 12;
@@ -204,8 +208,10 @@ KESTREL_AVX512 void axpy_chunk(const skinny_args_t &s, dim_t j0, __mmask16 mlast
     for (dim_t p = 0; p < s.k; ++p) {
         const float *bp = b + p * s.brs;
         const char *pf = reinterpret_cast<const char *>(bp + ahead * s.brs);
-        KESTREL_UNROLL(16)
-        for (int v = 0; v < NV; ++v) _mm_prefetch(pf + 64 * v, _MM_HINT_T0);
+        if (M > 1) {
+            KESTREL_UNROLL(16)
+            for (int v = 0; v < NV; ++v) _mm_prefetch(pf + 64 * v, _MM_HINT_T0);
+        }
         __m512 bv[NV];
         KESTREL_UNROLL(16)
         for (int v = 0; v < NV - 1; ++v) bv[v] = _mm512_loadu_ps(bp + 16 * v);
@@ -226,13 +232,18 @@ KESTREL_AVX512 void axpy_chunk(const skinny_args_t &s, dim_t j0, __mmask16 mlast
                     acc[i][v]);
 }
 
-// One row of C over a B too large for the last-level cache (rows from
-// DRAM): R rows of B at a time are each read whole across a chunk of CH
-// columns, whose sums sit in an L1 buffer. Long sequential runs keep the
-// DRAM prefetchers streaming, where axpy_chunk's 256-column pieces of rows
-// ldb apart do not. Each sum still takes its products one p after the
-// other from zero, as axpy_chunk's do: the bits are the same.
-constexpr double dram_b_bytes = 32.0 * (1 << 20); // one Zen 4/5 CCD's L3
+// One row of C over a B beyond a quarter of the last-level cache: R rows
+// of B at a time are each read whole across a chunk of CH columns, whose
+// sums sit in an L1 buffer. Long sequential runs keep the prefetchers
+// streaming (from L3 as from DRAM), where axpy_chunk's 256-column pieces
+// of rows ldb apart do not: Zen 4, 1x4096x1024 (16 MB, L3) 55 GFLOP/s
+// against 38-40, 1x16384x4096 (DRAM) 12-16 against 9-10; at 8 MB the two
+// are even. Each sum still takes its products one p after the other from
+// zero, as axpy_chunk's do: the bits are the same.
+double rows_m1_min_bytes() {
+    static const double v = host_caches().l3 ? host_caches().l3 / 4.0 : 8.0 * (1 << 20);
+    return v;
+}
 
 KESTREL_AVX512 void axpy_rows_m1(const skinny_args_t &s) {
     constexpr dim_t CH = 2048;
@@ -283,7 +294,7 @@ KESTREL_AVX512 void axpy_rows_m1(const skinny_args_t &s) {
 
 template <int M>
 KESTREL_AVX512 void skinny_axpy(const skinny_args_t &s) {
-    if (M == 1 && (double)s.k * s.brs * sizeof(float) > dram_b_bytes) {
+    if (M == 1 && (double)s.k * s.brs * sizeof(float) > rows_m1_min_bytes()) {
         axpy_rows_m1(s);
         return;
     }
@@ -307,15 +318,12 @@ KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t b
     for (dim_t p = 0; p < kb; p += 16) {
         const __mmask16 m = first_lanes(kb - p);
         __m512 bv[J];
-        // The next group's J columns (contiguous along k, bcs apart) are
-        // fetched one line per column per step: a long op(B) (the rows of
-        // A in a GEMV) then streams at memory speed rather than paying a
-        // miss at the start of every column.
+        // (No software prefetch: fetching the next group's columns line by
+        // line during this one was measured 1.9-2.4x slower on Zen 4 for
+        // 4096x1x1024 from L3 and 1024x1x1024 from L2, and no faster from
+        // DRAM: with J columns of 4 KB the lines fetched ahead fill L1.)
         KESTREL_UNROLL(8)
-        for (int j = 0; j < J; ++j) {
-            _mm_prefetch(reinterpret_cast<const char *>(b + (j + J) * bcs + p), _MM_HINT_T0);
-            bv[j] = _mm512_maskz_loadu_ps(m, b + j * bcs + p);
-        }
+        for (int j = 0; j < J; ++j) bv[j] = _mm512_maskz_loadu_ps(m, b + j * bcs + p);
         KESTREL_UNROLL(8)
         for (int i = 0; i < M; ++i) {
             const __m512 av = _mm512_maskz_loadu_ps(m, a + i * ars + p);
@@ -336,10 +344,12 @@ KESTREL_AVX512 void dot_group(const float *a, dim_t ars, const float *b, dim_t b
 // A strided a (acs != 1) is copied into a small contiguous buffer, k cut
 // into blocks of KB; C accumulates across blocks (beta = 1 after the
 // first). A contiguous a is read in place over the whole k, so each column
-// of b is one sequential stream.
+// of b is one sequential stream. One row of a takes 4 columns at a time:
+// columns 4 KB apart (K = 1024) share an L1 set, and 8 of them filled all
+// its ways (Zen 4, 4096x1x1024 from L3: best call 80 GFLOP/s against 73).
 template <int M>
 KESTREL_AVX512 void skinny_dot(const skinny_args_t &s) {
-    constexpr int J = M <= 2 ? 8 : M <= 4 ? 4 : 2;
+    constexpr int J = M == 1 ? 4 : M <= 2 ? 8 : M <= 4 ? 4 : 2;
     constexpr dim_t KB = 512;
     alignas(64) float abuf[M * KB];
     const dim_t kblk = s.acs == 1 ? (s.k > KB ? s.k : KB) : KB;
