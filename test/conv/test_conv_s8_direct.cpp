@@ -653,15 +653,38 @@ int main() {
         p.ddt = dnnl_u8, p.bdt = dnnl_f32, p.q.wei_scales = {0.0078125f};
         add(p, "12-column rows, ic 16 oc 96 3x3 pad 1, u8->u8, bias, scale");
     }
-    // Plane tiles: rows short enough that the flattened plane takes fewer
-    // tiles than the rows; a tile's columns span rows, padding along h is
-    // checked per column. 1..11 columns, padding at both edges, stride 2,
-    // h dilation, oc tails, zero points, scales, sum and relu.
+    // u8 src without a zero point pads with 0: row tiles that reach into
+    // the padding skip the padded taps column by column (skip kernels)
+    // instead of summing pad bytes, and plane tiles are not used. Both
+    // edges in one tile, stride 2 with dilation, pads wider than a column,
+    // an ic tail quad, taps with no column inside src (1-column rows).
     {
         prb_t p = base2d(2, 1, 64, 64, 7, 7, 3, 1, 1);
         p.bdt = dnnl_f32, p.q.wei_scales.resize(64), p.q.elt = dnnl_eltwise_relu;
         for (int i = 0; i < 64; ++i) p.q.wei_scales[i] = (float)(1 + i % 3) / 128.f;
-        add(p, "plane: 7x7 ic 64 oc 64 3x3 pad 1, u8->u8, bias, per-oc scales, relu (512 7x7 shape)");
+        add(p, "skip: 7x7 ic 64 oc 64 3x3 pad 1, u8->u8, bias, per-oc scales, relu (512 7x7 shape)");
+    }
+    {
+        prb_t p = base2d(1, 1, 21, 40, 9, 31, 5, 2, 2);
+        p.pr[2] = 3, p.dl[2] = 1, p.ddt = dnnl_s32;
+        add(p, "skip: 5x5 stride 2 pad 2/3, w dilation, ic 21 (tail quad), oc 40, u8, s32 exact");
+    }
+    {
+        prb_t p = base2d(2, 1, 24, 32, 5, 1, 3, 1, 1);
+        p.ddt = dnnl_s32;
+        add(p, "skip: 1-column rows, 3x3 pad 1 (taps with no column in src), u8, s32 exact");
+    }
+    // Plane tiles: rows short enough that the flattened plane takes fewer
+    // tiles than the rows; a tile's columns span rows, padding along h is
+    // checked per column. 1..11 columns, padding at both edges, stride 2,
+    // h dilation, oc tails, zero points, scales, sum and relu. (A src zero
+    // point attribute keeps them, whatever its value.)
+    {
+        prb_t p = base2d(2, 1, 64, 64, 7, 7, 3, 1, 1);
+        p.bdt = dnnl_f32, p.q.wei_scales.resize(64), p.q.elt = dnnl_eltwise_relu;
+        p.q.src_zp = true, p.q.src_zp_v = 0;
+        for (int i = 0; i < 64; ++i) p.q.wei_scales[i] = (float)(1 + i % 3) / 128.f;
+        add(p, "plane: 7x7 ic 64 oc 64 3x3 pad 1, u8 src zp 0, u8 dst, bias, per-oc scales, relu");
     }
     {
         prb_t p = base2d(1, 1, 19, 20, 13, 13, 3, 2, 1);
@@ -683,7 +706,8 @@ int main() {
     {
         prb_t p = base2d(1, 1, 33, 40, 5, 8, 3, 1, 1);
         p.ddt = dnnl_s8, p.q.dst_zp = true, p.q.dst_zp_v = -7, p.q.dst_scale = 4.f, p.q.src_scale = 0.125f;
-        add(p, "plane: 8 columns, ic 33 oc 40 (3 blocks), u8->s8, scales, dst zp");
+        p.q.src_zp = true, p.q.src_zp_v = 3;
+        add(p, "plane: 8 columns, ic 33 oc 40 (3 blocks), u8 src zp -> s8, scales, dst zp");
     }
     {
         prb_t p = base2d(1, 1, 11, 12, 6, 11, 3, 1, 1);

@@ -179,7 +179,12 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     // apart).
     const auto &dsd = mdw_t(dst_md_).blk().strides;
     const dim_t plane_pts = g.OH * g.OW;
-    if (!ymm && !c.flat && !fold_ok(g, c, s_w) && g.OH > 1 && g.OW <= c.urw
+    // Not when the pad byte is surely 0 (u8 src without a zero point): row
+    // tiles then skip their padded taps (s8_direct_args_t::skip_pad), which
+    // plane tiles cannot (512 channels at 7x7 with 3x3 taps: 18% of the
+    // taps are padding).
+    const bool pad_zero = !c.shift && attr_.zero_points.get(DNNL_ARG_SRC) == nullptr;
+    if (!ymm && !pad_zero && !c.flat && !fold_ok(g, c, s_w) && g.OH > 1 && g.OW <= c.urw
             && dsd[nd - 2] == g.OW * dsd[nd - 1] && div_up(plane_pts, (dim_t)c.urw) < g.OH) {
         const dim_t nt = div_up(plane_pts, (dim_t)c.urw);
         c.plane = true;
@@ -378,6 +383,7 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
 
         s8_direct_args_t t;
         t.nkd = nkd, t.nkh = nkh, t.pad = pad, t.out = buf, t.fo = nullptr;
+        t.skip_pad = zp_u == 0 && !c.plane;
         dim_t col_ih[s8_direct_kernels_t::max_urw], col_iw[s8_direct_kernels_t::max_urw],
                 col_off[s8_direct_kernels_t::max_urw];
         t.col_ih = col_ih, t.col_iw = col_iw, t.col_off = col_off;
@@ -457,15 +463,17 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             t.out_k = (dim_t)urw * 16;
             // No valid tap along d or h: the sums are zero.
             const bool no_taps = nkd == 0 || nkh == 0;
+            const s8_direct_fn_t fn = check && t.skip_pad && ker_.skip[noc][urw] ? ker_.skip[noc][urw]
+                                                                                  : ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0];
             if (t.fo && !no_taps) {
                 fo.dst = dst_b + (dst_row + col * d_w) * dsz;
-                ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](tc, t);
+                fn(tc, t);
                 continue;
             }
             if (!no_taps) {
                 s8_direct_args_t tb = t;
                 tb.fo = nullptr;
-                ker_.fn[noc][urw][check ? 1 : 0][c.shift ? 1 : 0](tc, tb);
+                fn(tc, tb);
             } else {
                 std::fill(buf, buf + (dim_t)noc * urw * 16, 0);
             }

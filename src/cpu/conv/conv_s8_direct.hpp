@@ -92,6 +92,10 @@ struct s8_direct_args_t {
     dim_t out_k;
     dim_t nkd, nkh; // valid taps along d and h
     dim_t iw0; // src w index of column 0 at tap kw 0 (checked tiles)
+    // Row tiles (not plane ones) whose pad byte is 0 (u8 src, zero point
+    // 0: nothing to compensate): the padded taps of a column add nothing,
+    // and the skip kernels leave them out instead of summing pad bytes.
+    bool skip_pad;
     // Plane tiles: per column, src h and w index at tap 0 and the src
     // offset of that point from `src` (which is then at h = w = 0).
     const dim_t *col_ih, *col_iw, *col_off;
@@ -104,6 +108,9 @@ using s8_direct_fn_t = void (*)(const s8_direct_conf_t &, const s8_direct_args_t
 struct s8_direct_kernels_t {
     static constexpr int max_noc = 4, max_urw = 16;
     s8_direct_fn_t fn[max_noc + 1][max_urw + 1][2][2] = {}; // [noc][urw][checked][shift]
+    // Row tiles reaching into zero padding that skip it (skip_pad; u8 src):
+    // [noc][urw], where a kernel set has them.
+    s8_direct_fn_t skip[max_noc + 1][max_urw + 1] = {};
 };
 
 // Largest URW for NOC blocks, and the AVX512-VNNI kernels.

@@ -30,16 +30,19 @@ __attribute__((always_inline)) inline __m512i bcast4(const uint8_t *p) {
 // the quad's 4 bytes of every column against NOC weight vectors. REM > 0:
 // only the first REM bytes exist. Checked tiles read column j at cols[j]
 // + co + q4.
+// Columns whose bit is clear in `live` are skipped (padding that adds
+// nothing: s8_direct_args_t::skip_pad).
 template <int NOC, int URW, bool CHECK, bool SHIFT>
 KESTREL_TILE_STEP void quad(__m512i (&acc)[NOC][URW], const uint8_t *s,
         const uint8_t *const *cols, dim_t co, dim_t s_col, const int8_t *w, dim_t w_ocb, dim_t q4, int rem,
-        __m512i flip) {
+        __m512i flip, uint32_t live = ~0u) {
     __m512i wv[NOC];
     KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k) wv[k] = _mm512_loadu_si512(w + k * w_ocb + q4 * 16);
     const __mmask16 m = (__mmask16)((1u << rem) - 1);
     KESTREL_UNROLL(32)
     for (int j = 0; j < URW; ++j) {
+        if (!(live >> j & 1)) continue;
         const uint8_t *p = (CHECK ? cols[j] + co : s + j * s_col) + q4;
         __m512i b = rem ? _mm512_broadcastd_epi32(_mm_maskz_loadu_epi8(m, p)) : bcast4(p);
         if (SHIFT) b = _mm512_xor_si512(b, flip);
@@ -144,7 +147,9 @@ KESTREL_TILE_STEP void column_pointers(const s8_direct_conf_t &c, const s8_direc
     }
 }
 
-template <int NOC, int URW, bool CHECK, bool SHIFT>
+// SKIP: a row tile reaching into zero padding (skip_pad) summed like an
+// unchecked one, each kw tap over the columns inside src only.
+template <int NOC, int URW, bool CHECK, bool SHIFT, bool SKIP = false>
 void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
     // With the output stage in registers the sums start at -comp.
     __m512i acc[NOC][URW];
@@ -222,15 +227,23 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
                     for (dim_t kw = 0; kw < c.KW; ++kw) {
                         const uint8_t *s = srow + kw * c.tap_w;
                         const int8_t *w = wrow + kw * c.w_kw;
+                        uint32_t live = ~0u;
+                        if (SKIP) {
+                            const dim_t iw = t.iw0 + kw * c.DW1;
+                            live = 0;
+                            for (int j = 0; j < URW; ++j)
+                                live |= (uint32_t)(iw + j * c.SW >= 0 && iw + j * c.SW < c.IW) << j;
+                        }
                         if (nq == 4) {
                             KESTREL_UNROLL(4)
                             for (dim_t q = 0; q < 4; ++q)
-                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip, live);
                         } else {
                             for (dim_t q = 0; q < nq; ++q)
-                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip);
+                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip, live);
                         }
-                        if (rem) quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, nq * 4, rem, flip);
+                        if (rem)
+                            quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, nq * 4, rem, flip, live);
                     }
                 }
         }
@@ -252,6 +265,7 @@ void fill_noc(s8_direct_kernels_t &k) {
         k.fn[NOC][U][1][0] = tile<NOC, U, true, false>;
         k.fn[NOC][U][0][1] = tile<NOC, U, false, true>;
         k.fn[NOC][U][1][1] = tile<NOC, U, true, true>;
+        k.skip[NOC][U] = tile<NOC, U, false, false, true>;
         fill_noc<NOC, U - 1>(k);
     }
 }
