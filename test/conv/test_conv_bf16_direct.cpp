@@ -447,6 +447,26 @@ int main() {
         p.bdt = dnnl_f32;
         add(p, "ic 15 oc 20 5x5 no pad, wide row (folded, 75 values a row)");
     }
+    // Row tiles that reach into the padding along w skip each column's
+    // padded taps (skip kernels): a short row of 4 oc blocks as one tile
+    // of 2 blocks (the 512 7x7 layer's rule), rows no longer than a tile
+    // (not gathered), stride 2 with dilation and pads wider than a column
+    // with a lone last channel, taps with no column inside src.
+    {
+        prb_t p = base(2, 1, 64, 64, 7, 7, 3, 1, 1);
+        p.bdt = dnnl_f32, p.post = p_relu;
+        add(p, "skip: 7x7 ic 64 oc 64 3x3 pad 1 (one 2-block tile a row), relu");
+    }
+    {
+        prb_t p = base(1, 1, 21, 40, 9, 45, 5, 2, 2);
+        p.prw = 3, p.dh = p.dw = 1, p.ddt = dnnl_f32;
+        add(p, "skip: 5x5 stride 2 dilation 1 pad 2/3, ic 21 (lone last channel), oc 40, f32 dst");
+    }
+    {
+        prb_t p = base(2, 1, 16, 16, 5, 1, 3, 1, 1);
+        p.ddt = dnnl_f32, p.post = p_sum;
+        add(p, "skip: 1-column rows, 3x3 pad 1 (taps with no column in src), sum");
+    }
     // Several oc groups whose weights fit L2: the oc groups of a row run
     // one after the other (ragged: 5 blocks in groups of 2).
     {

@@ -120,10 +120,17 @@ status_t bf16_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
             break;
         }
     if (c.noc == 1 && c.nocb > 1) c.noc = 2;
-    c.urw = bf16_direct_max_urw(c.noc);
     c.flat = g.is_1x1_unit();
+    // A short row that one tile of 2 oc blocks covers: each weight vector
+    // serves the whole row and the row's tile skips its padded taps, where
+    // a gathered plane of 4-block tiles sums them (512 channels at 7x7
+    // with 3x3 taps: 18% of the taps are padding).
+    if (!c.flat && c.noc > 2 && c.nocb % 2 == 0 && g.OW > bf16_direct_max_urw(c.noc)
+            && g.OW <= bf16_direct_max_urw(2))
+        c.noc = 2;
+    c.urw = bf16_direct_max_urw(c.noc);
     // Rows shorter than two full tiles: the (n, od) plane as one row.
-    c.gather = !c.flat && g.OW < 2 * c.urw && g.OH > 1;
+    c.gather = !c.flat && g.OW < 2 * c.urw && g.OH > 1 && g.OW > c.urw;
     c.row = c.flat ? g.OD * g.OH * g.OW : c.gather ? g.OH * g.OW : g.OW;
     c.s_col = c.flat ? s_w : g.SW * s_w;
     c.tap_d = (g.DD + 1) * s_d, c.tap_h = (g.DH + 1) * s_h, c.tap_w = (g.DW + 1) * s_w;
@@ -382,7 +389,9 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
             const bool folded = c.fold && !check;
             const bf16_direct_fn_t fn = folded ? ker_.fold[noc][urw]
                     : c.flat                      ? ker_.flat[noc][urw]
-                                                  : ker_.fn[noc][urw][check ? 1 : 0];
+                    : c.gather                    ? ker_.fn[noc][urw][1]
+                    : check                       ? ker_.skip[noc][urw]
+                                                  : ker_.fn[noc][urw][0];
             t.wei = folded ? wf_g : wei_g;
             t.iw0 = iw_lo;
             t.out_k = (dim_t)urw * 16;

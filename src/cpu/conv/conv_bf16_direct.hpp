@@ -15,11 +15,11 @@
 // The last pair of a group's input channels may be a single channel (odd
 // ICg): its src value is loaded alone with a zero partner, so nothing past
 // the group's last channel is read (the weights there are zero too). Along
-// w, checked tiles point padded columns at a zero block; along d and h the
-// driver passes only the taps inside src. Short output rows are walked as
-// one row per (n, od) plane, so a tile may span output rows: its columns'
-// src pointers are then gathered per (kh, kw) tap, padded taps reading
-// the zero block.
+// w, row tiles that reach into the padding skip each column's padded taps
+// (skip kernels); along d and h the driver passes only the taps inside
+// src. Short output rows are walked as one row per (n, od) plane, so a
+// tile may span output rows: its columns' src pointers are then gathered
+// per (kh, kw) tap, padded taps reading the zero block.
 #ifndef KESTREL_CPU_CONV_CONV_BF16_DIRECT_HPP
 #define KESTREL_CPU_CONV_CONV_BF16_DIRECT_HPP
 
@@ -37,7 +37,7 @@ struct bf16_direct_conf_t {
     dim_t s_col = 0; // src: next column (stride included)
     dim_t tap_d = 0, tap_h = 0, tap_w = 0; // src step between kernel taps
     dim_t w_icb = 0, w_ocb = 0, w_kd = 0, w_kh = 0, w_kw = 0; // weights strides
-    dim_t KW = 1, SW = 1, DW1 = 1, IW = 1; // for checked tiles
+    dim_t KW = 1, SW = 1, DW1 = 1, IW = 1; // for skip and gathered tiles
     // Short rows: the output points of a (n, od) plane walked as one row,
     // tiles spanning output rows (gathered tiles, see bf16_direct_args_t).
     bool gather = false;
@@ -71,13 +71,13 @@ struct bf16_direct_out_t {
 struct bf16_direct_args_t {
     const uint16_t *src; // at (n, group's first ic, first valid d/h tap, column 0, tap kw 0)
     const uint16_t *wei; // at (g, first oc block, ic 0, first valid kd/kh, kw 0)
-    const uint16_t *zero; // 16 zero values (padded columns of checked tiles)
+    const uint16_t *zero; // 16 zero values (padded taps of gathered tiles)
     float *out; // sums [k * out_k + j * 16 + lane] (when fo is nullptr)
     const bf16_direct_out_t *fo; // else the output stage in registers
     dim_t out_k;
     dim_t nkd, nkh; // valid taps along d and h
-    dim_t iw0; // src w index of column 0 at tap kw 0 (checked tiles)
-    // Gathered tiles (checked kernels; nkh is then KH): column j's src
+    dim_t iw0; // src w index of column 0 at tap kw 0 (skip tiles)
+    // Gathered tiles (nkh is then KH): column j's src
     // window starts at h index col_ih[j], w index col_iw[j] (before
     // padding is removed), src being at h 0, w 0; taps outside src read
     // the zero block.
@@ -88,7 +88,8 @@ using bf16_direct_fn_t = void (*)(const bf16_direct_conf_t &, const bf16_direct_
 
 struct bf16_direct_kernels_t {
     static constexpr int max_noc = 4, max_urw = 16;
-    bf16_direct_fn_t fn[max_noc + 1][max_urw + 1][2] = {}; // [noc][urw][checked]
+    bf16_direct_fn_t fn[max_noc + 1][max_urw + 1][2] = {}; // [noc][urw][gathered]
+    bf16_direct_fn_t skip[max_noc + 1][max_urw + 1] = {}; // row tiles reaching into the padding
     bf16_direct_fn_t fold[max_noc + 1][max_urw + 1] = {}; // folded kernel rows, unchecked
     bf16_direct_fn_t flat[max_noc + 1][max_urw + 1] = {}; // 1x1 units (flattened rows)
 };

@@ -32,14 +32,16 @@ namespace {
 // One pair of input channels (element offset p2 in the block) at one tap:
 // the pair's two values of every column against NOC weight vectors.
 // SINGLE: only the first channel of the pair exists (zero partner).
+// Columns whose bit is clear in `live` are skipped (their src is padding).
 template <int NOC, int URW, bool CHECK, bool SINGLE>
 KESTREL_TILE_STEP void pair(__m512 (&acc)[NOC][URW], const uint16_t *s,
-        const uint16_t *const *cols, dim_t s_col, const uint16_t *w, dim_t w_ocb, dim_t p2) {
+        const uint16_t *const *cols, dim_t s_col, const uint16_t *w, dim_t w_ocb, dim_t p2, uint32_t live = ~0u) {
     __m512bh wv[NOC];
     KESTREL_UNROLL(8)
     for (int k = 0; k < NOC; ++k) wv[k] = (__m512bh)_mm512_loadu_si512(w + k * w_ocb + p2 * 16);
     KESTREL_UNROLL(32)
     for (int j = 0; j < URW; ++j) {
+        if (!(live >> j & 1)) continue;
         const uint16_t *p = (CHECK ? cols[j] : s + j * s_col) + p2;
         __m512i b;
         if (SINGLE) {
@@ -117,7 +119,11 @@ KESTREL_TILE_STEP void finish(__m512 (&acc)[NOC][URW], const bf16_direct_args_t 
         for (int j = 0; j < URW; ++j) _mm512_storeu_ps(t.out + k * t.out_k + j * 16, acc[k][j]);
 }
 
-template <int NOC, int URW, bool CHECK>
+// CHECK: a gathered tile (columns spanning output rows, each column's src
+// pointer per tap, padded taps at the zero block). SKIP: a row tile that
+// reaches into the padding along w, addressed like an unchecked one, each
+// kw tap summed over the columns inside src only (padding adds nothing).
+template <int NOC, int URW, bool CHECK, bool SKIP = false>
 void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
     __m512 acc[NOC][URW];
     zero<NOC, URW>(acc);
@@ -133,8 +139,9 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
                 for (dim_t kw = 0; kw < c.KW; ++kw) {
                     const uint16_t *s = srow + kw * c.tap_w;
                     const uint16_t *w = wrow + kw * c.w_kw;
-                    if (CHECK && t.col_ih) {
-                        // Gathered: each column's own h and w at this tap.
+                    uint32_t live = ~0u;
+                    if (CHECK) {
+                        // Each column's own h and w at this tap.
                         const uint16_t *sb = t.src + icb * 16 + kd * c.tap_d;
                         KESTREL_UNROLL(32)
                         for (int j = 0; j < URW; ++j) {
@@ -142,24 +149,21 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
                             const bool in = ih >= 0 && ih < c.IH && iw >= 0 && iw < c.IW;
                             cols[j] = in ? sb + ih * c.s_h + iw * c.s_w : t.zero;
                         }
-                    } else if (CHECK) {
-                        // Padded columns read the zero block.
+                    } else if (SKIP) {
                         const dim_t iw = t.iw0 + kw * c.DW1;
-                        KESTREL_UNROLL(32)
-                        for (int j = 0; j < URW; ++j) {
-                            const bool in = iw + j * c.SW >= 0 && iw + j * c.SW < c.IW;
-                            cols[j] = in ? s + j * c.s_col : t.zero;
-                        }
+                        live = 0;
+                        for (int j = 0; j < URW; ++j)
+                            live |= (uint32_t)(iw + j * c.SW >= 0 && iw + j * c.SW < c.IW) << j;
                     }
                     if (np == 8) {
                         KESTREL_UNROLL(8)
                         for (dim_t q = 0; q < 8; ++q)
-                            pair<NOC, URW, CHECK, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2);
+                            pair<NOC, URW, CHECK, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2, live);
                     } else {
                         for (dim_t q = 0; q < np; ++q)
-                            pair<NOC, URW, CHECK, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2);
+                            pair<NOC, URW, CHECK, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2, live);
                     }
-                    if (single) pair<NOC, URW, CHECK, true>(acc, s, cols, c.s_col, w, c.w_ocb, np * 2);
+                    if (single) pair<NOC, URW, CHECK, true>(acc, s, cols, c.s_col, w, c.w_ocb, np * 2, live);
                 }
             }
     }
@@ -216,6 +220,7 @@ void fill_noc(bf16_direct_kernels_t &k) {
     if constexpr (U > 0) {
         k.fn[NOC][U][0] = tile<NOC, U, false>;
         k.fn[NOC][U][1] = tile<NOC, U, true>;
+        k.skip[NOC][U] = tile<NOC, U, false, true>;
         k.fold[NOC][U] = tile_fold<NOC, U>;
         k.flat[NOC][U] = tile_flat<NOC, U>;
         fill_noc<NOC, U - 1>(k);
