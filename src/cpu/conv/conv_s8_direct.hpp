@@ -21,7 +21,10 @@
 // input channel of the group: the AVX512 tiles sum a tap's ic blocks with
 // the column pointers set once); along d
 // and h the driver passes only the taps inside src and subtracts the sums
-// of those taps only.
+// of those taps only. When the pad byte is 0 (u8 src, zero point 0) a
+// padded tap adds nothing and there is nothing to compensate: row tiles
+// that reach into the padding then run skip kernels, which leave each
+// column's padded kw taps out (s8_direct_args_t::skip_pad).
 //
 // Plane tiles (plane = true): for short rows, a tile's columns are
 // consecutive points of the flattened output plane (oh * OW + ow, one od),
@@ -91,11 +94,11 @@ struct s8_direct_args_t {
     const s8_direct_out_t *fo; // else the output stage in registers
     dim_t out_k;
     dim_t nkd, nkh; // valid taps along d and h
-    dim_t iw0; // src w index of column 0 at tap kw 0 (checked tiles)
+    dim_t iw0; // src w index of column 0 at tap kw 0 (checked and skip tiles)
     // Row tiles (not plane ones) whose pad byte is 0 (u8 src, zero point
     // 0: nothing to compensate): the padded taps of a column add nothing,
     // and the skip kernels leave them out instead of summing pad bytes.
-    bool skip_pad;
+    bool skip_pad = false;
     // Plane tiles: per column, src h and w index at tap 0 and the src
     // offset of that point from `src` (which is then at h = w = 0).
     const dim_t *col_ih, *col_iw, *col_off;
