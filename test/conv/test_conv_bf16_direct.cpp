@@ -479,6 +479,19 @@ int main() {
         p.bdt = dnnl_bf16, p.post = p_relu;
         add(p, "ic 32 oc 80 3x3 pad 1, mb 2, 3 oc groups, relu (stored from registers)");
     }
+    // Weights over 1 MiB (L2) over small images: an oc group serves every
+    // image before the next group runs (images inside oc groups); with 2
+    // groups (the group decoded from the item) and an oc tail group.
+    {
+        prb_t p = base(3, 1, 256, 256, 2, 2, 3, 1, 1);
+        p.bdt = dnnl_f32, p.post = p_relu;
+        add(p, "images inside oc groups: 2x2 ic 256 oc 256 3x3 pad 1, mb 3, relu");
+    }
+    {
+        prb_t p = base(3, 2, 256, 272, 3, 3, 3, 1, 1);
+        p.ddt = dnnl_f32, p.post = p_sum;
+        add(p, "images inside oc groups: 3x3 groups 2 of 256->272 (oc tail), mb 3, f32 dst, sum");
+    }
     // An image's src over 1 MiB (flattened, rows with padding and stride
     // 2, groups): where a call's data outgrows half of L3 the tiles also
     // fetch the next tile's lines (hints that cannot change a result).

@@ -655,9 +655,10 @@ int main() {
     }
     // u8 src without a zero point pads with 0: row tiles that reach into
     // the padding skip the padded taps column by column (skip kernels)
-    // instead of summing pad bytes, and plane tiles are not used. Both
-    // edges in one tile, stride 2 with dilation, pads wider than a column,
-    // an ic tail quad, taps with no column inside src (1-column rows).
+    // instead of summing pad bytes, and plane tiles are used only where
+    // they take at most half the rows' tiles. Both edges in one tile,
+    // stride 2 with dilation, pads wider than a column, an ic tail quad,
+    // taps with no column inside src (1-column rows).
     {
         prb_t p = base2d(2, 1, 64, 64, 7, 7, 3, 1, 1);
         p.bdt = dnnl_f32, p.q.wei_scales.resize(64), p.q.elt = dnnl_eltwise_relu;
@@ -718,6 +719,22 @@ int main() {
         prb_t p = base3d_2x3x3(2, 16, 24, 3, 4, 3);
         p.sdt = dnnl_s8, p.q.src_zp = true, p.q.src_zp_v = 21;
         add(p, "plane: 3D groups 2, 3 columns, d padding, s8 src zp, s32 exact");
+    }
+    // Weights over 1 MiB (L2) over small images: an oc group serves every
+    // image before the next group runs (images inside oc groups). A 2x2
+    // plane of u8 without a zero point (one plane tile against two row
+    // tiles), 3x3 maps in 2 groups (the group decoded from the item) with
+    // s8 src and a zero point, an oc tail group.
+    {
+        prb_t p = base2d(3, 1, 384, 384, 2, 2, 3, 1, 1);
+        p.bdt = dnnl_f32, p.q.wei_scales.resize(384), p.q.elt = dnnl_eltwise_relu;
+        for (int i = 0; i < 384; ++i) p.q.wei_scales[i] = (float)(1 + i % 5) / 2048.f;
+        add(p, "images inside oc groups: 2x2 ic 384 oc 384 3x3 pad 1, mb 3, u8 (plane), per-oc scales, relu");
+    }
+    {
+        prb_t p = base2d(3, 2, 384, 400, 3, 3, 3, 1, 1);
+        p.sdt = dnnl_s8, p.ddt = dnnl_s32, p.q.src_zp = true, p.q.src_zp_v = -3;
+        add(p, "images inside oc groups: 3x3 groups 2 of 384->400 (oc tail), mb 3, s8 src zp, s32 exact");
     }
     // A tile's weights larger than L1 (over 128 KB here, more than any L1):
     // checked tiles take ic blocks outside the taps, the taps' column

@@ -179,14 +179,16 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     // apart).
     const auto &dsd = mdw_t(dst_md_).blk().strides;
     const dim_t plane_pts = g.OH * g.OW;
-    // Not when the pad byte is surely 0 (u8 src without a zero point): row
-    // tiles then skip their padded taps (s8_direct_args_t::skip_pad), which
-    // plane tiles cannot (512 channels at 7x7 with 3x3 taps: 18% of the
-    // taps are padding).
+    // When the pad byte is surely 0 (u8 src without a zero point), row
+    // tiles skip their padded taps (s8_direct_args_t::skip_pad), which
+    // plane tiles cannot: then only a plane of at most half the rows' tiles
+    // is taken. Zen 4, 3x3 taps, mb16: 512 channels at 7x7 (5 plane tiles
+    // against 7 rows) 0.87x as planes, 3x3 (2 against 3) 0.79x, 256 at 4x4
+    // 0.75x; 512 at 2x2 (1 against 2) 1.23x.
     const bool pad_zero = !c.shift && attr_.zero_points.get(DNNL_ARG_SRC) == nullptr;
-    if (!ymm && !pad_zero && !c.flat && !fold_ok(g, c, s_w) && g.OH > 1 && g.OW <= c.urw
-            && dsd[nd - 2] == g.OW * dsd[nd - 1] && div_up(plane_pts, (dim_t)c.urw) < g.OH) {
-        const dim_t nt = div_up(plane_pts, (dim_t)c.urw);
+    const dim_t nt = div_up(plane_pts, (dim_t)c.urw);
+    if (!ymm && !c.flat && !fold_ok(g, c, s_w) && g.OH > 1 && g.OW <= c.urw
+            && dsd[nd - 2] == g.OW * dsd[nd - 1] && (pad_zero ? 2 * nt <= g.OH : nt < g.OH)) {
         c.plane = true;
         c.row = plane_pts;
         c.urw = (int)div_up(plane_pts, nt);
@@ -316,8 +318,15 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // Items of an output row for every oc group run one after the other
     // (oc groups inside rows) when all oc groups' weights fit L2: the src
     // rows an item reads then serve the other oc groups from L2, where
-    // the other order reads an image's src once per oc group.
-    const bool ocg_inner = !c.flat && nocg > 1 && g.KD * g.KH * g.KW * c.nocb * c.nicb * 256 <= l2_bytes;
+    // the other order reads an image's src once per oc group. Weights
+    // beyond L2 over small images: images inside oc groups (Zen 4, mb16,
+    // 3x3 512-512 at 2x2 1.08x, 3x3 1.08x, 7x7 1.01-1.03x).
+    const dim_t wei_bytes = g.KD * g.KH * g.KW * c.nocb * c.nicb * 256;
+    const row_order_t order = c.flat || nocg == 1 ? row_order_t::images_outer
+            : wei_bytes <= l2_bytes             ? row_order_t::ocg_inside_rows
+            : images_inside_ocg(g.MB, nocg, (double)g.ID * g.IH * g.IW * g.ICg, (double)wei_bytes)
+            ? row_order_t::images_inside_ocg
+            : row_order_t::images_outer;
     // Padded columns read these bytes as src: flipped like src they are zp'.
     // One per input channel of the group (conv_s8_direct.hpp).
     uint8_t *pad = sg.get<uint8_t>(key_pad);
@@ -340,19 +349,8 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // Columns [col0, col0 + ncols) of row item r (an index over n, group,
     // oc group and spatial row); win: the thread's edge window.
     auto run_item = [&](dim_t r, dim_t col0, dim_t ncols, int32_t *buf, item_vecs_t &iv, uint8_t *win) {
-        dim_t sp_row, ocg;
-        if (ocg_inner) {
-            ocg = r % nocg;
-            r /= nocg;
-            sp_row = r % rows_sp;
-            r /= rows_sp;
-        } else {
-            sp_row = r % rows_sp;
-            r /= rows_sp;
-            ocg = r % nocg;
-            r /= nocg;
-        }
-        const dim_t gr = r % g.G, n = r / g.G;
+        const row_item_t it = row_item(r, order, g.MB, g.G, nocg, rows_sp);
+        const dim_t n = it.n, gr = it.gr, ocg = it.ocg, sp_row = it.row;
         const dim_t od = c.flat ? 0 : c.plane ? sp_row : sp_row / g.OH;
         const dim_t oh = c.flat || c.plane ? 0 : sp_row % g.OH;
         const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);

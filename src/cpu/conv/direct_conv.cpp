@@ -547,19 +547,9 @@ status_t direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // Columns [col0, col0 + ncols) of row item r (n, group, oc group, row
     // block), at most a segment.
     auto run_item = [&](dim_t r, dim_t col0, dim_t ncols, int ithr, float *tile_buf) -> status_t {
-        dim_t rb, ocg;
-        if (ocg_inner) {
-            ocg = r % nocg;
-            r /= nocg;
-            rb = r % c.nrb;
-            r /= c.nrb;
-        } else {
-            rb = r % c.nrb;
-            r /= c.nrb;
-            ocg = r % nocg;
-            r /= nocg;
-        }
-        const dim_t gr = r % g.G, n = r / g.G;
+        const row_item_t it = row_item(r, ocg_inner ? row_order_t::ocg_inside_rows : row_order_t::images_outer,
+                g.MB, g.G, nocg, c.nrb);
+        const dim_t rb = it.row, ocg = it.ocg, gr = it.gr, n = it.n;
         const dim_t sp0 = rb * c.rblk, nsp = std::min(c.rblk, rows_sp - sp0); // rows of the block
         const int noc = (int)std::min<dim_t>(c.noc, c.nocb - ocg * c.noc);
         const dim_t oc_first = gr * g.OCg + ocg * c.noc * blk;

@@ -76,6 +76,47 @@ inline dim_t even_tile_width(dim_t n, dim_t w, dim_t j0) {
     return j0 < wide * (base + 1) ? base + 1 : base;
 }
 
+// The order of a direct convolution's row items: r counts (image, group,
+// oc group, spatial row) with the row fastest (images_outer), the oc group
+// fastest (ocg_inside_rows: every oc group's weights in L2, the src rows an
+// item reads serve the others from there), or the image just outside the
+// row (images_inside_ocg: an oc group's weights, from L2, serve every
+// image before the next group's are read; for weights beyond L2 over
+// small images, which otherwise stream all the weights once per image).
+enum class row_order_t { images_outer, ocg_inside_rows, images_inside_ocg };
+
+// images_inside_ocg pays when an image's src, read once per oc group, is
+// less than the weights, read once per image in the other orders.
+inline bool images_inside_ocg(dim_t MB, dim_t nocg, double img_src_bytes, double wei_bytes) {
+    return MB > 1 && nocg > 1 && img_src_bytes * (double)nocg < wei_bytes;
+}
+
+struct row_item_t {
+    dim_t n, gr, ocg, row;
+};
+
+inline row_item_t row_item(dim_t r, row_order_t o, dim_t MB, dim_t G, dim_t nocg, dim_t rows) {
+    row_item_t it;
+    switch (o) {
+    case row_order_t::ocg_inside_rows:
+        it.ocg = r % nocg, r /= nocg;
+        it.row = r % rows, r /= rows;
+        it.gr = r % G, it.n = r / G;
+        break;
+    case row_order_t::images_inside_ocg:
+        it.row = r % rows, r /= rows;
+        it.n = r % MB, r /= MB;
+        it.ocg = r % nocg, it.gr = r / nocg;
+        break;
+    default:
+        it.row = r % rows, r /= rows;
+        it.ocg = r % nocg, r /= nocg;
+        it.gr = r % G, it.n = r / G;
+        break;
+    }
+    return it;
+}
+
 // A thread's share of a direct convolution's work: f(r, col0, ncols) for
 // each piece, r a row item (n, group, oc group, spatial row; `work` is
 // their count times nseg), the columns [col0, col0 + ncols) of it.
