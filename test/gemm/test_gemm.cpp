@@ -501,6 +501,33 @@ void test_c_rows() {
     });
 }
 
+// Plans s on `caches` with nthr threads and runs it with the counting
+// epilogue: true when every element of C saw the epilogue once and C (the
+// epilogue's map undone) matches the naive product. inspect(plan) after.
+template <typename F>
+bool run_with_epilogue(const shape_t &s, const data_t &d, const gemm::cache_sizes_t &caches, int nthr, F inspect) {
+    bool ok = true;
+    std::vector<std::atomic<int>> hits(s.M * s.N);
+    for (auto &h : hits) h = 0;
+    counting_epilogue_t ep;
+    ep.hits = &hits;
+    ep.N = s.N;
+    kt::with_threads(nthr, [&] {
+        runner_t r;
+        std::vector<float> C = d.C0;
+        ok = r.init(s, 0, &caches) == status::success
+                && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(), d.ldb, s.beta,
+                           C.data(), d.ldc, r.grantor(), 10, &ep)
+                        == status::success;
+        for (auto &h : hits) ok = ok && h == 1;
+        for (dim_t i = 0; i < s.M; ++i)
+            for (dim_t j = 0; j < s.N; ++j) C[i * d.ldc + j] = (C[i * d.ldc + j] - 1.f) / 2.f;
+        ok = ok && matches(s, d, C);
+        inspect(r.plan);
+    });
+    return ok;
+}
+
 // Two threads splitting only the columns of C share op(A) when it takes
 // 1-2 MB packed and op(B) is row-major: each packs an equal part of it (all
 // of K) before the products, and the tiles read the parts. 13 x 50 x 17000
@@ -515,20 +542,16 @@ void test_c_rows() {
 // over NaN and beta != 0, each kernel, 1 and 2 threads, against the naive
 // product.
 void test_shared_operand() {
+    // These shapes' K is deep enough for the K split (test_k_split).
+    const bool was = gemm::set_k_split_for_testing(false);
     const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
-    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
-            gemm::kernel_level_t::avx512};
     const dim_t shapes[][3] = {{150, 100, 700}, {60, 250, 1100}, {13, 50, 17000}};
     int idx = 0;
-    for (gemm::kernel_level_t level : levels) {
-        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
-                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
-            continue;
-        gemm::set_kernel_level_for_testing(level);
+    for_each_level([&](int level) {
         for (const auto &mn : shapes)
             // tb both ways; A transposed at the AVX2 level only (the row-major
             // A goes through each ISA's transposing pack).
-            for (int tr = level == gemm::kernel_level_t::avx2; tr < 4; tr += 2) {
+            for (int tr = level == (int)gemm::kernel_level_t::avx2; tr < 4; tr += 2) {
                 ++idx;
                 shape_t s {mn[0], mn[1], mn[2], (tr & 1) != 0, (tr & 2) != 0, tr < 2 ? 1.f : -1.5f,
                         tr < 2 ? 0.f : 0.25f};
@@ -555,8 +578,42 @@ void test_shared_operand() {
                     T.check(ok && !direct && used == nthr, what);
                 }
             }
-    }
-    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+    });
+    gemm::set_k_split_for_testing(was);
+}
+
+// K much deeper than C is wide or tall (K >= 2 x threads x max(M, N)), C
+// within L2: two threads split K, thread 0 into C, thread 1 into a partial
+// C, then each adds the partial into half of C's rows and runs the
+// epilogue there. Parts of K in several KC blocks and a K that is no
+// multiple of 8 (2001: parts 1000 and 1001), M and N tails (150 = 12 x 12
+// + 6, 100 = 3 x 32 + 4, 37, 45), both orientations of A and B, beta 0
+// over NaN and beta != 0, each kernel, the epilogue once per element; with
+// one thread the same plans do not split.
+void test_k_split() {
+    const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
+    const dim_t shapes[][3] = {{150, 100, 700}, {13, 50, 17000}, {37, 45, 2001}};
+    int idx = 0;
+    for_each_level([&](int level) {
+        for (const auto &mnk : shapes)
+            for (int tr = 0; tr < 4; ++tr) {
+                ++idx;
+                shape_t s {mnk[0], mnk[1], mnk[2], (tr & 1) != 0, (tr & 2) != 0, tr < 2 ? 1.f : -1.5f,
+                        tr % 2 ? 0.25f : 0.f};
+                data_t d = make_data(s, 9000 + (uint64_t)idx);
+                for (int nthr : {1, 2}) {
+                    bool split = false;
+                    const bool ok = run_with_epilogue(
+                            s, d, small, nthr, [&](const gemm::plan_t &p) { split = p.k_split(); });
+                    char what[200];
+                    std::snprintf(what, sizeof(what),
+                            "K split, level %d, %ldx%ldx%ld ta=%d tb=%d beta=%g, %d thr: %s, matches, epilogue once",
+                            (int)level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, s.beta, nthr,
+                            split ? "split" : "not split");
+                    T.check(ok && split == (nthr == 2), what);
+                }
+            }
+    });
 }
 
 // Few columns, row-major A, any M: direct tiles (no packing) while B fits
@@ -571,36 +628,15 @@ void test_few_columns_direct() {
     const shape_t shapes[] = {{700, 64, 300, false, false, 1.f, 0.f}, {1501, 33, 257, false, false, 0.5f, 0.25f},
             {997, 17, 100, false, false, -1.5f, 1.f}, {500, 50, 300, true, false, 1.f, 0.f},
             {100, 40, 4000, false, false, 1.f, 0.5f}, {700, 100, 200, false, false, 2.f, 0.f}};
-    const gemm::kernel_level_t levels[] = {gemm::kernel_level_t::portable, gemm::kernel_level_t::avx2,
-            gemm::kernel_level_t::avx512};
-    for (gemm::kernel_level_t level : levels) {
-        if ((level == gemm::kernel_level_t::avx2 && !isa::has(isa::avx2))
-                || (level == gemm::kernel_level_t::avx512 && !isa::has(isa::avx512)))
-            continue;
-        gemm::set_kernel_level_for_testing(level);
+    for_each_level([&](int level) {
         int n_direct = 0;
         for (const shape_t &s : shapes) {
             data_t d = make_data(s, 5000 + s.M);
             for (int nthr : {1, 2}) {
-                bool ok = true, direct = false, want = false;
-                std::vector<std::atomic<int>> hits(s.M * s.N);
-                for (auto &h : hits) h = 0;
-                counting_epilogue_t ep;
-                ep.hits = &hits;
-                ep.N = s.N;
-                kt::with_threads(nthr, [&] {
-                    runner_t r;
-                    std::vector<float> C = d.C0;
-                    ok = r.init(s, 0, &zen5) == status::success
-                            && r.plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, d.B.data(), d.ldb,
-                                       s.beta, C.data(), d.ldc, r.grantor(), 10, &ep)
-                                    == status::success;
-                    for (auto &h : hits) ok = ok && h == 1;
-                    for (dim_t i = 0; i < s.M; ++i)
-                        for (dim_t j = 0; j < s.N; ++j) C[i * d.ldc + j] = (C[i * d.ldc + j] - 1.f) / 2.f;
-                    ok = ok && matches(s, d, C);
-                    direct = r.plan.direct();
-                    want = level != gemm::kernel_level_t::portable && !s.ta && s.N <= 2 * r.plan.nr()
+                bool direct = false, want = false;
+                const bool ok = run_with_epilogue(s, d, zen5, nthr, [&](const gemm::plan_t &p) {
+                    direct = p.direct();
+                    want = level != (int)gemm::kernel_level_t::portable && !s.ta && s.N <= 2 * p.nr()
                             && s.K * s.N * (dim_t)sizeof(float) <= (512 << 10);
                 });
                 n_direct += direct;
@@ -612,13 +648,12 @@ void test_few_columns_direct() {
                 T.check(ok && direct == want, what);
             }
         }
-        if (level != gemm::kernel_level_t::portable) {
+        if (level != (int)gemm::kernel_level_t::portable) {
             char what[80];
-            std::snprintf(what, sizeof(what), "few columns, level %d: some shapes go direct", (int)level);
+            std::snprintf(what, sizeof(what), "few columns, level %d: some shapes go direct", level);
             T.check(n_direct > 0, what);
         }
-    }
-    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+    });
 }
 
 // execute_st from inside a parallel region: each slot its own buffers.
@@ -824,6 +859,7 @@ int main() {
     test_long_k();
     test_c_rows();
     test_shared_operand();
+    test_k_split();
     test_few_columns_direct();
     test_epilogue();
     test_skinny(gemm::kernel_level_t::portable, "portable");

@@ -115,6 +115,9 @@ public:
     // True when the known sizes' tiles walk C a row of tiles at a time
     // within a block (one K block, C beyond L2).
     bool c_rows() const { return c_rows_; }
+    // True when the known sizes' threads split K (plan_t::init), each
+    // computing all of C over its part, and then add the parts.
+    bool k_split() const { return k_split_; }
     int nthr() const { return nthr_; }
     const char *kernel_name() const;
 
@@ -147,6 +150,8 @@ private:
     bool skinny_ = false; // known sizes with few rows or columns: no packing
     bool direct_ = false; // known small sizes: direct tiles, no packing
     bool c_rows_ = false; // tiles walk C by rows of tiles (plan_t::init)
+    bool k_split_ = false; // threads split K (plan_t::init)
+    dim_t ks_mc_ = 0, ks_nc_ = 0; // the K split's blocks (all of C a thread)
 };
 
 // The column count of the micro-panels plan_t::init would pick now (the N
@@ -160,6 +165,10 @@ enum class kernel_level_t { portable = 0, avx2 = 1, avx2_vnni = 2, avx512 = 3, b
 // Forces plans created afterwards to use at most `l` (testing only; not
 // thread-safe against concurrent plan creation). Returns the previous value.
 kernel_level_t set_kernel_level_for_testing(kernel_level_t l);
+// Allows or forbids plan_t::init's K split for plans created afterwards
+// (testing only: keeps the split-C paths under test on the shapes it would
+// take); returns the previous setting.
+bool set_k_split_for_testing(bool on);
 
 } // namespace gemm
 } // namespace kestrel
