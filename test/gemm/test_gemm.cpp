@@ -589,7 +589,7 @@ void test_shared_operand() {
 // multiple of 8 (2001: parts 1000 and 1001), M and N tails (150 = 12 x 12
 // + 6, 100 = 3 x 32 + 4, 37, 45), both orientations of A and B, beta 0
 // over NaN and beta != 0, each kernel, the epilogue once per element; with
-// one thread the same plans do not split.
+// one thread the same plans do not split. And on B packed beforehand.
 void test_k_split() {
     const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
     const dim_t shapes[][3] = {{150, 100, 700}, {13, 50, 17000}, {37, 45, 2001}};
@@ -612,6 +612,33 @@ void test_k_split() {
                             split ? "split" : "not split");
                     T.check(ok && split == (nthr == 2), what);
                 }
+                // B packed beforehand (matmul weights in format `any`): a
+                // plan for it books only the partial C, the split reads its
+                // part of every panel in place.
+                bool ok = true, split = false;
+                kt::with_threads(2, [&] {
+                    gemm::plan_t plan;
+                    scratchpad::registry_t reg;
+                    ok = plan.init_prepacked_b(s.M, s.N, s.K, s.ta, s.tb) == status::success;
+                    plan.book(reg, 10, true);
+                    std::vector<char> buf(reg.size() + 64, 0);
+                    char *p = buf.data() + (64 - (uintptr_t)buf.data() % 64) % 64;
+                    std::vector<float> room(plan.packed_b_bytes() / sizeof(float) + 16, NAN);
+                    float *bp = room.data() + (64 - (uintptr_t)room.data() % 64) % 64 / sizeof(float);
+                    plan.pack_b_all(d.B.data(), d.ldb, bp);
+                    std::vector<float> C = d.C0;
+                    ok = ok
+                            && plan.execute(s.M, s.N, s.K, s.alpha, d.A.data(), d.lda, nullptr, d.ldb, s.beta,
+                                       C.data(), d.ldc, scratchpad::grantor_t(&reg, p), 10, nullptr, bp)
+                                    == status::success
+                            && matches(s, d, C);
+                    split = plan.k_split();
+                });
+                char what[200];
+                std::snprintf(what, sizeof(what),
+                        "K split on B packed beforehand, level %d, %ldx%ldx%ld ta=%d tb=%d, 2 thr: split, matches",
+                        level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb);
+                T.check(ok && split, what);
             }
     });
 }

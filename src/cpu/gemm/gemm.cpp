@@ -552,18 +552,18 @@ share_t share_mode(dim_t MR, dim_t M, dim_t N, dim_t K, bool transb, int nthr, i
 
 // Thread t runs the loop nest over all of C for its part of K (8-aligned
 // parts): thread 0 into C with the call's beta, the others into their
-// partial C (M x N, after the B block in their key_pack_b region) with
-// beta 0; no epilogue yet. Then each thread adds the partials into a share
-// of C's rows and runs the epilogue over them.
-// (plan_t::init: k_split; mc, nc and kc_max the plan's blocking, whose
-// B block the partial C follows.)
+// partial C (M x N in their key_pack_b region, after the B block unless B
+// was packed beforehand: bpre, whose panels' steps of the part are read in
+// place) with beta 0; no epilogue yet. Then each thread adds the partials
+// into a share of C's rows and runs the epilogue over them.
+// (plan_t::init: k_split; mc, nc and kc_max the split's blocking.)
 status_t run_k_split(const args_t &a, const ukernel_t &uk, int nthr, dim_t mc, dim_t nc, dim_t kc_max,
-        bool c_rows, const scratchpad::grantor_t &g, scratchpad::key_t base) {
+        bool c_rows, const scratchpad::grantor_t &g, scratchpad::key_t base, const float *bpre) {
     const dim_t MR = uk.mr, NR = uk.nr;
     std::atomic<bool> oom {false};
-    auto partial = [&](int ithr) -> float * {
+    auto partial = [&](int ithr) -> float * { // after the B block, if B is packed here
         float *pb = g.get<float>(base + key_pack_b, ithr);
-        return pb ? pb + (size_t)nc * kc_max : nullptr;
+        return pb ? pb + (bpre ? 0 : (size_t)nc * kc_max) : nullptr;
     };
     parallel(nthr, [&](int ithr, int) {
         dim_t s, e;
@@ -587,7 +587,9 @@ status_t run_k_split(const args_t &a, const ukernel_t &uk, int nthr, dim_t mc, d
         if (ithr > 0) t.beta = 0.f, t.C = c, t.ldc = a.N;
         t.ep = nullptr;
         const dim_t kc = kp < kc_max ? kp : div_up(kp, div_up(kp, kc_max));
-        run_block(t, uk, mc, nc, kc, 0, a.M, 0, a.N, pa, pb, prepacked_t(), prepacked_t(), c_rows);
+        prepacked_t bp; // B packed beforehand: this part's steps of every panel
+        if (bpre) bp.whole = bpre + k0 * NR, bp.K = a.K;
+        run_block(t, uk, mc, nc, kc, 0, a.M, 0, a.N, pa, pb, bp, prepacked_t(), c_rows);
     });
     if (oom) return status::out_of_memory;
     parallel(nthr, [&](int ithr, int) {
@@ -756,7 +758,7 @@ status_t plan_t::init(const cache_sizes_t &caches, dim_t M, dim_t N, dim_t K, bo
         // packs its own A, with no pass over A before the threads start.
         // Two Zen 4 threads: 128x768x3072 1.08x, 64x1024x4096 1.16x,
         // 128x1024x4096 1.10x, 512x512x2048 1.03x.
-        k_split_ = k_split_on.load(std::memory_order_relaxed) && nthr_ > 1 && !prepacked_b && K >= 2 * nthr_ * (M > N ? M : N)
+        k_split_ = k_split_on.load(std::memory_order_relaxed) && nthr_ > 1 && K >= 2 * nthr_ * (M > N ? M : N)
                 && (double)M * N * sizeof(float) <= (double)l2;
         // The K split's threads each run all of C: the rule's blocks (the
         // grid and its blocks stay for execute_st and for executions that
@@ -803,7 +805,8 @@ bool plan_t::skinny_at(dim_t M, dim_t N) const {
 }
 
 // With k_split the region also holds the thread's partial C (M x N) after
-// a B block of the split's width.
+// a B block of the split's width (plan_t::book: only the partial when B
+// is given packed).
 size_t plan_t::pack_b_bytes() const {
     const size_t blk = (size_t)nc_ * kc_;
     if (!k_split_) return blk * sizeof(float);
@@ -815,6 +818,7 @@ void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base, bool b_gi
     if (skinny_ || direct_) return; // no packing
     reg.book_per_thread(base + key_pack_a, pack_a_bytes(), 64);
     if (!b_given) reg.book_per_thread(base + key_pack_b, pack_b_bytes(), 64);
+    else if (k_split_) reg.book_per_thread(base + key_pack_b, (size_t)M_ * N_ * sizeof(float), 64);
 }
 
 size_t plan_t::packed_b_bytes() const {
@@ -908,8 +912,8 @@ status_t plan_t::execute(dim_t M, dim_t N, dim_t K, float alpha, const float *A,
     if (nthr == 1)
         return execute_st(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g, base, 0, ep, packed_b);
     const float *bpre = usable_packed_b(M, N, K, packed_b);
-    if (k_split_ && !bpre && nthr == nthr_ && M == M_ && N == N_ && K == K_)
-        return run_k_split(a, *uk_, nthr, ks_mc_, ks_nc_, kc_, c_rows_, g, base);
+    if (k_split_ && nthr == nthr_ && M == M_ && N == N_ && K == K_)
+        return run_k_split(a, *uk_, nthr, ks_mc_, ks_nc_, kc_, c_rows_, g, base, bpre);
     const share_t sh = !bpre && nthr == nthr_ && M == M_ && N == N_ && K == K_
             ? share_mode(uk_->mr, M, N, K, transb_, nthr_, nthr_m_, nthr_n_)
             : share_t();
