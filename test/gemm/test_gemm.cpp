@@ -589,7 +589,8 @@ void test_shared_operand() {
 // multiple of 8 (2001: parts 1000 and 1001), M and N tails (150 = 12 x 12
 // + 6, 100 = 3 x 32 + 4, 37, 45), both orientations of A and B, beta 0
 // over NaN and beta != 0, each kernel, the epilogue once per element; with
-// one thread the same plans do not split. And on B packed beforehand.
+// one thread the same plans do not split, with three the two deeper ones
+// split in three parts. And on B packed beforehand.
 void test_k_split() {
     const gemm::cache_sizes_t small {32u << 10, 256u << 10, 8u << 20};
     const dim_t shapes[][3] = {{150, 100, 700}, {13, 50, 17000}, {37, 45, 2001}};
@@ -601,16 +602,25 @@ void test_k_split() {
                 shape_t s {mnk[0], mnk[1], mnk[2], (tr & 1) != 0, (tr & 2) != 0, tr < 2 ? 1.f : -1.5f,
                         tr % 2 ? 0.25f : 0.f};
                 data_t d = make_data(s, 9000 + (uint64_t)idx);
-                for (int nthr : {1, 2}) {
-                    bool split = false;
-                    const bool ok = run_with_epilogue(
-                            s, d, small, nthr, [&](const gemm::plan_t &p) { split = p.k_split(); });
+                for (int nthr : {1, 2, 3}) {
+                    bool split = false, ok = false;
+                    int used = 0; // threads the plan runs
+                    // An arena of nthr: 3 threads on a 2-core machine too.
+                    tbb::task_arena arena(nthr);
+                    arena.execute([&] {
+                        ok = run_with_epilogue(s, d, small, nthr, [&](const gemm::plan_t &p) {
+                            split = p.k_split();
+                            used = p.nthr();
+                        });
+                    });
                     char what[200];
                     std::snprintf(what, sizeof(what),
-                            "K split, level %d, %ldx%ldx%ld ta=%d tb=%d beta=%g, %d thr: %s, matches, epilogue once",
-                            (int)level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, s.beta, nthr,
+                            "K split, level %d, %ldx%ldx%ld ta=%d tb=%d beta=%g, %d thr (%d used): %s, matches, "
+                            "epilogue once",
+                            (int)level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, s.beta, nthr, used,
                             split ? "split" : "not split");
-                    T.check(ok && split == (nthr == 2), what);
+                    const bool want = used > 1 && s.K >= 2 * used * std::max(s.M, s.N);
+                    T.check(ok && split == want, what);
                 }
                 // B packed beforehand (matmul weights in format `any`): a
                 // plan for it books only the partial C, the split reads its
