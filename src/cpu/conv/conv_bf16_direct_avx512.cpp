@@ -154,7 +154,6 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
                         live = 0;
                         for (int j = 0; j < URW; ++j)
                             live |= (uint32_t)(iw + j * c.SW >= 0 && iw + j * c.SW < c.IW) << j;
-                        if (!live) continue; // no column reaches src at this tap: not even its weights
                     }
                     if (np == 8) {
                         KESTREL_UNROLL(8)

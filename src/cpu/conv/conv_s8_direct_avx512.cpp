@@ -233,7 +233,6 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
                             live = 0;
                             for (int j = 0; j < URW; ++j)
                                 live |= (uint32_t)(iw + j * c.SW >= 0 && iw + j * c.SW < c.IW) << j;
-                            if (!live) continue; // no column reaches src at this tap: not even its weights
                         }
                         if (nq == 4) {
                             KESTREL_UNROLL(4)
