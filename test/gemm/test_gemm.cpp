@@ -574,7 +574,7 @@ void test_shared_operand() {
                     char what[160];
                     std::snprintf(what, sizeof(what),
                             "shared operand, level %d, %ldx%ldx%ld ta=%d tb=%d, %d thr: packed, %d threads, matches",
-                            (int)level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, nthr, used);
+                            level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, nthr, used);
                     T.check(ok && !direct && used == nthr, what);
                 }
             }
@@ -617,7 +617,7 @@ void test_k_split() {
                     std::snprintf(what, sizeof(what),
                             "K split, level %d, %ldx%ldx%ld ta=%d tb=%d beta=%g, %d thr (%d used): %s, matches, "
                             "epilogue once",
-                            (int)level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, s.beta, nthr, used,
+                            level, (long)s.M, (long)s.N, (long)s.K, s.ta, s.tb, s.beta, nthr, used,
                             split ? "split" : "not split");
                     const bool want = used > 1 && s.K >= 2 * used * std::max(s.M, s.N);
                     T.check(ok && split == want, what);
@@ -681,7 +681,7 @@ void test_few_columns_direct() {
                 std::snprintf(what, sizeof(what),
                         "few columns, level %d: M=%ld N=%ld K=%ld ta=%d, %d thr: %s as expected, matches, "
                         "epilogue once",
-                        (int)level, (long)s.M, (long)s.N, (long)s.K, s.ta, nthr, direct ? "direct" : "packed");
+                        level, (long)s.M, (long)s.N, (long)s.K, s.ta, nthr, direct ? "direct" : "packed");
                 T.check(ok && direct == want, what);
             }
         }

@@ -220,12 +220,8 @@ status_t bf16_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // other order reads an image's src once per oc group.
     // Weights beyond L2 over small images: images inside oc groups (Zen 4,
     // mb16, 3x3 512-512 at 2x2 1.17x, 3x3 1.12x, 7x7 1.01x).
-    const dim_t wei_bytes = g.KD * g.KH * g.KW * c.nocb * c.nicb * 256 * (dim_t)sizeof(uint16_t);
-    const row_order_t order = c.flat || nocg == 1 ? row_order_t::images_outer
-            : wei_bytes <= l2_bytes             ? row_order_t::ocg_inside_rows
-            : images_inside_ocg(g.MB, nocg, 2.0 * g.ID * g.IH * g.IW * g.ICg, (double)wei_bytes)
-            ? row_order_t::images_inside_ocg
-            : row_order_t::images_outer;
+    const row_order_t order = row_order(c.flat, g.MB, nocg, 2.0 * g.ID * g.IH * g.IW * g.ICg,
+            2.0 * g.KD * g.KH * g.KW * c.nocb * c.nicb * 256, (double)l2_bytes);
     // The next tile's src and dst lines (see pf_lines_max) when an image's
     // src outgrows L2 and the call's data comes from memory; the dst ones
     // also on their own (direct_conv_from_memory).

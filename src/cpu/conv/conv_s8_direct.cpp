@@ -321,12 +321,8 @@ status_t s8_direct_conv_fwd_t::execute(const exec_ctx_t &ctx) const {
     // the other order reads an image's src once per oc group. Weights
     // beyond L2 over small images: images inside oc groups (Zen 4, mb16,
     // 3x3 512-512 at 2x2 1.08x, 3x3 1.08x, 7x7 1.01-1.03x).
-    const dim_t wei_bytes = g.KD * g.KH * g.KW * c.nocb * c.nicb * 256;
-    const row_order_t order = c.flat || nocg == 1 ? row_order_t::images_outer
-            : wei_bytes <= l2_bytes             ? row_order_t::ocg_inside_rows
-            : images_inside_ocg(g.MB, nocg, (double)g.ID * g.IH * g.IW * g.ICg, (double)wei_bytes)
-            ? row_order_t::images_inside_ocg
-            : row_order_t::images_outer;
+    const row_order_t order = row_order(c.flat, g.MB, nocg, (double)g.ID * g.IH * g.IW * g.ICg,
+            (double)g.KD * g.KH * g.KW * c.nocb * c.nicb * 256, (double)l2_bytes);
     // Padded columns read these bytes as src: flipped like src they are zp'.
     // One per input channel of the group (conv_s8_direct.hpp).
     uint8_t *pad = sg.get<uint8_t>(key_pad);

@@ -85,10 +85,15 @@ inline dim_t even_tile_width(dim_t n, dim_t w, dim_t j0) {
 // small images, which otherwise stream all the weights once per image).
 enum class row_order_t { images_outer, ocg_inside_rows, images_inside_ocg };
 
-// images_inside_ocg pays when an image's src, read once per oc group, is
-// less than the weights, read once per image in the other orders.
-inline bool images_inside_ocg(dim_t MB, dim_t nocg, double img_src_bytes, double wei_bytes) {
-    return MB > 1 && nocg > 1 && img_src_bytes * (double)nocg < wei_bytes;
+// The order for weights of wei_bytes over images of img_src_bytes (an
+// image's src): oc groups inside rows while the weights fit L2;
+// beyond, images inside oc groups when an image's src, read once per oc
+// group, is less than the weights, read once per image in the other orders.
+inline row_order_t row_order(bool flat, dim_t MB, dim_t nocg, double img_src_bytes, double wei_bytes, double l2) {
+    if (flat || nocg < 2) return row_order_t::images_outer;
+    if (wei_bytes <= l2) return row_order_t::ocg_inside_rows;
+    return MB > 1 && img_src_bytes * (double)nocg < wei_bytes ? row_order_t::images_inside_ocg
+                                                              : row_order_t::images_outer;
 }
 
 struct row_item_t {

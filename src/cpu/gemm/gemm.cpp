@@ -204,39 +204,31 @@ void pack_a(const float *A, dim_t lda, bool trans, dim_t m, dim_t k, int MR, flo
 // and need no help (fetching there cost 10-20%).
 constexpr dim_t rows_ahead = 4;
 
-// The rows of a row-major B, W (the micro-panel width) known at compile
-// time: each full panel's piece of a row is one fixed-size copy in line
-// (a pack_straight call per 128-byte piece held packing to a fraction of
-// the load bandwidth: 128x768x3072 on one Zen 4 core, 11% of the time in
-// the pack against 9% now).
+// The rows of a row-major B into NR-wide panels. With W (= NR) known at
+// compile time each full panel's piece of a row is one fixed-size copy in
+// line (a pack_straight call per 128-byte piece held packing to a fraction
+// of the load bandwidth: 128x768x3072 on one Zen 4 core, 11% of the time
+// in the pack against 9% now); W = 0 serves any other width.
 template <int W>
-void pack_b_rows(const float *B, dim_t ldb, dim_t k, dim_t n, float *pb) {
+void pack_b_rows(const float *B, dim_t ldb, dim_t k, dim_t n, int NR, float *pb) {
     const bool fetch = ldb - n >= 16 && n <= 1024;
-    const dim_t full = n / W * W;
+    const dim_t w = W ? W : NR, full = W ? n / W * W : 0;
     for (dim_t p = 0; p < k; ++p) {
         const float *src = B + p * ldb;
         if (fetch && p + rows_ahead < k)
             for (dim_t j = 0; j < n; j += 16) __builtin_prefetch(src + rows_ahead * ldb + j);
-        float *dst = pb + p * W;
+        float *dst = pb + p * w;
         for (dim_t j0 = 0; j0 < full; j0 += W) std::memcpy(dst + j0 * k, src + j0, W * sizeof(float));
-        if (full < n) pack_straight(src + full, ldb, 1, n - full, W, dst + full * k);
+        for (dim_t j0 = full; j0 < n; j0 += w)
+            pack_straight(src + j0, ldb, 1, n - j0 < w ? n - j0 : w, (int)w, dst + j0 * k);
     }
 }
 
 void pack_b(const float *B, dim_t ldb, bool trans, dim_t k, dim_t n, int NR, float *pb, pack_fn_t pt) {
-    if (!trans && NR == 32) return pack_b_rows<32>(B, ldb, k, n, pb);
-    if (!trans && NR == 16) return pack_b_rows<16>(B, ldb, k, n, pb);
     if (!trans) {
-        const bool fetch = ldb - n >= 16 && n <= 1024;
-        for (dim_t p = 0; p < k; ++p) {
-            if (fetch && p + rows_ahead < k)
-                for (dim_t j = 0; j < n; j += 16) __builtin_prefetch(B + (p + rows_ahead) * ldb + j);
-            for (dim_t j0 = 0; j0 < n; j0 += NR) {
-                const dim_t nr = n - j0 < NR ? n - j0 : NR;
-                pack_straight(B + p * ldb + j0, ldb, 1, nr, NR, pb + j0 * k + p * NR);
-            }
-        }
-        return;
+        if (NR == 32) return pack_b_rows<32>(B, ldb, k, n, NR, pb);
+        if (NR == 16) return pack_b_rows<16>(B, ldb, k, n, NR, pb);
+        return pack_b_rows<0>(B, ldb, k, n, NR, pb);
     }
     for (dim_t j0 = 0; j0 < n; j0 += NR) { // op(B)(p, j) = B[j * ldb + p]
         const dim_t nr = n - j0 < NR ? n - j0 : NR;
