@@ -449,13 +449,36 @@ int main() {
     }
     // Row tiles that reach into the padding along w skip each column's
     // padded taps (skip kernels): a short row of 4 oc blocks as one tile
-    // of 2 blocks (the 512 7x7 layer's rule), rows no longer than a tile
-    // (not gathered), stride 2 with dilation and pads wider than a column
-    // with a lone last channel, taps with no column inside src.
+    // of 2 blocks, rows no longer than a tile (not gathered), stride 2
+    // with dilation and pads wider than a column with a lone last channel,
+    // taps with no column inside src. Four blocks over 7 columns where
+    // that saves tiles over 6: 7 columns (the 512 7x7 layer), 13 (a 7 and
+    // a 6 tile) with an oc tail, a stride-2 row of 28 whose 5x5 taps leave
+    // two edge columns out, 17 kw taps (more than the masks found once).
+    {
+        prb_t p = base(2, 1, 64, 64, 7, 9, 3, 1, 1);
+        p.bdt = dnnl_f32, p.post = p_relu;
+        add(p, "skip: 9 columns ic 64 oc 64 3x3 pad 1 (one 2-block tile a row), relu");
+    }
     {
         prb_t p = base(2, 1, 64, 64, 7, 7, 3, 1, 1);
         p.bdt = dnnl_f32, p.post = p_relu;
-        add(p, "skip: 7x7 ic 64 oc 64 3x3 pad 1 (one 2-block tile a row), relu");
+        add(p, "skip 4x7: 7x7 ic 64 oc 64 3x3 pad 1 (one 4-block tile a row), relu");
+    }
+    {
+        prb_t p = base(2, 1, 19, 60, 9, 13, 3, 1, 1);
+        p.prh = 2, p.ddt = dnnl_f32;
+        add(p, "skip 4x7: 13 columns (7 + 6), ic 19 oc 60 (oc tail), pad 1 (1/2 along h), mb 2, f32 dst");
+    }
+    {
+        prb_t p = base(1, 1, 33, 128, 6, 56, 5, 2, 2);
+        p.bdt = dnnl_f32, p.post = p_sum;
+        add(p, "skip 4x7: 28 columns, 5x5 stride 2 pad 2, ic 33 oc 128, bias, sum");
+    }
+    {
+        prb_t p = base(1, 1, 8, 64, 3, 14, 17, 1, 8);
+        p.kh = 1, p.ph = p.prh = 0, p.ddt = dnnl_f32;
+        add(p, "skip 4x7: 1x17 taps pad 8 (kw past the mask table), 14 columns, ic 8 oc 64, f32 dst");
     }
     {
         prb_t p = base(1, 1, 21, 40, 9, 45, 5, 2, 2);

@@ -675,6 +675,25 @@ int main() {
         p.ddt = dnnl_s32;
         add(p, "skip: 1-column rows, 3x3 pad 1 (taps with no column in src), u8, s32 exact");
     }
+    // Four oc blocks over 7 columns where that saves tiles over 6: a row
+    // of 13 (a 7 and a 6 tile) with an oc tail, a stride-2 row of 28
+    // whose 5x5 taps leave two edge columns out (the general column mask),
+    // and 17 kw taps (more than the masks found once per tile).
+    {
+        prb_t p = base2d(2, 1, 19, 60, 9, 13, 3, 1, 1);
+        p.pr[1] = 2, p.ddt = dnnl_s32;
+        add(p, "skip 4x7: 13 columns (7 + 6), ic 19 oc 60 (oc tail), 3x3 pad 1 (1/2 along h), mb 2, s32 exact");
+    }
+    {
+        prb_t p = base2d(1, 1, 33, 128, 6, 56, 5, 2, 2);
+        p.ddt = dnnl_f32, p.bdt = dnnl_f32, p.q.wei_scales = {0.25f};
+        add(p, "skip 4x7: 28 columns, 5x5 stride 2 pad 2, ic 33 oc 128, f32 dst, bias, scale");
+    }
+    {
+        prb_t p = base2d(1, 1, 8, 64, 3, 14, 17, 1, 8);
+        p.k[1] = 1, p.pl[1] = p.pr[1] = 0, p.ddt = dnnl_s32;
+        add(p, "skip 4x7: 1x17 taps pad 8 (kw past the mask table), 14 columns, ic 8 oc 64, s32 exact");
+    }
     // Plane tiles: rows short enough that the flattened plane takes fewer
     // tiles than the rows; a tile's columns span rows, padding along h is
     // checked per column. 1..11 columns, padding at both edges, stride 2,

@@ -121,14 +121,18 @@ status_t bf16_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
         }
     if (c.noc == 1 && c.nocb > 1) c.noc = 2;
     c.flat = g.is_1x1_unit();
+    // Four oc blocks over 7 columns where that saves row tiles over 6
+    // (see the int8 driver; not for the folded first layers' few channels).
+    const bool wide4 = c.noc == 4 && !c.flat && g.ICg >= 16
+            && div_up(g.OW, (dim_t)bf16_direct_wide4_urw) < div_up(g.OW, (dim_t)bf16_direct_max_urw(4));
     // A short row that one tile of 2 oc blocks covers: each weight vector
     // serves the whole row and the row's tile skips its padded taps, where
     // a gathered plane of 4-block tiles sums them (512 channels at 7x7
     // with 3x3 taps: 18% of the taps are padding).
-    if (!c.flat && c.noc > 2 && c.nocb % 2 == 0 && g.OW > bf16_direct_max_urw(c.noc)
+    if (!wide4 && !c.flat && c.noc > 2 && c.nocb % 2 == 0 && g.OW > bf16_direct_max_urw(c.noc)
             && g.OW <= bf16_direct_max_urw(2))
         c.noc = 2;
-    c.urw = bf16_direct_max_urw(c.noc);
+    c.urw = wide4 ? bf16_direct_wide4_urw : bf16_direct_max_urw(c.noc);
     // Rows shorter than two full tiles: the (n, od) plane as one row.
     c.gather = !c.flat && g.OW < 2 * c.urw && g.OH > 1 && g.OW > c.urw;
     c.row = c.flat ? g.OD * g.OH * g.OW : c.gather ? g.OH * g.OW : g.OW;

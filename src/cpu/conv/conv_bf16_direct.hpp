@@ -97,6 +97,9 @@ struct bf16_direct_kernels_t {
 // Largest URW for NOC blocks; the kernels (false when the compiler cannot
 // build AVX512-BF16 code).
 int bf16_direct_max_urw(int noc);
+// Four blocks also have row tiles of this many columns (as the int8 ones,
+// conv_s8_direct.hpp), taken only where they save tiles.
+constexpr int bf16_direct_wide4_urw = 7;
 bool bf16_direct_avx512_kernels(bf16_direct_kernels_t &k);
 
 // Direct bf16 convolution: nwc/nhwc/ndhwc bf16 src, [g]OI[d][h]w8i16o2i

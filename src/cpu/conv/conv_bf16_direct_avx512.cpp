@@ -15,8 +15,6 @@
 #define KESTREL_HAVE_BF16_CONV 1
 #endif
 
-namespace kestrel {
-
 #ifdef KESTREL_HAVE_BF16_CONV
 
 #if defined(__clang__)
@@ -27,6 +25,10 @@ namespace kestrel {
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")
 #endif
 
+// Inside the target region: its helpers inline the tiles' code.
+#include "cpu/conv/skip_columns.hpp"
+
+namespace kestrel {
 namespace {
 
 // One pair of input channels (element offset p2 in the block) at one tap:
@@ -128,10 +130,22 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
     __m512 acc[NOC][URW];
     zero<NOC, URW>(acc);
     const uint16_t *cols[URW];
+    const skip_columns_t<URW> sk(t.iw0, c.DW1, c.SW, c.IW, SKIP ? c.KW : 0);
     for (dim_t icb = 0; icb < c.nicb; ++icb) {
         const bool lastb = icb + 1 == c.nicb;
         const dim_t np = lastb ? c.ic_tail / 2 : 8;
         const bool single = lastb && (c.ic_tail & 1);
+        auto pairs = [&](const uint16_t *s, const uint16_t *w, uint32_t live) __attribute__((always_inline)) {
+            if (np == 8) {
+                KESTREL_UNROLL(8)
+                for (dim_t q = 0; q < 8; ++q)
+                    pair<NOC, URW, CHECK, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2, live);
+            } else {
+                for (dim_t q = 0; q < np; ++q)
+                    pair<NOC, URW, CHECK, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2, live);
+            }
+            if (single) pair<NOC, URW, CHECK, true>(acc, s, cols, c.s_col, w, c.w_ocb, np * 2, live);
+        };
         for (dim_t kd = 0; kd < t.nkd; ++kd)
             for (dim_t kh = 0; kh < t.nkh; ++kh) {
                 const uint16_t *srow = t.src + icb * 16 + kd * c.tap_d + kh * c.tap_h;
@@ -139,7 +153,6 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
                 for (dim_t kw = 0; kw < c.KW; ++kw) {
                     const uint16_t *s = srow + kw * c.tap_w;
                     const uint16_t *w = wrow + kw * c.w_kw;
-                    uint32_t live = ~0u;
                     if (CHECK) {
                         // Each column's own h and w at this tap.
                         const uint16_t *sb = t.src + icb * 16 + kd * c.tap_d;
@@ -149,21 +162,13 @@ void tile(const bf16_direct_conf_t &c, const bf16_direct_args_t &t) {
                             const bool in = ih >= 0 && ih < c.IH && iw >= 0 && iw < c.IW;
                             cols[j] = in ? sb + ih * c.s_h + iw * c.s_w : t.zero;
                         }
-                    } else if (SKIP) {
-                        const dim_t iw = t.iw0 + kw * c.DW1;
-                        live = 0;
-                        for (int j = 0; j < URW; ++j)
-                            live |= (uint32_t)(iw + j * c.SW >= 0 && iw + j * c.SW < c.IW) << j;
                     }
-                    if (np == 8) {
-                        KESTREL_UNROLL(8)
-                        for (dim_t q = 0; q < 8; ++q)
-                            pair<NOC, URW, CHECK, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2, live);
-                    } else {
-                        for (dim_t q = 0; q < np; ++q)
-                            pair<NOC, URW, CHECK, false>(acc, s, cols, c.s_col, w, c.w_ocb, q * 2, live);
-                    }
-                    if (single) pair<NOC, URW, CHECK, true>(acc, s, cols, c.s_col, w, c.w_ocb, np * 2, live);
+                    if (SKIP)
+                        with_live_columns<URW>(sk.at(kw), [&](uint32_t live) __attribute__((always_inline)) {
+                            pairs(s, w, live);
+                        });
+                    else
+                        pairs(s, w, ~0u);
                 }
             }
     }
@@ -228,6 +233,7 @@ void fill_noc(bf16_direct_kernels_t &k) {
 }
 
 } // namespace
+} // namespace kestrel
 
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -235,15 +241,19 @@ void fill_noc(bf16_direct_kernels_t &k) {
 #pragma GCC pop_options
 #endif
 
+namespace kestrel {
+
 bool bf16_direct_avx512_kernels(bf16_direct_kernels_t &k) {
     fill_noc<1, 16>(k);
     fill_noc<2, 12>(k);
     fill_noc<3, 8>(k);
-    fill_noc<4, 6>(k);
+    fill_noc<4, bf16_direct_wide4_urw>(k);
     return true;
 }
 
 #else
+
+namespace kestrel {
 
 bool bf16_direct_avx512_kernels(bf16_direct_kernels_t &) { return false; }
 

@@ -132,6 +132,10 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     c.nicb = div_up(g.ICg, 16);
     c.ic_tail = g.ICg - (c.nicb - 1) * 16;
     c.nocb = div_up(g.OCg, 16);
+    c.flat = g.is_1x1_unit();
+    // When the pad byte is surely 0 (u8 src without a zero point), row
+    // tiles skip their padded taps (s8_direct_args_t::skip_pad).
+    const bool pad_zero = !c.shift && attr_.zero_points.get(DNNL_ARG_SRC) == nullptr;
     // As many oc blocks per tile as divide them evenly, then the widest row.
     c.noc = 1;
     for (int n = (int)std::min<dim_t>(4, c.nocb); n >= 1; --n)
@@ -140,16 +144,22 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
             break;
         }
     if (c.noc == 1 && c.nocb > 1) c.noc = 2;
+    // Four oc blocks take 7 columns (28 accumulators; the compiler keeps
+    // two of them on the stack) on skip rows where that saves tiles over
+    // 6: Zen 4, 512 channels at 7x7 mb1 / mb16 (one 4x7 tile against two
+    // 2x7 ones: half the weight reads from L2 per column) 1.06x / 1.08x.
+    // Flattened 1x1 rows and the folded first layer measured no gain.
+    const bool wide4 = c.noc == 4 && pad_zero && !c.flat && !fold_ok(g, c, s_w)
+            && div_up(g.OW, (dim_t)s8_direct_wide4_urw) < div_up(g.OW, (dim_t)s8_direct_max_urw(4));
     // A short row (not a flattened 1x1) that one tile of fewer oc blocks
     // covers: each weight vector then serves the whole row in one pass
     // instead of two tiles (512 channels at 7x7: the weights stream from
     // L2, and a tile of 6 columns plus one of 1 cost about two passes).
-    if (!g.is_1x1_unit() && c.noc > 2 && c.nocb % 2 == 0 && g.OW > s8_direct_max_urw(c.noc)
+    if (!wide4 && !c.flat && c.noc > 2 && c.nocb % 2 == 0 && g.OW > s8_direct_max_urw(c.noc)
             && g.OW <= s8_direct_max_urw(2))
         c.noc = 2;
-    c.urw = s8_direct_max_urw(c.noc);
+    c.urw = wide4 ? s8_direct_wide4_urw : s8_direct_max_urw(c.noc);
     if (ymm) c.noc = 1, c.urw = s8_direct_avx2_max_urw;
-    c.flat = g.is_1x1_unit();
     c.row = c.flat ? g.OD * g.OH * g.OW : g.OW;
     c.s_col = c.flat ? s_w : g.SW * s_w;
     c.tap_d = (g.DD + 1) * s_d, c.tap_h = (g.DH + 1) * s_h, c.tap_w = (g.DW + 1) * s_w;
@@ -179,13 +189,11 @@ status_t s8_direct_conv_fwd_t::pd_t::init(dnnl_engine *) {
     // apart).
     const auto &dsd = mdw_t(dst_md_).blk().strides;
     const dim_t plane_pts = g.OH * g.OW;
-    // When the pad byte is surely 0 (u8 src without a zero point), row
-    // tiles skip their padded taps (s8_direct_args_t::skip_pad), which
-    // plane tiles cannot: then only a plane of at most half the rows' tiles
-    // is taken. Zen 4, 3x3 taps, mb16: 512 channels at 7x7 (5 plane tiles
+    // Row tiles over zero padding skip their padded taps, which plane
+    // tiles cannot: then only a plane of at most half the rows' tiles is
+    // taken. Zen 4, 3x3 taps, mb16: 512 channels at 7x7 (5 plane tiles
     // against 7 rows) 0.87x as planes, 3x3 (2 against 3) 0.79x, 256 at 4x4
     // 0.75x; 512 at 2x2 (1 against 2) 1.23x.
-    const bool pad_zero = !c.shift && attr_.zero_points.get(DNNL_ARG_SRC) == nullptr;
     const dim_t nt = div_up(plane_pts, (dim_t)c.urw);
     if (!ymm && !c.flat && !fold_ok(g, c, s_w) && g.OH > 1 && g.OW <= c.urw
             && dsd[nd - 2] == g.OW * dsd[nd - 1] && (pad_zero ? 2 * nt <= g.OH : nt < g.OH)) {

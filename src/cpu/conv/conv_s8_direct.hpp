@@ -116,8 +116,12 @@ struct s8_direct_kernels_t {
     s8_direct_fn_t skip[max_noc + 1][max_urw + 1] = {};
 };
 
-// Largest URW for NOC blocks, and the AVX512-VNNI kernels.
+// Largest URW for NOC blocks, and the AVX512-VNNI kernels. Four blocks
+// also have tiles of s8_direct_wide4_urw columns, two more accumulators
+// than the registers hold besides the weights and the broadcast (the
+// driver takes them only where they save tiles).
 int s8_direct_max_urw(int noc);
+constexpr int s8_direct_wide4_urw = 7;
 void s8_direct_avx512_vnni_kernels(s8_direct_kernels_t &k);
 // The AVX-VNNI kernels: NOC 1 only, URW up to s8_direct_avx2_max_urw, the
 // sums always to the tile buffer. false when the compiler cannot build them.

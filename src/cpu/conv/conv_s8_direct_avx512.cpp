@@ -1,14 +1,13 @@
 // Direct int8 convolution register tiles, AVX512-VNNI (contract in
 // conv_s8_direct.hpp): up to 4 oc blocks x 16 columns, NOC * URW
 // accumulators + NOC weight vectors + the broadcast + the flip mask within
-// the 32 zmm registers.
+// the 32 zmm registers (4 x 7 takes two more: the compiler keeps two
+// accumulators on the stack).
 #include <immintrin.h>
 
 #include <cstring>
 
 #include "cpu/conv/conv_s8_direct.hpp"
-
-namespace kestrel {
 
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))), \
@@ -17,6 +16,11 @@ namespace kestrel {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")
 #endif
+
+// Inside the target region: its helpers inline the tiles' code.
+#include "cpu/conv/skip_columns.hpp"
+
+namespace kestrel {
 
 namespace {
 
@@ -216,10 +220,22 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
     } else {
         // (The block's quad count hoisted out of the tap loops: measured
         // faster than ic_block here on the 1x1 layers.)
+        const skip_columns_t<URW> sk(t.iw0, c.DW1, c.SW, c.IW, SKIP ? c.KW : 0);
         for (dim_t icb = 0; icb < c.nicb; ++icb) {
             const bool lastb = icb + 1 == c.nicb;
             const dim_t nq = lastb ? c.ic_tail / 4 : 4;
             const int rem = lastb ? (int)(c.ic_tail % 4) : 0;
+            auto quads = [&](const uint8_t *s, const int8_t *w, uint32_t live) __attribute__((always_inline)) {
+                if (nq == 4) {
+                    KESTREL_UNROLL(4)
+                    for (dim_t q = 0; q < 4; ++q)
+                        quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip, live);
+                } else {
+                    for (dim_t q = 0; q < nq; ++q)
+                        quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip, live);
+                }
+                if (rem) quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, nq * 4, rem, flip, live);
+            };
             for (dim_t kd = 0; kd < t.nkd; ++kd)
                 for (dim_t kh = 0; kh < t.nkh; ++kh) {
                     const uint8_t *srow = t.src + icb * 16 + kd * c.tap_d + kh * c.tap_h;
@@ -227,23 +243,12 @@ void tile(const s8_direct_conf_t &c, const s8_direct_args_t &t) {
                     for (dim_t kw = 0; kw < c.KW; ++kw) {
                         const uint8_t *s = srow + kw * c.tap_w;
                         const int8_t *w = wrow + kw * c.w_kw;
-                        uint32_t live = ~0u;
-                        if (SKIP) {
-                            const dim_t iw = t.iw0 + kw * c.DW1;
-                            live = 0;
-                            for (int j = 0; j < URW; ++j)
-                                live |= (uint32_t)(iw + j * c.SW >= 0 && iw + j * c.SW < c.IW) << j;
-                        }
-                        if (nq == 4) {
-                            KESTREL_UNROLL(4)
-                            for (dim_t q = 0; q < 4; ++q)
-                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip, live);
-                        } else {
-                            for (dim_t q = 0; q < nq; ++q)
-                                quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, q * 4, 0, flip, live);
-                        }
-                        if (rem)
-                            quad<NOC, URW, CHECK, SHIFT>(acc, s, cols, 0, c.s_col, w, c.w_ocb, nq * 4, rem, flip, live);
+                        if (SKIP)
+                            with_live_columns<URW>(sk.at(kw), [&](uint32_t live) __attribute__((always_inline)) {
+                                quads(s, w, live);
+                            });
+                        else
+                            quads(s, w, ~0u);
                     }
                 }
         }
@@ -276,14 +281,18 @@ void s8_direct_avx512_vnni_kernels(s8_direct_kernels_t &k) {
     fill_noc<1, 16>(k);
     fill_noc<2, 12>(k);
     fill_noc<3, 8>(k);
-    fill_noc<4, 6>(k);
+    fill_noc<4, s8_direct_wide4_urw>(k);
 }
+
+} // namespace kestrel
 
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
 #pragma GCC pop_options
 #endif
+
+namespace kestrel {
 
 int s8_direct_max_urw(int noc) {
     static const int m[] = {0, 16, 12, 8, 6};

@@ -11,7 +11,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/conv/conv_s8_direct.hpp src/cpu/conv/conv_s8_direct.cpp \
 	src/cpu/conv/conv_s8_direct_avx512.cpp src/cpu/conv/conv_s8_direct_avx2.cpp \
 	src/cpu/conv/conv_bf16_direct.hpp src/cpu/conv/conv_bf16_direct.cpp \
-	src/cpu/conv/conv_bf16_direct_avx512.cpp \
+	src/cpu/conv/conv_bf16_direct_avx512.cpp src/cpu/conv/skip_columns.hpp \
 	src/cpu/conv/conv_dw_fused.cpp src/cpu/conv/dw_conv.cpp src/cpu/conv/dw_conv_row.inc \
 	src/cpu/conv/conv_nxc_wrap.hpp src/cpu/conv/conv_nxc_wrap.cpp \
 	src/cpu/conv/gemm_deconv.cpp \
