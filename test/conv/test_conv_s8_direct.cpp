@@ -675,6 +675,14 @@ int main() {
         p.ddt = dnnl_s32;
         add(p, "skip: 1-column rows, 3x3 pad 1 (taps with no column in src), u8, s32 exact");
     }
+    // A flattened 1x1 row whose image's src is over half of L2 (and the
+    // call's over two L2s) fetches the next tile's pixels ahead: the last
+    // tile of a segment and of the row.
+    {
+        prb_t p = base2d(4, 1, 160, 40, 64, 65, 1, 1, 0);
+        p.ddt = dnnl_s32;
+        add(p, "1x1 flat, ic 160 oc 40, 64x65 (666 KB an image), mb 4, s32 exact (src fetched ahead)");
+    }
     // Four oc blocks over 7 columns where that saves tiles over 6: a row
     // of 13 (a 7 and a 6 tile) with an oc tail, a stride-2 row of 28
     // whose 5x5 taps leave two edge columns out (the general column mask),
