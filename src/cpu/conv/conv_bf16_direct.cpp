@@ -46,15 +46,6 @@ constexpr dim_t l2_bytes = 1024 * 1024;
 // lines, read as one stream), not for gathered planes (small images).
 constexpr dim_t pf_lines_max = 320;
 
-// The cache lines of [a, a + bytes), fetched for reading / for writing.
-void pf_read(const void *a, dim_t bytes) {
-    const uintptr_t e = (uintptr_t)a + (uintptr_t)bytes;
-    for (uintptr_t x = (uintptr_t)a & ~(uintptr_t)63; x < e; x += 64) __builtin_prefetch((const void *)x, 0, 3);
-}
-void pf_write(void *a, dim_t bytes) {
-    const uintptr_t e = (uintptr_t)a + (uintptr_t)bytes;
-    for (uintptr_t x = (uintptr_t)a & ~(uintptr_t)63; x < e; x += 64) __builtin_prefetch((void *)x, 1, 3);
-}
 // The folded weights (conf.fold).
 constexpr scratchpad::key_t key_fold = 0;
 // A thread's edge window (direct_conv.hpp) for folded rows.

@@ -32,11 +32,6 @@
 namespace kestrel {
 
 namespace {
-// The cache lines of [a, a + bytes), fetched for reading.
-void pf_read(const void *a, dim_t bytes) {
-    const uintptr_t e = (uintptr_t)a + (uintptr_t)bytes;
-    for (uintptr_t x = (uintptr_t)a & ~(uintptr_t)63; x < e; x += 64) __builtin_prefetch((const void *)x, 0, 3);
-}
 
 constexpr scratchpad::key_t key_wsum = 0;
 constexpr scratchpad::key_t key_fold = 1;
