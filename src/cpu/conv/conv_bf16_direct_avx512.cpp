@@ -7,6 +7,7 @@
 // results (DAZ/FTZ regardless of MXCSR, round to nearest even); the tests
 // keep their data and sums clear of denormals.
 #include "cpu/conv/conv_bf16_direct.hpp"
+#include "cpu/conv/direct_conv.hpp"
 
 #include <cstring>
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "cpu/conv/conv_s8_direct.hpp"
+#include "cpu/conv/direct_conv.hpp"
 
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))), \

@@ -3,24 +3,27 @@
 // whose src point lies inside src only (a padded tap adds nothing). The
 // columns are a bit mask per kw tap, found once per tile. A kernel file
 // includes this inside its target region, so that with_live_columns,
-// built for that target, inlines the tile's code.
+// built for that target, inlines the tile's code; the file includes
+// direct_conv.hpp before the region, so its inline helpers keep the
+// default target.
 #ifndef KESTREL_CPU_CONV_SKIP_COLUMNS_HPP
 #define KESTREL_CPU_CONV_SKIP_COLUMNS_HPP
 
 #include <cstdint>
 
 #include "core/common.hpp"
+#include "cpu/conv/direct_conv.hpp"
 #include "cpu/simd.hpp"
 
 namespace kestrel {
 
 // Bit j set when column j (SW apart, column 0 at src w index iw) is
-// inside [0, IW).
+// inside [0, IW): valid_columns' run as a mask.
 template <int URW>
 inline uint32_t live_columns(dim_t iw, dim_t SW, dim_t IW) {
-    uint32_t live = 0;
-    for (int j = 0; j < URW; ++j) live |= (uint32_t)(iw + j * SW >= 0 && iw + j * SW < IW) << j;
-    return live;
+    int jlo, jhi;
+    valid_columns(iw, SW, IW, URW, jlo, jhi);
+    return jlo >= jhi ? 0u : ((1u << jhi) - 1) & ~((1u << jlo) - 1);
 }
 
 // The masks of a tile's kw taps (column 0 at iw0 at tap 0, taps DW1
