@@ -1,5 +1,6 @@
 libkestrel_la_SOURCES += \
 	src/cpu/isa.hpp src/cpu/isa.cpp \
+	src/cpu/prefetch.hpp \
 	src/cpu/simd.hpp \
 	src/cpu/threading.hpp \
 	src/cpu/types.hpp \

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "core/common.hpp"
+#include "cpu/prefetch.hpp"
 
 namespace kestrel {
 
@@ -203,17 +204,6 @@ inline void valid_columns(dim_t iw, dim_t SW, dim_t IW, int urw, int &jlo, int &
 // (the 7x7 s2 3-64 first layer on nhwc, 3 input channels and no src
 // fetching, at mb16: f32 1.15-1.19x, bf16 1.06x; mb1 0.94-0.98x).
 bool direct_conv_from_memory(double bytes);
-
-// The cache lines of [a, a + bytes), fetched for reading / for writing
-// (the int8 and bf16 drivers' next-tile fetches).
-inline void pf_read(const void *a, dim_t bytes) {
-    const uintptr_t e = (uintptr_t)a + (uintptr_t)bytes;
-    for (uintptr_t x = (uintptr_t)a & ~(uintptr_t)63; x < e; x += 64) __builtin_prefetch((const void *)x, 0, 3);
-}
-inline void pf_write(void *a, dim_t bytes) {
-    const uintptr_t e = (uintptr_t)a + (uintptr_t)bytes;
-    for (uintptr_t x = (uintptr_t)a & ~(uintptr_t)63; x < e; x += 64) __builtin_prefetch((void *)x, 1, 3);
-}
 
 // Largest URW a kernel set offers for NOC blocks (0: none).
 int direct_conv_16c_max_urw(int noc);

@@ -48,8 +48,11 @@ struct gemm_rnn_int8_fwd_t : primitive_t {
         // Room for plan_iter's (0), plan_iter_o's (1), plan_proj's (2) or
         // plan_layer's (3, shared by plan_layer_tail: the packed layout
         // does not depend on M) packed weights in key_packed, 64-byte
-        // multiples (0 when unused).
+        // multiples (0 when unused). One chunk of steps reads the layer
+        // weights once: its GEMM packs them block by block as it goes
+        // (a packed copy would be one more pass over them through memory).
         size_t packed_bytes(int i) const {
+            if (i == 3 && dims_.T <= t_chunk) return 0;
             const gemm::s8_plan_t &p = i == 0 ? plan_iter : i == 1 ? plan_iter_o : i == 2 ? plan_proj : plan_layer;
             return (p.packed_b_bytes() + 63) / 64 * 64;
         }
