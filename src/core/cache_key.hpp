@@ -49,6 +49,12 @@ public:
             put(md.sparse.metadata_types[0]);
             put(md.sparse.metadata_types[1]);
         }
+        if (md.format_kind == dnnl_format_kind_opaque) {
+            put(md.rnn_packed.nr);
+            put(md.rnn_packed.k);
+            put(md.rnn_packed.n);
+            put(md.rnn_packed.slice_bytes);
+        }
         if (md.format_kind != dnnl_blocked) return;
         put(md.offset0);
         put_array(md.padded_dims, n);

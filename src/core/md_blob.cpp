@@ -98,6 +98,11 @@ std::vector<uint8_t> md_to_blob(const memory_desc_t &md) {
         w.i64(md.sparse.nnz);
         w.i32(md.sparse.metadata_types[0]);
         w.i32(md.sparse.metadata_types[1]);
+    } else if (md.format_kind == dnnl_format_kind_opaque) {
+        w.i32(md.rnn_packed.nr);
+        w.i64(md.rnn_packed.k);
+        w.i64(md.rnn_packed.n);
+        w.i64(md.rnn_packed.slice_bytes);
     } else {
         for (int d = 0; d < n; ++d) w.i64(md.blocking.strides[d]);
         write_blocks(w, md);
@@ -125,7 +130,8 @@ status_t md_from_blob(memory_desc_t &md, const uint8_t *blob) {
     const int32_t dt = r.i32(), fk = r.i32();
     if (m.ndims == 0 ? dt != dnnl_data_type_undef || fk != dnnl_format_kind_undef
                      : dt <= dnnl_data_type_undef || dt > dnnl_f4_e3m0
-                    || (fk != dnnl_format_kind_any && fk != dnnl_blocked && fk != dnnl_format_kind_sparse))
+                    || (fk != dnnl_format_kind_any && fk != dnnl_blocked && fk != dnnl_format_kind_sparse
+                            && fk != dnnl_format_kind_opaque))
         return status::invalid_arguments;
     m.data_type = (data_type_t)dt;
     m.format_kind = (dnnl_format_kind_t)fk;
@@ -135,6 +141,21 @@ status_t md_from_blob(memory_desc_t &md, const uint8_t *blob) {
     if (fk == dnnl_format_kind_sparse) {
         if (!read_sparse(r, m) || !r.ok || r.left != 0) return status::invalid_arguments;
         md = m;
+        return status::success;
+    }
+    if (fk == dnnl_format_kind_opaque) {
+        const int nr = r.i32();
+        const dim_t k = r.i64(), n = r.i64(), bytes = r.i64();
+        memory_desc_t p;
+        if (!r.ok || r.left != 0 || m.data_type != dnnl_s8 || m.offset0 != 0
+                || md_init_rnn_packed(p, m, nr, k, n, bytes) != status::success)
+            return status::invalid_arguments;
+        for (int d = 0; d < m.ndims; ++d)
+            if (m.dims[d] <= 0 || m.padded_dims[d] != m.dims[d] || m.padded_offsets[d] != 0
+                    || m.dims[d] > ((dim_t)1 << 40))
+                return status::invalid_arguments;
+        if (m.dims[0] * m.dims[1] > ((dim_t)1 << 40) / bytes) return status::invalid_arguments;
+        md = p;
         return status::success;
     }
     for (int d = 0; d < m.ndims; ++d) m.blocking.strides[d] = r.i64();

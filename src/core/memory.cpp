@@ -60,7 +60,8 @@ status_t memory_create(dnnl_memory **out, const memory_desc_t &md,
 status_t memory_create(dnnl_memory **out, const memory_desc_t &md,
         dnnl_engine *engine, void *handle) {
     mdw_t m(md);
-    if (!m.is_zero() && !m.is_blocked()) return status::invalid_arguments;
+    // Blocked, or Kestrel's packed RNN weights (which only a reorder fills).
+    if (!m.is_zero() && !m.is_blocked() && !md_is_rnn_packed(md)) return status::invalid_arguments;
     if (m.has_runtime_dims_or_strides()) return status::invalid_arguments;
     auto *mem = new (std::nothrow) dnnl_memory;
     if (!mem) return status::out_of_memory;

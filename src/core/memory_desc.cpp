@@ -470,6 +470,23 @@ status_t md_init_sparse(memory_desc_t &md, dnnl_sparse_encoding_t encoding,
     return status::success;
 }
 
+status_t md_init_rnn_packed(memory_desc_t &md, const memory_desc_t &like, int nr, dim_t k, dim_t n,
+        dim_t slice_bytes) {
+    if (like.ndims != 5 || nr <= 0 || k <= 0 || n <= 0 || slice_bytes <= 0 || slice_bytes % 64)
+        return status::invalid_arguments;
+    memory_desc_t r = zero_md();
+    r.ndims = 5;
+    r.data_type = dnnl_s8;
+    for (int d = 0; d < 5; ++d) r.dims[d] = r.padded_dims[d] = like.dims[d];
+    r.format_kind = dnnl_format_kind_opaque;
+    r.rnn_packed.nr = nr;
+    r.rnn_packed.k = k;
+    r.rnn_packed.n = n;
+    r.rnn_packed.slice_bytes = slice_bytes;
+    md = r;
+    return status::success;
+}
+
 int md_num_handles(const memory_desc_t &md) {
     if (md.format_kind != dnnl_format_kind_sparse) return 1;
     switch (md.sparse.encoding) {
@@ -538,6 +555,8 @@ size_t mdw_t::size(int index) const {
             default: return 0;
         }
     }
+    if (md_is_rnn_packed(*md_)) // one slice per (layer, direction)
+        return index == 0 ? (size_t)(md_->dims[0] * md_->dims[1] * md_->rnn_packed.slice_bytes) : 0;
     if (index != 0 || is_zero() || !is_blocked() || has_zero_dim()) return 0;
     if (has_runtime_dims_or_strides()) return DNNL_RUNTIME_SIZE_VAL;
     return bytes_of(data_type(), span_elems());
@@ -621,6 +640,9 @@ bool mdw_t::equal(const mdw_t &o) const {
         return a.sparse.encoding == b.sparse.encoding && a.sparse.nnz == b.sparse.nnz
                 && a.sparse.metadata_types[0] == b.sparse.metadata_types[0]
                 && a.sparse.metadata_types[1] == b.sparse.metadata_types[1];
+    if (md_is_rnn_packed(a))
+        return a.rnn_packed.nr == b.rnn_packed.nr && a.rnn_packed.k == b.rnn_packed.k
+                && a.rnn_packed.n == b.rnn_packed.n && a.rnn_packed.slice_bytes == b.rnn_packed.slice_bytes;
     if (a.format_kind != dnnl_blocked) return true;
     if (a.offset0 != b.offset0) return false;
     const auto &x = a.blocking, &y = b.blocking;

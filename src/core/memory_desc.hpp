@@ -23,6 +23,18 @@ struct kestrel_sparse_desc {
     dnnl_data_type_t metadata_types[2];
 };
 
+// The layout of an opaque (format_kind opaque) descriptor: Kestrel's packed
+// RNN weights, which an int8 RNN offers for weights given as `any` (as
+// oneDNN offers its packed RNN weights) and a reorder fills. Each (layer,
+// direction) slice holds the int8 GEMM's B panels of `nr` columns over the
+// slice's K x N matrix (K input channels, N gates x output channels; groups
+// of 4 k), then the N column sums (gemm::s8_plan_t::pack_b_all's layout).
+struct kestrel_rnn_packed_desc {
+    int nr; // panel width of the GEMM microkernel the panels are for
+    dnnl_dim_t k, n; // one slice's GEMM K and N
+    dnnl_dim_t slice_bytes; // bytes of one slice, a multiple of 64
+};
+
 // A value type: copying it copies the whole layout. Handles given to users
 // are heap copies of it. `blocking` and `sparse` share storage: which one is
 // meaningful follows format_kind (and the descriptor keeps its size).
@@ -37,6 +49,7 @@ struct dnnl_memory_desc {
     union {
         kestrel_blocking_desc blocking;
         kestrel_sparse_desc sparse;
+        kestrel_rnn_packed_desc rnn_packed;
     };
 };
 
@@ -68,6 +81,12 @@ status_t md_init_sparse(memory_desc_t &md, dnnl_sparse_encoding_t encoding,
         data_type_t indices_dt, data_type_t pointers_dt);
 // Number of data handles a memory object of this descriptor has.
 int md_num_handles(const memory_desc_t &md);
+
+// Packed RNN weights (kestrel_rnn_packed_desc) of the 5D ldigo-like dims of
+// `like` (data type s8); false for anything else.
+status_t md_init_rnn_packed(memory_desc_t &md, const memory_desc_t &like, int nr, dim_t k, dim_t n,
+        dim_t slice_bytes);
+inline bool md_is_rnn_packed(const memory_desc_t &md) { return md.format_kind == dnnl_format_kind_opaque; }
 
 // Fills `md` (which must have format_kind any or blocked) with the layout of
 // `tag`, keeping dims and data type. Used to resolve format `any`.

@@ -125,6 +125,8 @@ void put_md(out_t &o, const char *name, const memory_desc_t *md, bool user_any) 
         // A sparse descriptor has an encoding where a blocked one has its
         // tag, and no strides field.
         case dnnl_format_kind_sparse: o.add(":%s:", dnnl_sparse_encoding2str(w.encoding())); break;
+        // Kestrel's packed RNN weights: no tag, the panel width.
+        case dnnl_format_kind_opaque: o.add(":rnn_packed:nr%d", md->rnn_packed.nr); break;
         default: o.put("::"); break;
     }
     o.put(":f0");

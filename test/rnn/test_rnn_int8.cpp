@@ -314,7 +314,83 @@ struct outs_t {
     std::vector<float> dst_f, di_f, dic;
 };
 
-// mode: 0 global arena, 1 private, 2 user scratchpad.
+// The weights given to a primitive that asked for them as `any`: for
+// packed (opaque) descriptors a new memory filled by a reorder from the
+// user's plain s8 weights (from_f32: from f32 copies of them halved,
+// quantised back by an rnn weights scale of 2), else the user's memory.
+struct packed_w_t {
+    mem_t user, packed;
+    std::vector<float> f;
+    bool ok = true;
+};
+
+void pack_weights(packed_w_t &w, const_dnnl_memory_desc_t want, const kt::md_t &user_md, std::vector<int8_t> &v,
+        bool from_f32, const std::string &what) {
+    KT_OK(dnnl_memory_create(&w.user.h, user_md.h, eng, v.data()));
+    dnnl_format_kind_t fk = dnnl_format_kind_undef;
+    KT_OK(dnnl_memory_desc_query(want, dnnl_query_format_kind, &fk));
+    if (dnnl_memory_desc_equal(want, user_md.h)) return;
+    if (fk != dnnl_format_kind_opaque) { // plain, in another order than the user's
+        KT_OK(dnnl_memory_create(&w.packed.h, want, eng, DNNL_MEMORY_ALLOCATE));
+        dnnl_primitive_desc_t rpd = nullptr;
+        KT_OK(dnnl_reorder_primitive_desc_create(&rpd, user_md.h, eng, want, eng, nullptr));
+        dnnl_primitive_t r = nullptr;
+        KT_OK(dnnl_primitive_create(&r, rpd));
+        dnnl_exec_arg_t ra_args[] = {{DNNL_ARG_FROM, w.user.h}, {DNNL_ARG_TO, w.packed.h}};
+        KT_OK(dnnl_primitive_execute(r, strm, 2, ra_args));
+        KT_OK(dnnl_stream_wait(strm));
+        dnnl_primitive_destroy(r);
+        dnnl_primitive_desc_destroy(rpd);
+        return;
+    }
+    tally.check(dnnl_memory_desc_get_size(want) > v.size(), (what + ": packed weights size").c_str());
+    KT_OK(dnnl_memory_create(&w.packed.h, want, eng, DNNL_MEMORY_ALLOCATE));
+    kt::md_t fmd;
+    mem_t fm;
+    attr_h ra;
+    dnnl_memory_t from = w.user.h;
+    if (from_f32) {
+        dnnl_dims_t dims;
+        const dnnl_dims_t *pd_dims = nullptr;
+        KT_OK(dnnl_memory_desc_query(user_md.h, dnnl_query_dims, &pd_dims));
+        for (int k = 0; k < 5; ++k) dims[k] = (*pd_dims)[k];
+        const dnnl_dims_t *st = nullptr;
+        KT_OK(dnnl_memory_desc_query(user_md.h, dnnl_query_strides, &st));
+        KT_OK(dnnl_memory_desc_create_with_strides(&fmd.h, 5, dims, dnnl_f32, *st));
+        w.f.resize(v.size());
+        for (size_t i = 0; i < v.size(); ++i) w.f[i] = v[i] * 0.5f;
+        KT_OK(dnnl_memory_create(&fm.h, fmd.h, eng, w.f.data()));
+        const float two = 2.f;
+        KT_OK(dnnl_primitive_attr_set_rnn_weights_qparams(ra.h, 1, 0, &two));
+        from = fm.h;
+    }
+    dnnl_primitive_desc_t rpd = nullptr;
+    const_dnnl_memory_desc_t from_md = nullptr;
+    KT_OK(dnnl_memory_get_memory_desc(from, &from_md));
+    dnnl_status_t st = dnnl_reorder_primitive_desc_create(&rpd, from_md, eng, want, eng, ra.h);
+    tally.check(st == dnnl_success && kt::impl_name(rpd) == "reorder:rnn_packed",
+            (what + ": reorder into packed weights").c_str());
+    if (st != dnnl_success) {
+        w.ok = false;
+        return;
+    }
+    dnnl_primitive_t r = nullptr;
+    KT_OK(dnnl_primitive_create(&r, rpd));
+    dnnl_exec_arg_t ra_args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, w.packed.h}};
+    KT_OK(dnnl_primitive_execute(r, strm, 2, ra_args));
+    KT_OK(dnnl_stream_wait(strm));
+    dnnl_primitive_destroy(r);
+    dnnl_primitive_desc_destroy(rpd);
+    // Nothing reads packed weights back into a plain layout.
+    dnnl_primitive_desc_t back = nullptr;
+    tally.check(dnnl_reorder_primitive_desc_create(&back, want, eng, user_md.h, eng, nullptr) == dnnl_unimplemented
+                    && !back,
+            (what + ": no reorder out of packed weights").c_str());
+    if (back) dnnl_primitive_desc_destroy(back);
+}
+
+// mode: 0 global arena, 1 private, 2 user scratchpad; 3 and 4 the global
+// arena with weights `any` (packed: from s8, from f32).
 bool run_c(const prob_t &p, const data_t &x, int mode, outs_t &o, const std::string &what) {
     using kestrel::scratchpad_policy_t;
     kestrel::set_library_scratchpad_policy(
@@ -324,6 +400,14 @@ bool run_c(const prob_t &p, const data_t &x, int mode, outs_t &o, const std::str
     attr_h a;
     set_qparams(p, x, a.h);
     KT_OK(dnnl_primitive_attr_set_scratchpad_mode(a.h, mode == 2 ? dnnl_scratchpad_mode_user : dnnl_scratchpad_mode_library));
+    const bool packed = mode >= 3;
+    mds_t user;
+    if (packed) {
+        make_mds(p, user);
+        const int L = p.L, D = p.D(), G = p.G();
+        m.wl.h = kt::make_md({L, D, p.SLC, G, p.DHC}, dnnl_s8, dnnl_format_tag_any);
+        m.wi.h = kt::make_md({L, D, p.dic_(), G, p.DHC}, dnnl_s8, dnnl_format_tag_any);
+    }
     dnnl_primitive_desc_t pd = nullptr;
     dnnl_status_t st = create_pd(&pd, p, m, a.h);
     if (st != dnnl_success) {
@@ -331,6 +415,30 @@ bool run_c(const prob_t &p, const data_t &x, int mode, outs_t &o, const std::str
         return false;
     }
     tally.check(kt::impl_name(pd) == "gemm:int8", (what + ": int8 implementation").c_str());
+    const_dnnl_memory_desc_t wl_want = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, DNNL_ARG_WEIGHTS_LAYER);
+    const_dnnl_memory_desc_t wi_want = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, DNNL_ARG_WEIGHTS_ITER);
+    if (packed) {
+        dnnl_format_kind_t fl = dnnl_format_kind_undef, fi = dnnl_format_kind_undef;
+        KT_OK(dnnl_memory_desc_query(wl_want, dnnl_query_format_kind, &fl));
+        KT_OK(dnnl_memory_desc_query(wi_want, dnnl_query_format_kind, &fi));
+        tally.check(fl == dnnl_format_kind_opaque && fi == (p.cell == lstm ? dnnl_format_kind_opaque : dnnl_blocked),
+                (what + ": any weights packed (LSTM both, GRU the layer weights)").c_str());
+        // The packed descriptors given back explicitly: the same primitive.
+        kt::md_t wl_c, wi_c;
+        KT_OK(dnnl_memory_desc_clone(&wl_c.h, wl_want));
+        KT_OK(dnnl_memory_desc_clone(&wi_c.h, wi_want));
+        mds_t again;
+        make_mds(p, again);
+        std::swap(again.wl.h, wl_c.h);
+        std::swap(again.wi.h, wi_c.h);
+        dnnl_primitive_desc_t pd2 = nullptr;
+        tally.check(create_pd(&pd2, p, again, a.h) == dnnl_success && kt::impl_name(pd2) == "gemm:int8"
+                        && dnnl_memory_desc_equal(
+                                dnnl_primitive_desc_query_md(pd2, dnnl_query_exec_arg_md, DNNL_ARG_WEIGHTS_LAYER),
+                                wl_want),
+                (what + ": packed weights descriptors accepted as given").c_str());
+        if (pd2) dnnl_primitive_desc_destroy(pd2);
+    }
     const int LD = p.L * p.D();
     std::vector<int8_t> wl = p.goi ? to_goi(x.wl, LD, p.SLC, p.G(), p.DHC) : x.wl;
     std::vector<int8_t> wi = p.goi ? to_goi(x.wi, LD, p.dic_(), p.G(), p.DHC) : x.wi;
@@ -355,8 +463,20 @@ bool run_c(const prob_t &p, const data_t &x, int mode, outs_t &o, const std::str
     add(DNNL_ARG_SRC_LAYER, m.src, src.data());
     add(DNNL_ARG_SRC_ITER, m.si, p.si == dnnl_u8 ? (void *)si_u8.data() : (void *)si_f.data());
     add(DNNL_ARG_SRC_ITER_C, m.sic, sic.data());
-    add(DNNL_ARG_WEIGHTS_LAYER, m.wl, wl.data());
-    add(DNNL_ARG_WEIGHTS_ITER, m.wi, wi.data());
+    packed_w_t pwl, pwi;
+    if (packed) {
+        pack_weights(pwl, wl_want, user.wl, wl, mode == 4, what + " weights_layer");
+        pack_weights(pwi, wi_want, user.wi, wi, mode == 4, what + " weights_iter");
+        if (!pwl.ok || !pwi.ok) {
+            dnnl_primitive_desc_destroy(pd);
+            return false;
+        }
+        args.push_back({DNNL_ARG_WEIGHTS_LAYER, pwl.packed.h ? pwl.packed.h : pwl.user.h});
+        args.push_back({DNNL_ARG_WEIGHTS_ITER, pwi.packed.h ? pwi.packed.h : pwi.user.h});
+    } else {
+        add(DNNL_ARG_WEIGHTS_LAYER, m.wl, wl.data());
+        add(DNNL_ARG_WEIGHTS_ITER, m.wi, wi.data());
+    }
     add(DNNL_ARG_WEIGHTS_PROJECTION, m.proj, wp.data());
     add(DNNL_ARG_BIAS, m.bias, bias.data());
     add(DNNL_ARG_DST_LAYER, m.dst, p.dst == dnnl_u8 ? (void *)o.dst_u8.data() : (void *)o.dst_f.data());
@@ -415,13 +535,23 @@ bool run_cpp(const prob_t &p, const data_t &x, outs_t &o) {
     o.dst_f.assign(nd, NAN);
     o.di_u8.assign(ni, 0);
     o.dic.assign((size_t)L * D * N * DHC, NAN);
-    const memory::desc want_wl({L, D, p.SLC, G, DHC}, dt::s8, tag::ldigo);
+    // `any` weights: packed (opaque) for the layer weights and LSTM's
+    // iteration weights, filled by a reorder from the plain s8 ones.
+    const memory::desc user_wl({L, D, p.SLC, G, DHC}, dt::s8, tag::ldigo),
+            user_wi({L, D, DIC, G, DHC}, dt::s8, tag::ldigo);
+    auto weights = [&](const memory::desc &want, const memory::desc &user, std::vector<int8_t> &v) {
+        memory u(user, e, v.data());
+        if (want == user) return u;
+        memory m(want, e);
+        reorder(u, m).execute(s, u, m);
+        return m;
+    };
     auto common_args = [&](const memory::desc &wl_q, const memory::desc &wi_q) {
         std::unordered_map<int, memory> args;
         args[DNNL_ARG_SRC_LAYER] = memory(src, e, src_v.data());
         args[DNNL_ARG_SRC_ITER] = memory(si, e, si_v.data());
-        args[DNNL_ARG_WEIGHTS_LAYER] = memory(wl_q, e, wl_v.data());
-        args[DNNL_ARG_WEIGHTS_ITER] = memory(wi_q, e, wi_v.data());
+        args[DNNL_ARG_WEIGHTS_LAYER] = weights(wl_q, user_wl, wl_v);
+        args[DNNL_ARG_WEIGHTS_ITER] = weights(wi_q, user_wi, wi_v);
         args[DNNL_ARG_BIAS] = memory(bias, e, bias_v.data());
         args[DNNL_ARG_DST_LAYER]
                 = memory(dst, e, p.dst == dnnl_u8 ? (void *)o.dst_u8.data() : (void *)o.dst_f.data());
@@ -430,14 +560,18 @@ bool run_cpp(const prob_t &p, const data_t &x, outs_t &o) {
     };
     if (p.cell == lstm) {
         lstm_forward::primitive_desc pd(e, fi, dir, src, si, sic, wl, wi, bias, dst, di, dic, a);
-        if (pd.weights_layer_desc() != want_wl) return false;
+        if (pd.weights_layer_desc().get_format_kind() != memory::format_kind::opaque
+                || pd.weights_iter_desc().get_format_kind() != memory::format_kind::opaque)
+            return false;
         auto args = common_args(pd.weights_layer_desc(), pd.weights_iter_desc());
         args[DNNL_ARG_SRC_ITER_C] = memory(pd.src_iter_c_desc(), e, sic_v.data());
         args[DNNL_ARG_DST_ITER_C] = memory(pd.dst_iter_c_desc(), e, o.dic.data());
         lstm_forward(pd).execute(s, args);
     } else {
         gru_forward::primitive_desc pd(e, fi, dir, src, si, wl, wi, bias, dst, di, a);
-        if (pd.weights_layer_desc() != want_wl) return false;
+        if (pd.weights_layer_desc().get_format_kind() != memory::format_kind::opaque
+                || pd.weights_iter_desc() != user_wi)
+            return false;
         gru_forward(pd).execute(s, common_args(pd.weights_layer_desc(), pd.weights_iter_desc()));
     }
     s.wait();
@@ -547,6 +681,7 @@ void sweep() {
                         p.shift = 120.25f; // a half-integer shift would make every sum of directions a tie
                     }
                     check_prob(p, seed, 1 + (int)(seed % 2), (int)(seed % 3));
+                    check_prob(p, seed, 2 - (int)(seed % 2), 3 + (int)(seed % 2));
                     ++seed;
                 }
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/primitive.hpp"
+#include "cpu/gemm/gemm_s8.hpp"
 #include "cpu/reorder/layout_util.hpp"
 #include "cpu/reorder/reorder_pd.hpp"
 
@@ -162,6 +163,26 @@ struct reorder_rnn_quant_t : primitive_t {
         enum class kind_t { data, weights, projection } kind = kind_t::data;
     };
     explicit reorder_rnn_quant_t(const pd_t *pd) : primitive_t(pd) {}
+    status_t execute(const exec_ctx_t &ctx) const override;
+    const pd_t *pd() const { return static_cast<const pd_t *>(primitive_t::pd()); }
+};
+
+// Into Kestrel's packed RNN weights (kestrel_rnn_packed_desc) from plain
+// 5D weights: s8 as they are, or f32 quantised as reorder:rnn_quant does
+// (the rnn weights scales when set, else 1). Slice by slice through a
+// K x N s8 copy in the scratchpad (reorder_rnn.cpp).
+struct reorder_rnn_packed_t : primitive_t {
+    struct pd_t : pd_impl_t<pd_t, reorder_base_pd_t, reorder_rnn_packed_t> {
+        using desc_t = reorder_desc_t;
+        pd_t(const desc_t *d, const attr_t *a, const kestrel::pd_t *) : pd_impl_t(d, a) {}
+        const char *name() const override { return "reorder:rnn_packed"; }
+        // The first test init() makes, before a pd is built.
+        static bool may_accept(const desc_t &d, const attr_t *attr);
+        status_t init(dnnl_engine *) override;
+        gemm::s8_plan_t plan; // packs one slice (the layout does not depend on M)
+        enum : scratchpad::key_t { key_slice = 0 };
+    };
+    explicit reorder_rnn_packed_t(const pd_t *pd) : primitive_t(pd) {}
     status_t execute(const exec_ctx_t &ctx) const override;
     const pd_t *pd() const { return static_cast<const pd_t *>(primitive_t::pd()); }
 };

@@ -3,6 +3,7 @@
 namespace kestrel {
 
 const impl_entry_t reorder_impl_list[] = {
+        {"reorder:rnn_packed", make_pd<reorder_rnn_packed_t::pd_t>},
         {"reorder:rnn_quant", make_pd<reorder_rnn_quant_t::pd_t>},
         {"reorder:packed", make_pd<reorder_packed_t::pd_t>},
         {"reorder:sub_byte", make_pd<reorder_sub_byte_t::pd_t>},

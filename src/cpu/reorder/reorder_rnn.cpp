@@ -2,8 +2,9 @@
 // preparing int8 RNN inputs (see reorder_impls.hpp): f32 data to u8 with
 // the data (scale, shift), f32 weights to s8 with the weights scales (5D
 // ldigo-like: layer and iteration weights) or the projection scales (4D
-// ldio-like). The s8 weights stay plain: the RNN computes the columns'
-// compensation itself.
+// ldio-like). The s8 weights stay plain here (the RNN computes the columns'
+// compensation itself); reorder:rnn_packed below fills the packed layout
+// the int8 RNN offers for weights given as `any`.
 #include <cmath>
 #include <cstdint>
 
@@ -11,6 +12,16 @@
 #include "cpu/threading.hpp"
 
 namespace kestrel {
+
+namespace {
+
+// f32 weights to s8: round half to even, saturate, NaN to 0.
+inline int8_t quant_s8(float f, float scale) {
+    const float v = std::nearbyint(f * scale);
+    return v != v ? 0 : v <= -128.f ? -128 : v >= 127.f ? 127 : (int8_t)v;
+}
+
+} // namespace
 
 bool reorder_rnn_quant_t::pd_t::may_accept(const desc_t &, const attr_t *attr) {
     return attr && !attr->rnn_qparams_default();
@@ -84,9 +95,79 @@ status_t reorder_rnn_quant_t::execute(const exec_ctx_t &ctx) const {
         }
         dim_t si = 0;
         for (int k = 0; k < nd; ++k) si += pos[k] * ms[k];
-        const float v = std::nearbyint(f * (scales.empty() ? 1.f : scales[si]));
-        reinterpret_cast<int8_t *>(dst)[doff] = v != v ? 0 : v <= -128.f ? -128 : v >= 127.f ? 127 : (int8_t)v;
+        reinterpret_cast<int8_t *>(dst)[doff] = quant_s8(f, scales.empty() ? 1.f : scales[si]);
     });
+    return status::success;
+}
+
+bool reorder_rnn_packed_t::pd_t::may_accept(const desc_t &d, const attr_t *) {
+    return md_is_rnn_packed(d.dst_md);
+}
+
+status_t reorder_rnn_packed_t::pd_t::init(dnnl_engine *) {
+    const memory_desc_t &smd = src_md_, &dmd = dst_md_;
+    if (!md_is_rnn_packed(dmd)) return decline(name(), "destination not packed RNN weights");
+    const mdw_t s(smd);
+    if (!s.is_plain() || smd.ndims != 5 || s.has_runtime_dims_or_strides())
+        return decline(name(), "source not plain 5D weights");
+    for (int k = 0; k < 5; ++k)
+        if (smd.dims[k] != dmd.dims[k]) return decline(name(), "dims differ");
+    if (smd.data_type == dnnl_s8) {
+        if (!attr_.has_default_values()) return decline(name(), "s8 source with attributes");
+    } else if (smd.data_type == dnnl_f32) {
+        if (!attr_.has_default_values(attr_t::skip_rnn_qparams)) return decline(name(), "other attributes");
+        const auto &sc = attr_.rnn_weights_scales;
+        const int mask = attr_.rnn_weights_mask;
+        if (mask >> 5) return status::invalid_arguments;
+        dim_t count = 1;
+        for (int k = 0; k < 5; ++k)
+            if (mask & (1 << k)) count *= smd.dims[k];
+        if (!sc.empty() && (dim_t)sc.size() != count) return status::invalid_arguments;
+    } else {
+        return decline(name(), "source neither s8 nor f32");
+    }
+    const kestrel_rnn_packed_desc &p = dmd.rnn_packed;
+    if (p.k != smd.dims[2] || p.n != smd.dims[3] * smd.dims[4]) return status::invalid_arguments;
+    // The rows the plan is made for only set how many threads pack.
+    KESTREL_CHECK(plan.init(256, p.n, p.k, false, false, false, false, true));
+    if (plan.nr() != p.nr || (dim_t)rnd_up(plan.packed_b_bytes(), (size_t)64) != p.slice_bytes)
+        return decline(name(), "packed for another kernel");
+    scratchpad_registry().book(key_slice, (size_t)(p.k * p.n));
+    return status::success;
+}
+
+status_t reorder_rnn_packed_t::execute(const exec_ctx_t &ctx) const {
+    const auto *p = pd();
+    const memory_desc_t &smd = *p->src_md(), &dmd = *p->dst_md();
+    const char *src = ctx.input<char>(DNNL_ARG_FROM);
+    char *dst = ctx.output<char>(DNNL_ARG_TO);
+    int8_t *slice = ctx.scratchpad().get<int8_t>(pd_t::key_slice);
+    if (!slice) return status::out_of_memory;
+    const attr_t &a = *p->attr();
+    const bool f32 = smd.data_type == dnnl_f32;
+    const dim_t *st = smd.blocking.strides;
+    const dim_t L = smd.dims[0], D = smd.dims[1], K = smd.dims[2], G = smd.dims[3], O = smd.dims[4];
+    dim_t ms[max_ndims] = {};
+    data_movement::mask_strides(a.rnn_weights_mask, 5, smd.dims, ms);
+    const float *scales = a.rnn_weights_scales.empty() ? nullptr : a.rnn_weights_scales.data();
+    for (dim_t l = 0; l < L; ++l)
+        for (dim_t d = 0; d < D; ++d) {
+            // The slice as a K x (G * O) row-major s8 matrix.
+            parallel_nd(K, [&](dim_t k) {
+                int8_t *row = slice + k * G * O;
+                for (dim_t g = 0; g < G; ++g)
+                    for (dim_t o = 0; o < O; ++o) {
+                        const dim_t off = smd.offset0 + l * st[0] + d * st[1] + k * st[2] + g * st[3] + o * st[4];
+                        if (!f32) {
+                            row[g * O + o] = reinterpret_cast<const int8_t *>(src)[off];
+                            continue;
+                        }
+                        const dim_t si = l * ms[0] + d * ms[1] + k * ms[2] + g * ms[3] + o * ms[4];
+                        row[g * O + o] = quant_s8(reinterpret_cast<const float *>(src)[off], scales ? scales[si] : 1.f);
+                    }
+            });
+            p->plan.pack_b_all(slice, G * O, dst + (l * D + d) * dmd.rnn_packed.slice_bytes);
+        }
     return status::success;
 }
 

@@ -142,6 +142,17 @@ status_t rnn_fwd_pd_t::int8_types_ok() const {
 }
 
 status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
+    // Weights given packed (a descriptor this implementation offered) pass
+    // init_common as `any` and are checked against the plans below; weights
+    // given as `any` are offered packed.
+    const memory_desc_t wl_user = weights_layer_, wi_user = weights_iter_;
+    auto as_any = [](memory_desc_t &md) {
+        if (!md_is_rnn_packed(md)) return;
+        md.format_kind = dnnl_format_kind_any;
+        md.rnn_packed = {};
+    };
+    as_any(weights_layer_);
+    as_any(weights_iter_);
     const status_t st = init_common(true);
     if (st == status::unimplemented)
         return decline(name(), "int8 inference: LSTM (no peephole) or GRU, u8 data, s8 weights, plain layouts");
@@ -171,7 +182,6 @@ status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
     reg.book(key_params, (size_t)((r.G + 4) * r.DHC + GD + r.DIC) * f);
 
     KESTREL_CHECK(plan_layer.init(t_chunk * r.N, GD, r.SLC, false, wl_t, false, false, true));
-    plan_layer.book(reg, key_plan_layer, packed_bytes(3) == 0);
     if (r.T % t_chunk) {
         KESTREL_CHECK(plan_layer_tail.init(r.T % t_chunk * r.N, GD, r.SLC, false, wl_t, false, false, true));
         plan_layer_tail.book(reg, key_plan_layer_tail, false);
@@ -186,6 +196,24 @@ status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
         KESTREL_CHECK(plan_proj.init(r.N, r.DIC, r.DHC, false, wp_t, false, false, true));
         plan_proj.book(reg, key_plan_proj);
     }
+    // Packed weights: the layer weights of LSTM and GRU (one plan), the
+    // iteration weights of LSTM (GRU splits them over two plans).
+    auto offer = [&](const memory_desc_t &user, memory_desc_t &md, const gemm::s8_plan_t &plan, dim_t k,
+                         bool &packed) {
+        const bool want = mdw_t(user).is_any() || md_is_rnn_packed(user);
+        if (!want) return status::success;
+        memory_desc_t p;
+        KESTREL_CHECK(md_init_rnn_packed(p, md, plan.nr(), k, GD, (dim_t)rnd_up(plan.packed_b_bytes(), (size_t)64)));
+        if (md_is_rnn_packed(user) && !md_equal(user, p)) return status::unimplemented;
+        md = p;
+        packed = true;
+        return status::success;
+    };
+    if (md_is_rnn_packed(wi_user) && is_gru()) return decline(name(), "GRU iteration weights are not packed");
+    KESTREL_CHECK(offer(wl_user, weights_layer_, plan_layer, r.SLC, wl_packed));
+    if (!is_gru()) KESTREL_CHECK(offer(wi_user, weights_iter_, plan_iter, r.SIC, wi_packed));
+    // Its own B blocks only when it has no packed copy of the weights.
+    plan_layer.book(reg, key_plan_layer, !wl_packed && packed_bytes(3) == 0);
     reg.book(key_packed, packed_bytes(0) + packed_bytes(1) + packed_bytes(2) + packed_bytes(3), 64);
     return status::success;
 }
@@ -229,8 +257,11 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
     const memory_desc_t &di_md = *pd->arg_md(DNNL_ARG_DST_ITER), &dic_md = *pd->arg_md(DNNL_ARG_DST_ITER_C);
     const memory_desc_t &bmd = *pd->arg_md(DNNL_ARG_BIAS);
     const uint8_t *src = ctx.input<uint8_t>(DNNL_ARG_SRC_LAYER);
+    // Plain weights (offset0 applies) or packed slices (offset0 is 0).
     const int8_t *wl = ctx.input<int8_t>(DNNL_ARG_WEIGHTS_LAYER) + pd->arg_md(DNNL_ARG_WEIGHTS_LAYER)->offset0;
     const int8_t *wi = ctx.input<int8_t>(DNNL_ARG_WEIGHTS_ITER) + pd->arg_md(DNNL_ARG_WEIGHTS_ITER)->offset0;
+    const dim_t wl_slice = pd->wl_packed ? pd->arg_md(DNNL_ARG_WEIGHTS_LAYER)->rnn_packed.slice_bytes : 0;
+    const dim_t wi_slice = pd->wi_packed ? pd->arg_md(DNNL_ARG_WEIGHTS_ITER)->rnn_packed.slice_bytes : 0;
     const int8_t *wp = pd->with_projection()
             ? ctx.input<int8_t>(DNNL_ARG_WEIGHTS_PROJECTION) + pd->arg_md(DNNL_ARG_WEIGHTS_PROJECTION)->offset0
             : nullptr;
@@ -308,14 +339,17 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
                 if (C)
                     for (dim_t o = 0; o < DHC; ++o) C[n * DHC + o] = sic ? sic[rnn_off(sic_md, l, d, n, o)] : 0.f;
             });
-            const int8_t *wl_p = wl + ld * SLC * GD, *wi_p = wi + ld * SIC * GD;
-            const int8_t *wi_o = wi_p + (pd->wi_t ? 2 * DHC * SIC : 2 * DHC);
+            const int8_t *wl_p = pd->wl_packed ? nullptr : wl + ld * SLC * GD;
+            const int8_t *wi_p = pd->wi_packed ? nullptr : wi + ld * SIC * GD;
+            const int8_t *wi_o = wi_p ? wi_p + (pd->wi_t ? 2 * DHC * SIC : 2 * DHC) : nullptr;
+            if (pd->wl_packed) pk_layer = const_cast<int8_t *>(wl) + ld * wl_slice;
+            if (pd->wi_packed) pk_iter = const_cast<int8_t *>(wi) + ld * wi_slice;
             const int8_t *wp_ld_p = wp ? wp + ld * DHC * DIC : nullptr;
             // The step GEMMs' weights, packed once for all T steps.
-            if (pk_iter) pd->plan_iter.pack_b_all(wi_p, wi_ld, pk_iter);
+            if (pk_iter && wi_p) pd->plan_iter.pack_b_all(wi_p, wi_ld, pk_iter);
             if (pk_iter_o) pd->plan_iter_o.pack_b_all(wi_o, wi_ld, pk_iter_o);
             if (pk_proj && wp_ld_p) pd->plan_proj.pack_b_all(wp_ld_p, wp_ld, pk_proj);
-            if (pk_layer) pd->plan_layer.pack_b_all(wl_p, wl_ld, pk_layer);
+            if (pk_layer && wl_p) pd->plan_layer.pack_b_all(wl_p, wl_ld, pk_layer);
             // Above the first layer, the input is this direction's u8
             // output of the layer below, in time order.
             if (l > 0)

@@ -52,11 +52,14 @@ struct gemm_rnn_int8_fwd_t : primitive_t {
         // weights once: its GEMM packs them block by block as it goes
         // (a packed copy would be one more pass over them through memory).
         size_t packed_bytes(int i) const {
-            if (i == 3 && dims_.T <= t_chunk) return 0;
+            if ((i == 3 && (dims_.T <= t_chunk || wl_packed)) || (i == 0 && wi_packed)) return 0;
             const gemm::s8_plan_t &p = i == 0 ? plan_iter : i == 1 ? plan_iter_o : i == 2 ? plan_proj : plan_layer;
             return (p.packed_b_bytes() + 63) / 64 * 64;
         }
         bool wl_t = false, wi_t = false, wp_t = false; // weights stored transposed (..goi / ..oi)
+        // Weights given in Kestrel's packed layout (kestrel_rnn_packed_desc):
+        // the GEMMs read their slices in place.
+        bool wl_packed = false, wi_packed = false;
         dim_t x_stride = 0;
     };
     explicit gemm_rnn_int8_fwd_t(const pd_t *pd) : primitive_t(pd) {}
