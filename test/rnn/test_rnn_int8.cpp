@@ -405,8 +405,11 @@ bool run_c(const prob_t &p, const data_t &x, int mode, outs_t &o, const std::str
     if (packed) {
         make_mds(p, user);
         const int L = p.L, D = p.D(), G = p.G();
-        m.wl.h = kt::make_md({L, D, p.SLC, G, p.DHC}, dnnl_s8, dnnl_format_tag_any);
-        m.wi.h = kt::make_md({L, D, p.dic_(), G, p.DHC}, dnnl_s8, dnnl_format_tag_any);
+        kt::md_t wl_any, wi_any; // take the plain ones away when they go
+        wl_any.h = kt::make_md({L, D, p.SLC, G, p.DHC}, dnnl_s8, dnnl_format_tag_any);
+        wi_any.h = kt::make_md({L, D, p.dic_(), G, p.DHC}, dnnl_s8, dnnl_format_tag_any);
+        std::swap(m.wl.h, wl_any.h);
+        std::swap(m.wi.h, wi_any.h);
     }
     dnnl_primitive_desc_t pd = nullptr;
     dnnl_status_t st = create_pd(&pd, p, m, a.h);
@@ -438,6 +441,16 @@ bool run_c(const prob_t &p, const data_t &x, int mode, outs_t &o, const std::str
                                 wl_want),
                 (what + ": packed weights descriptors accepted as given").c_str());
         if (pd2) dnnl_primitive_desc_destroy(pd2);
+        // A blob of the packed descriptor gives it back.
+        size_t bytes = 0;
+        KT_OK(dnnl_memory_desc_get_blob(nullptr, &bytes, wl_want));
+        std::vector<uint8_t> blob(bytes);
+        KT_OK(dnnl_memory_desc_get_blob(blob.data(), &bytes, wl_want));
+        kt::md_t back;
+        tally.check(dnnl_memory_desc_create_with_blob(&back.h, blob.data()) == dnnl_success
+                        && dnnl_memory_desc_equal(back.h, wl_want)
+                        && dnnl_memory_desc_get_size(back.h) == dnnl_memory_desc_get_size(wl_want),
+                (what + ": packed descriptor through a blob").c_str());
     }
     const int LD = p.L * p.D();
     std::vector<int8_t> wl = p.goi ? to_goi(x.wl, LD, p.SLC, p.G(), p.DHC) : x.wl;
