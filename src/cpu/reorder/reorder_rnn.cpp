@@ -7,6 +7,7 @@
 // the int8 RNN offers for weights given as `any`.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "cpu/reorder/reorder_impls.hpp"
 #include "cpu/threading.hpp"
@@ -155,9 +156,14 @@ status_t reorder_rnn_packed_t::execute(const exec_ctx_t &ctx) const {
             // The slice as a K x (G * O) row-major s8 matrix.
             parallel_nd(K, [&](dim_t k) {
                 int8_t *row = slice + k * G * O;
+                const dim_t off0 = smd.offset0 + l * st[0] + d * st[1] + k * st[2];
+                if (!f32 && st[4] == 1 && (G == 1 || st[3] == O)) { // an s8 ldigo row as it is
+                    std::memcpy(row, src + off0, (size_t)(G * O));
+                    return;
+                }
                 for (dim_t g = 0; g < G; ++g)
                     for (dim_t o = 0; o < O; ++o) {
-                        const dim_t off = smd.offset0 + l * st[0] + d * st[1] + k * st[2] + g * st[3] + o * st[4];
+                        const dim_t off = off0 + g * st[3] + o * st[4];
                         if (!f32) {
                             row[g * O + o] = reinterpret_cast<const int8_t *>(src)[off];
                             continue;
