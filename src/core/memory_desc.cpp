@@ -413,8 +413,9 @@ status_t md_reshape(memory_desc_t &md, const memory_desc_t &src, int ndims,
 status_t md_permute_axes(memory_desc_t &md, const memory_desc_t &src, const int *perm) {
     mdw_t s(src);
     if (s.is_zero() || !perm || s.has_runtime_dims_or_strides()) return status::invalid_arguments;
-    // A sparse encoding fixes which dim is the row: no permuted view of it.
-    if (s.is_sparse()) return status::invalid_arguments;
+    // A sparse encoding fixes which dim is the row, packed RNN weights the
+    // roles of all five: no permuted view of either.
+    if (s.is_sparse() || md_is_rnn_packed(src)) return status::invalid_arguments;
     int seen = 0;
     for (int d = 0; d < src.ndims; ++d) {
         if (perm[d] < 0 || perm[d] >= src.ndims || (seen & (1 << perm[d])))

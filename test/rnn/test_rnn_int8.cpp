@@ -441,6 +441,16 @@ bool run_c(const prob_t &p, const data_t &x, int mode, outs_t &o, const std::str
                                 wl_want),
                 (what + ": packed weights descriptors accepted as given").c_str());
         if (pd2) dnnl_primitive_desc_destroy(pd2);
+        // No views of packed weights: no permuted axes, no sub-memory, no reshape.
+        kt::md_t view;
+        const int perm[5] = {0, 1, 2, 4, 3};
+        const dnnl_dims_t *wd = nullptr;
+        KT_OK(dnnl_memory_desc_query(wl_want, dnnl_query_dims, &wd));
+        dnnl_dims_t zero_off = {0, 0, 0, 0, 0};
+        tally.check(dnnl_memory_desc_permute_axes(&view.h, wl_want, perm) == dnnl_invalid_arguments
+                        && dnnl_memory_desc_create_submemory(&view.h, wl_want, *wd, zero_off) == dnnl_unimplemented
+                        && dnnl_memory_desc_reshape(&view.h, wl_want, 5, *wd) == dnnl_invalid_arguments && !view.h,
+                (what + ": no views of packed weights").c_str());
         // A blob of the packed descriptor gives it back.
         size_t bytes = 0;
         KT_OK(dnnl_memory_desc_get_blob(nullptr, &bytes, wl_want));
