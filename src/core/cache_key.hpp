@@ -53,6 +53,7 @@ public:
             put(md.rnn_packed.nr);
             put(md.rnn_packed.k);
             put(md.rnn_packed.n);
+            put(md.rnn_packed.n_first);
             put(md.rnn_packed.slice_bytes);
         }
         if (md.format_kind != dnnl_blocked) return;

@@ -102,6 +102,7 @@ std::vector<uint8_t> md_to_blob(const memory_desc_t &md) {
         w.i32(md.rnn_packed.nr);
         w.i64(md.rnn_packed.k);
         w.i64(md.rnn_packed.n);
+        w.i64(md.rnn_packed.n_first);
         w.i64(md.rnn_packed.slice_bytes);
     } else {
         for (int d = 0; d < n; ++d) w.i64(md.blocking.strides[d]);
@@ -145,10 +146,10 @@ status_t md_from_blob(memory_desc_t &md, const uint8_t *blob) {
     }
     if (fk == dnnl_format_kind_opaque) {
         const int nr = r.i32();
-        const dim_t k = r.i64(), n = r.i64(), bytes = r.i64();
+        const dim_t k = r.i64(), n = r.i64(), n_first = r.i64(), bytes = r.i64();
         memory_desc_t p;
         if (!r.ok || r.left != 0 || m.data_type != dnnl_s8 || m.offset0 != 0
-                || md_init_rnn_packed(p, m, nr, k, n, bytes) != status::success)
+                || md_init_rnn_packed(p, m, nr, k, n, n_first, bytes) != status::success)
             return status::invalid_arguments;
         for (int d = 0; d < m.ndims; ++d)
             if (m.dims[d] <= 0 || m.padded_dims[d] != m.dims[d] || m.padded_offsets[d] != 0

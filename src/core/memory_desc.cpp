@@ -472,8 +472,9 @@ status_t md_init_sparse(memory_desc_t &md, dnnl_sparse_encoding_t encoding,
 }
 
 status_t md_init_rnn_packed(memory_desc_t &md, const memory_desc_t &like, int nr, dim_t k, dim_t n,
-        dim_t slice_bytes) {
-    if (like.ndims != 5 || nr <= 0 || k <= 0 || n <= 0 || slice_bytes <= 0 || slice_bytes % 64)
+        dim_t n_first, dim_t slice_bytes) {
+    if (like.ndims != 5 || nr <= 0 || k <= 0 || n <= 0 || n_first <= 0 || n_first > n || slice_bytes <= 0
+            || slice_bytes % 64)
         return status::invalid_arguments;
     memory_desc_t r = zero_md();
     r.ndims = 5;
@@ -483,6 +484,7 @@ status_t md_init_rnn_packed(memory_desc_t &md, const memory_desc_t &like, int nr
     r.rnn_packed.nr = nr;
     r.rnn_packed.k = k;
     r.rnn_packed.n = n;
+    r.rnn_packed.n_first = n_first;
     r.rnn_packed.slice_bytes = slice_bytes;
     md = r;
     return status::success;
@@ -643,7 +645,8 @@ bool mdw_t::equal(const mdw_t &o) const {
                 && a.sparse.metadata_types[1] == b.sparse.metadata_types[1];
     if (md_is_rnn_packed(a))
         return a.rnn_packed.nr == b.rnn_packed.nr && a.rnn_packed.k == b.rnn_packed.k
-                && a.rnn_packed.n == b.rnn_packed.n && a.rnn_packed.slice_bytes == b.rnn_packed.slice_bytes;
+                && a.rnn_packed.n == b.rnn_packed.n && a.rnn_packed.n_first == b.rnn_packed.n_first
+                && a.rnn_packed.slice_bytes == b.rnn_packed.slice_bytes;
     if (a.format_kind != dnnl_blocked) return true;
     if (a.offset0 != b.offset0) return false;
     const auto &x = a.blocking, &y = b.blocking;

@@ -29,9 +29,12 @@ struct kestrel_sparse_desc {
 // direction) slice holds the int8 GEMM's B panels of `nr` columns over the
 // slice's K x N matrix (K input channels, N gates x output channels; groups
 // of 4 k), then the N column sums (gemm::s8_plan_t::pack_b_all's layout).
+// GRU's iteration weights feed two GEMMs: their slices hold columns
+// [0, n_first) packed that way, then, 64-byte aligned, columns [n_first, n).
 struct kestrel_rnn_packed_desc {
     int nr; // panel width of the GEMM microkernel the panels are for
     dnnl_dim_t k, n; // one slice's GEMM K and N
+    dnnl_dim_t n_first; // columns of the first part (n: one part)
     dnnl_dim_t slice_bytes; // bytes of one slice, a multiple of 64
 };
 
@@ -85,7 +88,7 @@ int md_num_handles(const memory_desc_t &md);
 // Packed RNN weights (kestrel_rnn_packed_desc) of the 5D ldigo-like dims of
 // `like` (data type s8); false for anything else.
 status_t md_init_rnn_packed(memory_desc_t &md, const memory_desc_t &like, int nr, dim_t k, dim_t n,
-        dim_t slice_bytes);
+        dim_t n_first, dim_t slice_bytes);
 inline bool md_is_rnn_packed(const memory_desc_t &md) { return md.format_kind == dnnl_format_kind_opaque; }
 
 // Fills `md` (which must have format_kind any or blocked) with the layout of

@@ -424,8 +424,8 @@ bool run_c(const prob_t &p, const data_t &x, int mode, outs_t &o, const std::str
         dnnl_format_kind_t fl = dnnl_format_kind_undef, fi = dnnl_format_kind_undef;
         KT_OK(dnnl_memory_desc_query(wl_want, dnnl_query_format_kind, &fl));
         KT_OK(dnnl_memory_desc_query(wi_want, dnnl_query_format_kind, &fi));
-        tally.check(fl == dnnl_format_kind_opaque && fi == (p.cell == lstm ? dnnl_format_kind_opaque : dnnl_blocked),
-                (what + ": any weights packed (LSTM both, GRU the layer weights)").c_str());
+        tally.check(fl == dnnl_format_kind_opaque && fi == dnnl_format_kind_opaque,
+                (what + ": any weights packed").c_str());
         // The packed descriptors given back explicitly: the same primitive.
         kt::md_t wl_c, wi_c;
         KT_OK(dnnl_memory_desc_clone(&wl_c.h, wl_want));
@@ -593,7 +593,7 @@ bool run_cpp(const prob_t &p, const data_t &x, outs_t &o) {
     } else {
         gru_forward::primitive_desc pd(e, fi, dir, src, si, wl, wi, bias, dst, di, a);
         if (pd.weights_layer_desc().get_format_kind() != memory::format_kind::opaque
-                || pd.weights_iter_desc() != user_wi)
+                || pd.weights_iter_desc().get_format_kind() != memory::format_kind::opaque)
             return false;
         gru_forward(pd).execute(s, common_args(pd.weights_layer_desc(), pd.weights_iter_desc()));
     }

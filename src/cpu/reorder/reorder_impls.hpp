@@ -179,7 +179,9 @@ struct reorder_rnn_packed_t : primitive_t {
         // The first test init() makes, before a pd is built.
         static bool may_accept(const desc_t &d, const attr_t *attr);
         status_t init(dnnl_engine *) override;
-        gemm::s8_plan_t plan; // packs one slice (the layout does not depend on M)
+        // Pack one slice's columns [0, n_first) and [n_first, n) (the
+        // layout does not depend on M).
+        gemm::s8_plan_t plan, plan2;
         enum : scratchpad::key_t { key_slice = 0 };
     };
     explicit reorder_rnn_packed_t(const pd_t *pd) : primitive_t(pd) {}

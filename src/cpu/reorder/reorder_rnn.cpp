@@ -129,10 +129,14 @@ status_t reorder_rnn_packed_t::pd_t::init(dnnl_engine *) {
     }
     const kestrel_rnn_packed_desc &p = dmd.rnn_packed;
     if (p.k != smd.dims[2] || p.n != smd.dims[3] * smd.dims[4]) return status::invalid_arguments;
-    // The rows the plan is made for only set how many threads pack.
-    KESTREL_CHECK(plan.init(256, p.n, p.k, false, false, false, false, true));
-    if (plan.nr() != p.nr || (dim_t)rnd_up(plan.packed_b_bytes(), (size_t)64) != p.slice_bytes)
-        return decline(name(), "packed for another kernel");
+    // The rows the plans are made for only set how many threads pack.
+    KESTREL_CHECK(plan.init(256, p.n_first, p.k, false, false, false, false, true));
+    size_t bytes = rnd_up(plan.packed_b_bytes(), (size_t)64);
+    if (p.n_first < p.n) {
+        KESTREL_CHECK(plan2.init(256, p.n - p.n_first, p.k, false, false, false, false, true));
+        bytes += rnd_up(plan2.packed_b_bytes(), (size_t)64);
+    }
+    if (plan.nr() != p.nr || (dim_t)bytes != p.slice_bytes) return decline(name(), "packed for another kernel");
     scratchpad_registry().book(key_slice, (size_t)(p.k * p.n));
     return status::success;
 }
@@ -172,7 +176,10 @@ status_t reorder_rnn_packed_t::execute(const exec_ctx_t &ctx) const {
                         row[g * O + o] = quant_s8(reinterpret_cast<const float *>(src)[off], scales ? scales[si] : 1.f);
                     }
             });
-            p->plan.pack_b_all(slice, G * O, dst + (l * D + d) * dmd.rnn_packed.slice_bytes);
+            char *ds = dst + (l * D + d) * dmd.rnn_packed.slice_bytes;
+            const dim_t n1 = dmd.rnn_packed.n_first;
+            p->plan.pack_b_all(slice, G * O, ds);
+            if (n1 < G * O) p->plan2.pack_b_all(slice + n1, G * O, ds + rnd_up(p->plan.packed_b_bytes(), (size_t)64));
         }
     return status::success;
 }

@@ -196,22 +196,23 @@ status_t gemm_rnn_int8_fwd_t::pd_t::init(dnnl_engine *) {
         KESTREL_CHECK(plan_proj.init(r.N, r.DIC, r.DHC, false, wp_t, false, false, true));
         plan_proj.book(reg, key_plan_proj);
     }
-    // Packed weights: the layer weights of LSTM and GRU (one plan), the
-    // iteration weights of LSTM (GRU splits them over two plans).
-    auto offer = [&](const memory_desc_t &user, memory_desc_t &md, const gemm::s8_plan_t &plan, dim_t k,
-                         bool &packed) {
+    // Packed weights: the layer and iteration weights (GRU's iteration
+    // weights in two parts, for plan_iter and plan_iter_o).
+    auto offer = [&](const memory_desc_t &user, memory_desc_t &md, const gemm::s8_plan_t &plan,
+                         const gemm::s8_plan_t *second, dim_t k, bool &packed) {
         const bool want = mdw_t(user).is_any() || md_is_rnn_packed(user);
         if (!want) return status::success;
+        const size_t bytes = rnd_up(plan.packed_b_bytes(), (size_t)64)
+                + (second ? rnd_up(second->packed_b_bytes(), (size_t)64) : 0);
         memory_desc_t p;
-        KESTREL_CHECK(md_init_rnn_packed(p, md, plan.nr(), k, GD, (dim_t)rnd_up(plan.packed_b_bytes(), (size_t)64)));
+        KESTREL_CHECK(md_init_rnn_packed(p, md, plan.nr(), k, GD, second ? 2 * r.DHC : GD, (dim_t)bytes));
         if (md_is_rnn_packed(user) && !md_equal(user, p)) return status::unimplemented;
         md = p;
         packed = true;
         return status::success;
     };
-    if (md_is_rnn_packed(wi_user) && is_gru()) return decline(name(), "GRU iteration weights are not packed");
-    KESTREL_CHECK(offer(wl_user, weights_layer_, plan_layer, r.SLC, wl_packed));
-    if (!is_gru()) KESTREL_CHECK(offer(wi_user, weights_iter_, plan_iter, r.SIC, wi_packed));
+    KESTREL_CHECK(offer(wl_user, weights_layer_, plan_layer, nullptr, r.SLC, wl_packed));
+    KESTREL_CHECK(offer(wi_user, weights_iter_, plan_iter, is_gru() ? &plan_iter_o : nullptr, r.SIC, wi_packed));
     // Its own B blocks only when it has no packed copy of the weights.
     plan_layer.book(reg, key_plan_layer, !wl_packed && packed_bytes(3) == 0);
     reg.book(key_packed, packed_bytes(0) + packed_bytes(1) + packed_bytes(2) + packed_bytes(3), 64);
@@ -343,11 +344,15 @@ status_t gemm_rnn_int8_fwd_t::execute(const exec_ctx_t &ctx) const {
             const int8_t *wi_p = pd->wi_packed ? nullptr : wi + ld * SIC * GD;
             const int8_t *wi_o = wi_p ? wi_p + (pd->wi_t ? 2 * DHC * SIC : 2 * DHC) : nullptr;
             if (pd->wl_packed) pk_layer = const_cast<int8_t *>(wl) + ld * wl_slice;
-            if (pd->wi_packed) pk_iter = const_cast<int8_t *>(wi) + ld * wi_slice;
+            if (pd->wi_packed) {
+                pk_iter = const_cast<int8_t *>(wi) + ld * wi_slice;
+                if (pd->is_gru()) // the second part, after the first 64-byte aligned
+                    pk_iter_o = static_cast<char *>(pk_iter) + rnd_up(pd->plan_iter.packed_b_bytes(), (size_t)64);
+            }
             const int8_t *wp_ld_p = wp ? wp + ld * DHC * DIC : nullptr;
             // The step GEMMs' weights, packed once for all T steps.
             if (pk_iter && wi_p) pd->plan_iter.pack_b_all(wi_p, wi_ld, pk_iter);
-            if (pk_iter_o) pd->plan_iter_o.pack_b_all(wi_o, wi_ld, pk_iter_o);
+            if (pk_iter_o && wi_o) pd->plan_iter_o.pack_b_all(wi_o, wi_ld, pk_iter_o);
             if (pk_proj && wp_ld_p) pd->plan_proj.pack_b_all(wp_ld_p, wp_ld, pk_proj);
             if (pk_layer && wl_p) pd->plan_layer.pack_b_all(wl_p, wl_ld, pk_layer);
             // Above the first layer, the input is this direction's u8

@@ -52,7 +52,7 @@ struct gemm_rnn_int8_fwd_t : primitive_t {
         // weights once: its GEMM packs them block by block as it goes
         // (a packed copy would be one more pass over them through memory).
         size_t packed_bytes(int i) const {
-            if ((i == 3 && (dims_.T <= t_chunk || wl_packed)) || (i == 0 && wi_packed)) return 0;
+            if ((i == 3 && (dims_.T <= t_chunk || wl_packed)) || (i <= 1 && wi_packed)) return 0;
             const gemm::s8_plan_t &p = i == 0 ? plan_iter : i == 1 ? plan_iter_o : i == 2 ? plan_proj : plan_layer;
             return (p.packed_b_bytes() + 63) / 64 * 64;
         }
