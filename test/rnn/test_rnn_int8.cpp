@@ -349,7 +349,10 @@ void pack_weights(packed_w_t &w, const_dnnl_memory_desc_t want, const kt::md_t &
     mem_t fm;
     attr_h ra;
     dnnl_memory_t from = w.user.h;
-    if (from_f32) {
+    if (!from_f32) { // RNN qparams on an s8 source scale nothing
+        const float ignored = 3.f;
+        KT_OK(dnnl_primitive_attr_set_rnn_weights_qparams(ra.h, 1, 0, &ignored));
+    } else {
         dnnl_dims_t dims;
         const dnnl_dims_t *pd_dims = nullptr;
         KT_OK(dnnl_memory_desc_query(user_md.h, dnnl_query_dims, &pd_dims));

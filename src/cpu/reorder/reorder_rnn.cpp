@@ -114,7 +114,9 @@ status_t reorder_rnn_packed_t::pd_t::init(dnnl_engine *) {
     for (int k = 0; k < 5; ++k)
         if (smd.dims[k] != dmd.dims[k]) return decline(name(), "dims differ");
     if (smd.data_type == dnnl_s8) {
-        if (!attr_.has_default_values()) return decline(name(), "s8 source with attributes");
+        // Already quantised: RNN qparams (the ones the RNN is made with,
+        // often passed to every reorder) have nothing to scale.
+        if (!attr_.has_default_values(attr_t::skip_rnn_qparams)) return decline(name(), "s8 source with attributes");
     } else if (smd.data_type == dnnl_f32) {
         if (!attr_.has_default_values(attr_t::skip_rnn_qparams)) return decline(name(), "other attributes");
         const auto &sc = attr_.rnn_weights_scales;
