@@ -152,10 +152,7 @@ status_t md_from_blob(memory_desc_t &md, const uint8_t *blob) {
                 || md_init_rnn_packed(p, m, nr, k, n, n_first, bytes) != status::success)
             return status::invalid_arguments;
         for (int d = 0; d < m.ndims; ++d)
-            if (m.dims[d] <= 0 || m.padded_dims[d] != m.dims[d] || m.padded_offsets[d] != 0
-                    || m.dims[d] > ((dim_t)1 << 40))
-                return status::invalid_arguments;
-        if (m.dims[0] * m.dims[1] > ((dim_t)1 << 40) / bytes) return status::invalid_arguments;
+            if (m.padded_dims[d] != m.dims[d] || m.padded_offsets[d] != 0) return status::invalid_arguments;
         md = p;
         return status::success;
     }

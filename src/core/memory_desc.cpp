@@ -476,6 +476,14 @@ status_t md_init_rnn_packed(memory_desc_t &md, const memory_desc_t &like, int nr
     if (like.ndims != 5 || nr <= 0 || k <= 0 || n <= 0 || n_first <= 0 || n_first > n || slice_bytes <= 0
             || slice_bytes % 64)
         return status::invalid_arguments;
+    // K is the input channels, N the gates times the output channels; and
+    // the whole buffer stays within 2^40 bytes (no product below overflows).
+    const dim_t lim = ((dim_t)1 << 40) / slice_bytes;
+    for (int d = 0; d < 5; ++d)
+        if (like.dims[d] <= 0 || like.dims[d] > ((dim_t)1 << 40)) return status::invalid_arguments;
+    if (k != like.dims[2] || like.dims[3] > n / like.dims[4] || n != like.dims[3] * like.dims[4]
+            || like.dims[0] > lim || like.dims[1] > lim / like.dims[0])
+        return status::invalid_arguments;
     memory_desc_t r = zero_md();
     r.ndims = 5;
     r.data_type = dnnl_s8;
