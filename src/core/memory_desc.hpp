@@ -39,8 +39,9 @@ struct kestrel_rnn_packed_desc {
 };
 
 // A value type: copying it copies the whole layout. Handles given to users
-// are heap copies of it. `blocking` and `sparse` share storage: which one is
-// meaningful follows format_kind (and the descriptor keeps its size).
+// are heap copies of it. `blocking`, `sparse` and `rnn_packed` share
+// storage: which one is meaningful follows format_kind (and the descriptor
+// keeps its size).
 struct dnnl_memory_desc {
     int ndims;
     dnnl_dims_t dims;
@@ -86,7 +87,8 @@ status_t md_init_sparse(memory_desc_t &md, dnnl_sparse_encoding_t encoding,
 int md_num_handles(const memory_desc_t &md);
 
 // Packed RNN weights (kestrel_rnn_packed_desc) of the 5D ldigo-like dims of
-// `like` (data type s8); false for anything else.
+// `like` (data type s8); invalid_arguments unless k is dims[2], n is
+// dims[3] x dims[4] and the whole buffer fits in 2^40 bytes.
 status_t md_init_rnn_packed(memory_desc_t &md, const memory_desc_t &like, int nr, dim_t k, dim_t n,
         dim_t n_first, dim_t slice_bytes);
 inline bool md_is_rnn_packed(const memory_desc_t &md) { return md.format_kind == dnnl_format_kind_opaque; }
