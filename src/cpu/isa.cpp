@@ -36,6 +36,19 @@ bool cpu_has_f16c() {
     return (c >> 29) & 1u;
 }
 
+// AMD family 19h (base family 0xF plus extended family 0xA) with AVX-512:
+// Zen 4, whose zmm instructions take both halves of its 256-bit units.
+bool detect_half_width() {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+    const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; // "AuthenticAMD"
+    if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const unsigned base = (a >> 8) & 0xfu, ext = (a >> 20) & 0xffu;
+    const unsigned family = base == 0xfu ? base + ext : base;
+    __builtin_cpu_init();
+    return family == 0x19u && __builtin_cpu_supports("avx512f");
+}
+
 unsigned detect_bits() {
     __builtin_cpu_init();
     unsigned bits = dnnl_cpu_isa_sse41;
@@ -168,6 +181,11 @@ bool has_avx512_bf16() { return within(allowed_bits(), dnnl_cpu_isa_avx512_core_
 bool has_f16c() {
     static const bool cpu = cpu_has_f16c();
     return cpu && has(avx2);
+}
+
+bool avx512_half_width() {
+    static const bool half = detect_half_width();
+    return half;
 }
 
 const char *name(level_t l) {

@@ -40,6 +40,11 @@ bool has_avx512_vnni();
 // AVX512-BF16 (vdpbf16ps) with VNNI: the CPU has both and the cap allows
 // AVX512_CORE_BF16.
 bool has_avx512_bf16();
+// The CPU runs AVX-512 on 256-bit units, one zmm FMA a cycle instead of
+// two (AMD family 19h, Zen 4): blocking that keeps a GEMM's B micro-panel
+// in L1 for two FMAs a cycle gains nothing there (gemm::derive_blocking).
+// CPUID only; the cap and hints do not change it.
+bool avx512_half_width();
 // F16C (vcvtph2ps / vcvtps2ph): the CPU has it and the avx2 level is
 // allowed (every CPU with AVX2 in practice, but CPUID says so separately).
 bool has_f16c();

@@ -311,6 +311,20 @@ void test_blocking() {
             "long-K blocking for 32K/256K/8M caches, 6x16, 2 threads");
     b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 12, 32, 1, true);
     T.check(b.kc == 256 && b.mc == 192, "long-K blocking for 32K/256K/8M caches, 12x32");
+    // stream_b (AVX-512 on 256-bit units): KC x NR x 4 = L2 / 16 where that
+    // is more than the L1 rule's, up to 512. Zen 4 (32 KB / 1 MB / 32 MB),
+    // 12x32, 2 threads: KC = 65536 / 128 = 512 against 168, MC from the L1
+    // rule's KC (524288 / 672 = 780), NC = 16 M / 4096 = 4096; long_kc
+    // still takes L2 / 8 (1024). 32K/256K/8M: 16384 / 128 = 128 is less
+    // than 168, so 168 stays.
+    b = gemm::derive_blocking({32u << 10, 1u << 20, 32u << 20}, 12, 32, 2, false, true);
+    T.check(b.kc == 512 && b.mc == 780 && b.nc == 4096, "stream-B blocking for Zen 4 caches, 12x32, 2 threads");
+    b = gemm::derive_blocking({32u << 10, 1u << 20, 32u << 20}, 12, 32, 2, true, true);
+    T.check(b.kc == 1024, "stream-B long-K blocking for Zen 4 caches");
+    b = gemm::derive_blocking({32u << 10, 1u << 20, 32u << 20}, 12, 32, 2);
+    T.check(b.kc == 168, "blocking for Zen 4 caches without stream-B: the L1 rule");
+    b = gemm::derive_blocking({32u << 10, 256u << 10, 8u << 20}, 12, 32, 1, false, true);
+    T.check(b.kc == 168, "stream-B blocking for 32K/256K/8M caches: the L1 rule's longer KC");
     // Few columns: KC grows while KC x N (N rounded up to NR) takes at most
     // a quarter of L2, up to 1024, and MC follows (MC x KC x 4 = L2 / 2).
     // 48 KB / 1 MB / 32 MB, 12x32 kernel, N = 64: KC <= 262144 / 256 = 1024;
@@ -339,6 +353,21 @@ void test_blocking() {
                     (long)f.M, (long)f.N, (long)f.K, (long)q.kc(), (long)f.kc, (long)q.mc(), (long)f.mc);
             T.check(okq, what);
         }
+        // The same caches on a core with AVX-512 on 256-bit units: the
+        // plan streams B (KC 512: K = 2048 in four blocks of 512, MC =
+        // 524288 / 2048 = 256 -> 252); with the AVX2 kernel it does not.
+        gemm::cache_sizes_t zen4 {32u << 10, 1u << 20, 32u << 20};
+        zen4.zmm_half = true;
+        gemm::plan_t q;
+        bool okz = q.init(zen4, 128, 2048, 2048, true, false, 1) == status::success && q.kc() == 512
+                && q.mc() == 132;
+        okz = okz && q.init(zen4, 512, 512, 512, true, false, 1) == status::success && q.kc() == 512
+                && q.mc() == 252;
+        std::snprintf(what, sizeof(what), "plan blocking with stream-B: KC %ld, MC %ld", (long)q.kc(), (long)q.mc());
+        T.check(okz, what);
+        gemm::set_kernel_level_for_testing(gemm::kernel_level_t::avx2);
+        okz = q.init(zen4, 512, 512, 512, true, false, 1) == status::success && q.kc() != 512;
+        T.check(okz, "plan blocking with stream-B: not for the AVX2 kernel");
         gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
     }
     const gemm::cache_sizes_t &h = gemm::host_caches();

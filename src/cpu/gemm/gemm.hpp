@@ -38,9 +38,12 @@ struct ukernel_t;
 // key_count keys starting at its base.
 enum : scratchpad::key_t { key_pack_a = 0, key_pack_b = 1, key_count = 2 };
 
-// Data cache sizes in bytes; 0 means unknown.
+// Data cache sizes in bytes; 0 means unknown. With them the one trait of
+// the core that the blocking rule asks about: AVX-512 on 256-bit units
+// (isa::avx512_half_width; false in sizes made up by hand).
 struct cache_sizes_t {
     size_t l1 = 0, l2 = 0, l3 = 0;
+    bool zmm_half = false;
 };
 
 // This machine's data caches, read once (thread-safe) from CPUID (leaf 4 on
@@ -52,7 +55,8 @@ const cache_sizes_t &host_caches();
 struct blocking_t {
     dim_t mc = 0, nc = 0, kc = 0;
 };
-blocking_t derive_blocking(const cache_sizes_t &c, dim_t mr, dim_t nr, int nthr, bool long_kc = false);
+blocking_t derive_blocking(
+        const cache_sizes_t &c, dim_t mr, dim_t nr, int nthr, bool long_kc = false, bool stream_b = false);
 
 class plan_t {
 public:
