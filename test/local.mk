@@ -18,6 +18,7 @@ include test/conform/local.mk
 include test/sanitize/local.mk
 include test/fuzz/local.mk
 include test/sparse/local.mk
+include test/threading/local.mk
 
 # The C++ wrapper: every class and method must compile; linked against the
 # shared library so every C function it names must be exported.

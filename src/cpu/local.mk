@@ -2,7 +2,7 @@ libkestrel_la_SOURCES += \
 	src/cpu/isa.hpp src/cpu/isa.cpp \
 	src/cpu/prefetch.hpp \
 	src/cpu/simd.hpp \
-	src/cpu/threading.hpp \
+	src/cpu/threading.hpp src/cpu/threading.cpp \
 	src/cpu/types.hpp \
 	src/cpu/math/eltwise_math.hpp
 # One fragment per primitive kind.

@@ -26,6 +26,15 @@ inline int max_threads() {
     return n < 1 ? 1 : n;
 }
 
+namespace detail {
+using chunk_fn_t = void (*)(const void *ctx, int ithr, int nthr);
+// Runs fn(ctx, ithr, nthr) for every ithr in [0, nthr) on this thread and
+// its team (threading.cpp); false when the team is off (OMP_WAIT_POLICY=
+// passive) or already running a job of this thread (a call from inside one
+// of its chunks): the caller then uses tbb::parallel_for.
+bool team_run(int nthr, chunk_fn_t fn, const void *ctx);
+} // namespace detail
+
 // Runs f(ithr, nthr) for ithr in [0, nthr), in parallel.
 template <typename F>
 void parallel(int nthr, const F &f) {
@@ -47,6 +56,8 @@ void parallel(int nthr, const F &f) {
     f(0, nthr);
     for (auto &w : workers) w.join();
 #else
+    const detail::chunk_fn_t call = [](const void *ctx, int ithr, int n) { (*static_cast<const F *>(ctx))(ithr, n); };
+    if (detail::team_run(nthr, call, &f)) return;
     tbb::parallel_for(0, nthr, [&](int ithr) { f(ithr, nthr); },
             tbb::static_partitioner());
 #endif
