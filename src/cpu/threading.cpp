@@ -86,6 +86,13 @@ void run_chunks(team_t &t) {
     }
 }
 
+bool enqueue_helper(const std::shared_ptr<team_t> &tp);
+
+// A helper hands over to a fresh task after this long (between calls): a
+// thread that picked it up while waiting for its own TBB work (TBB runs
+// enqueued tasks there) gets back to that work within it.
+constexpr auto helper_turn = std::chrono::milliseconds(20);
+
 void helper(const std::shared_ptr<team_t> &tp) {
     team_t &t = *tp;
     // On the owner's own thread (TBB may run an enqueued task there while
@@ -93,7 +100,8 @@ void helper(const std::shared_ptr<team_t> &tp) {
     if (std::this_thread::get_id() != t.owner) {
         const auto linger = std::chrono::microseconds(linger_us());
         uint64_t served = 0;
-        auto idle_since = clock_t::now();
+        const auto born = clock_t::now();
+        auto idle_since = born;
         for (;;) {
             const uint64_t s = t.seq.load(std::memory_order_acquire);
             if ((s & 1) && s != served) {
@@ -104,11 +112,22 @@ void helper(const std::shared_ptr<team_t> &tp) {
                 idle_since = clock_t::now();
                 continue;
             }
-            if (clock_t::now() - idle_since > linger) break;
+            const auto now = clock_t::now();
+            if (now - idle_since > linger) break;
+            if (now - born > helper_turn && enqueue_helper(tp)) return; // the successor counts as this one
             for (int k = 0; k < 8; ++k) cpu_relax();
         }
     }
     t.helpers.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+bool enqueue_helper(const std::shared_ptr<team_t> &tp) {
+    try {
+        tbb::this_task_arena::enqueue([tp] { helper(tp); });
+        return true;
+    } catch (...) {
+        return false;
+    }
 }
 
 } // namespace
@@ -134,9 +153,7 @@ bool team_run(int nthr, chunk_fn_t fn, const void *ctx) {
     t.seq.store(s, std::memory_order_seq_cst);
     for (int have = t.helpers.load(std::memory_order_acquire); have < nthr - 1; ++have) {
         t.helpers.fetch_add(1, std::memory_order_acq_rel);
-        try {
-            tbb::this_task_arena::enqueue([tp = mine] { helper(tp); });
-        } catch (...) { // no helper: the chunks run here
+        if (!enqueue_helper(mine)) { // no helper: the chunks run here
             t.helpers.fetch_sub(1, std::memory_order_acq_rel);
             break;
         }

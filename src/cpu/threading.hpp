@@ -58,8 +58,11 @@ void parallel(int nthr, const F &f) {
 #else
     const detail::chunk_fn_t call = [](const void *ctx, int ithr, int n) { (*static_cast<const F *>(ctx))(ithr, n); };
     if (detail::team_run(nthr, call, &f)) return;
-    tbb::parallel_for(0, nthr, [&](int ithr) { f(ithr, nthr); },
-            tbb::static_partitioner());
+    // Isolated: while it waits, this thread runs only this loop's chunks,
+    // not another team's helper task (which could keep it for a while).
+    tbb::this_task_arena::isolate([&] {
+        tbb::parallel_for(0, nthr, [&](int ithr) { f(ithr, nthr); }, tbb::static_partitioner());
+    });
 #endif
 }
 

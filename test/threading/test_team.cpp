@@ -1,10 +1,11 @@
 // parallel() and its thread team (src/cpu/threading.cpp): every chunk runs
 // exactly once with the right chunk count, back to back (helpers still
-// polling from the last call), from several calling threads at once, from
-// inside a chunk (nested calls), within a task_arena's thread limit, and in
-// a child of fork() (which has none of the parent's helpers). Run as is
-// and with OMP_WAIT_POLICY=passive (test_team_passive.sh: no team, every
-// call a tbb::parallel_for).
+// polling from the last call, and handing over to fresh ones), from several
+// calling threads at once, from inside a chunk (nested calls), from the
+// application's own TBB tasks, within a task_arena's thread limit, and in a
+// child of fork() (which has none of the parent's helpers). Run as is and
+// with OMP_WAIT_POLICY=passive (test_team_passive.sh: no team, every call a
+// tbb::parallel_for).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "cpu/threading.hpp"
@@ -97,6 +99,17 @@ void nested() {
     check(outer.load() == 1500 && inner_ok.load() == 1500, "500 calls of 3 chunks each running a call of 3");
 }
 
+void inside_user_tasks() {
+    // Calls made from the application's own TBB tasks (each task's thread
+    // a caller with a team of its own).
+    std::atomic<int> bad {0};
+    tbb::parallel_for(0, 16, [&](int t) {
+        for (int it = 0; it < 300; ++it)
+            if (!one_call(2 + (it + t) % 3)) bad.fetch_add(1);
+    });
+    check(bad.load() == 0, "16 application TBB tasks x 300 calls: each chunk once");
+}
+
 void arena_limit() {
     // In an arena of one thread the call runs on the caller alone; in an
     // arena of two, at most two threads run the chunks.
@@ -158,6 +171,7 @@ int main() {
     back_to_back();
     concurrent_callers();
     nested();
+    inside_user_tasks();
     arena_limit();
     forked_child();
     std::printf("%d passed, %d failed\n", checks - failures, failures);
