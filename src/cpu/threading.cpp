@@ -34,10 +34,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <memory>
 #include <new>
 #include <thread>
 
+#include <pthread.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -48,19 +48,62 @@ namespace {
 
 using clock_t = std::chrono::steady_clock;
 
-struct team_t {
+struct alignas(64) team_t {
     std::atomic<uint64_t> seq {0}; // odd while a job is open
     std::atomic<int> next {0}; // next chunk to claim
     std::atomic<int> done {0}; // chunks finished
     std::atomic<int> users {0}; // helpers registered with the open job
     std::atomic<int> helpers {0}; // helper tasks enqueued and not ended
+    // Owner (1) plus helper tasks not ended: the slot is free at 0.
+    std::atomic<int> refs {0};
+    std::atomic<uintptr_t> owner {0}; // the owning thread's pthread_self()
     // The job: written by the owner while it is closed and users == 0.
     chunk_fn_t fn = nullptr;
     const void *ctx = nullptr;
     int nthr = 0;
-    std::thread::id owner;
-    pid_t pid = 0; // a child of fork() has none of the parent's helpers
     bool busy = false; // owner only: a job of this team is running
+};
+
+// The teams live in static storage, taken by threads as they first call
+// and given back when they end (once their helpers have ended too). A
+// helper task that TBB never runs (the application dropped the thread
+// limit to one while it was queued) thus holds nothing but a slot. With
+// every slot taken, calls go to tbb::parallel_for.
+constexpr int max_teams = 64;
+team_t teams[max_teams];
+
+uintptr_t self_id() { return (uintptr_t)pthread_self(); }
+
+// The calling thread's team: taken on its first call, released when the
+// thread ends; a child of fork() keeps its slot, with none of the parent's
+// helpers.
+struct team_ref_t {
+    team_t *t = nullptr;
+    pid_t pid = 0;
+    team_t *get() {
+        const pid_t now = getpid();
+        if (t && pid != now) { // the child of a fork(): this thread alone
+            t->helpers.store(0), t->users.store(0), t->refs.store(1);
+            t->owner.store(self_id()), t->busy = false;
+            pid = now;
+        }
+        if (t) return t;
+        for (team_t &c : teams) {
+            int zero = 0;
+            if (c.refs.load(std::memory_order_relaxed) == 0 && c.refs.compare_exchange_strong(zero, 1)) {
+                c.owner.store(self_id());
+                t = &c, pid = now;
+                break;
+            }
+        }
+        return t;
+    }
+    ~team_ref_t() {
+        if (t && pid == getpid()) {
+            t->owner.store(0);
+            t->refs.fetch_sub(1, std::memory_order_acq_rel);
+        }
+    }
 };
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
@@ -86,18 +129,18 @@ void run_chunks(team_t &t) {
     }
 }
 
-bool enqueue_helper(const std::shared_ptr<team_t> &tp);
+bool enqueue_helper(team_t *tp);
 
 // A helper hands over to a fresh task after this long (between calls): a
 // thread that picked it up while waiting for its own TBB work (TBB runs
 // enqueued tasks there) gets back to that work within it.
 constexpr auto helper_turn = std::chrono::milliseconds(20);
 
-void helper(const std::shared_ptr<team_t> &tp) {
+void helper(team_t *tp) {
     team_t &t = *tp;
     // On the owner's own thread (TBB may run an enqueued task there while
     // it waits for something else) a helper would only delay the owner.
-    if (std::this_thread::get_id() != t.owner) {
+    if (t.owner.load(std::memory_order_relaxed) != self_id()) {
         const auto linger = std::chrono::microseconds(linger_us());
         uint64_t served = 0;
         const auto born = clock_t::now();
@@ -114,18 +157,25 @@ void helper(const std::shared_ptr<team_t> &tp) {
             }
             const auto now = clock_t::now();
             if (now - idle_since > linger) break;
-            if (now - born > helper_turn && enqueue_helper(tp)) return; // the successor counts as this one
+            if (now - born > helper_turn && enqueue_helper(tp)) { // the successor counts as this helper
+                t.refs.fetch_sub(1, std::memory_order_acq_rel);
+                return;
+            }
             for (int k = 0; k < 8; ++k) cpu_relax();
         }
     }
     t.helpers.fetch_sub(1, std::memory_order_acq_rel);
+    t.refs.fetch_sub(1, std::memory_order_acq_rel);
 }
 
-bool enqueue_helper(const std::shared_ptr<team_t> &tp) {
+// One more helper task (a reference to the team while it is queued).
+bool enqueue_helper(team_t *tp) {
+    tp->refs.fetch_add(1, std::memory_order_acq_rel);
     try {
         tbb::this_task_arena::enqueue([tp] { helper(tp); });
         return true;
     } catch (...) {
+        tp->refs.fetch_sub(1, std::memory_order_acq_rel);
         return false;
     }
 }
@@ -134,15 +184,10 @@ bool enqueue_helper(const std::shared_ptr<team_t> &tp) {
 
 bool team_run(int nthr, chunk_fn_t fn, const void *ctx) {
     if (linger_us() <= 0) return false;
-    thread_local std::shared_ptr<team_t> mine;
-    const pid_t pid = getpid();
-    if (!mine || mine->pid != pid) {
-        mine = std::shared_ptr<team_t>(new (std::nothrow) team_t);
-        if (!mine) return false;
-        mine->owner = std::this_thread::get_id();
-        mine->pid = pid;
-    }
-    team_t &t = *mine;
+    thread_local team_ref_t mine;
+    team_t *tp = mine.get();
+    if (!tp) return false;
+    team_t &t = *tp;
     if (t.busy) return false; // a call from inside one of this thread's chunks
     t.busy = true;
     while (t.users.load(std::memory_order_seq_cst) != 0) cpu_relax(); // the last job's late helpers
@@ -153,7 +198,7 @@ bool team_run(int nthr, chunk_fn_t fn, const void *ctx) {
     t.seq.store(s, std::memory_order_seq_cst);
     for (int have = t.helpers.load(std::memory_order_acquire); have < nthr - 1; ++have) {
         t.helpers.fetch_add(1, std::memory_order_acq_rel);
-        if (!enqueue_helper(mine)) { // no helper: the chunks run here
+        if (!enqueue_helper(tp)) { // no helper: the chunks run here
             t.helpers.fetch_sub(1, std::memory_order_acq_rel);
             break;
         }
