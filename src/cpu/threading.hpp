@@ -30,8 +30,9 @@ namespace detail {
 using chunk_fn_t = void (*)(const void *ctx, int ithr, int nthr);
 // Runs fn(ctx, ithr, nthr) for every ithr in [0, nthr) on this thread and
 // its team (threading.cpp); false when the team is off (OMP_WAIT_POLICY=
-// passive) or already running a job of this thread (a call from inside one
-// of its chunks): the caller then uses tbb::parallel_for.
+// passive), already running a job of this thread (a call from inside one
+// of its chunks) or not to be had (all 64 slots held by other threads):
+// the caller then uses tbb::parallel_for.
 bool team_run(int nthr, chunk_fn_t fn, const void *ctx);
 } // namespace detail
 
