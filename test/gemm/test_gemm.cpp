@@ -15,6 +15,7 @@
 
 #include "../common/kt_test.hpp"
 #include "cpu/gemm/gemm.hpp"
+#include "cpu/gemm/kernels.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/threading.hpp"
 
@@ -530,6 +531,107 @@ void test_c_rows() {
     });
 }
 
+// Packing tiles (ukernel_t::packing) on their own: every height, column
+// tails, k from 0 to past the rows fetched ahead, alpha and beta (0 over
+// NaN), B rows misaligned (ldb = NR + 5), against a naive double tile;
+// the packed panel holds B's columns and zeros past nr, and nothing of C
+// outside the tile changes.
+void test_packing_tile_kernel() {
+    if (!isa::has(isa::avx512)) return;
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::avx512);
+    const gemm::ukernel_t *uk = gemm::f32_kernel();
+    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
+    T.check(uk && uk->packing[1], "the AVX-512 kernel has packing tiles");
+    if (!uk || !uk->packing[1]) return;
+    const int MR = uk->mr, NR = uk->nr;
+    const dim_t ldb = NR + 5, ldc = NR + 3;
+    const double u = std::ldexp(1.0, -24);
+    int n_ok = 0, n_all = 0;
+    uint64_t seed = 300;
+    for (int mr = 1; mr <= MR; ++mr)
+        for (int nr : {1, 15, 16, 17, NR})
+            for (dim_t k : {0, 1, 9, 40})
+                for (int ab = 0; ab < 2; ++ab) {
+                    const float alpha = ab ? -1.5f : 1.f, beta = ab ? 0.5f : 0.f;
+                    std::vector<float> a(k * MR + 1), b(k * ldb + 1), pb(k * NR + 1, NAN), c(MR * ldc);
+                    kt::fill(a, ++seed);
+                    kt::fill(b, ++seed);
+                    kt::fill(c, ++seed);
+                    if (beta == 0.f)
+                        for (int i = 0; i < mr; ++i)
+                            for (int j = 0; j < nr; ++j) c[i * ldc + j] = NAN;
+                    const std::vector<float> c0 = c;
+                    uk->packing[mr](k, alpha, a.data(), b.data(), ldb, pb.data(), beta, c.data(), ldc, nr);
+                    bool ok = true;
+                    for (int i = 0; i < MR; ++i)
+                        for (dim_t j = 0; j < ldc; ++j) {
+                            const float got = c[i * ldc + j], was = c0[i * ldc + j];
+                            if (i >= mr || j >= nr) { // outside the tile
+                                ok = ok && (got == was || (std::isnan(got) && std::isnan(was)));
+                                continue;
+                            }
+                            double acc = 0, mag = 0;
+                            for (dim_t p = 0; p < k; ++p) {
+                                acc += (double)a[p * MR + i] * b[p * ldb + j];
+                                mag += std::fabs((double)a[p * MR + i] * b[p * ldb + j]);
+                            }
+                            const double cv = beta == 0.f ? 0.0 : (double)was;
+                            const double want = alpha * acc + beta * cv;
+                            const double bound = (k + 3) * u * (std::fabs(alpha) * mag + std::fabs(beta * cv))
+                                    + u * std::fabs(want) + 1e-30;
+                            ok = ok && std::fabs(got - want) <= bound;
+                        }
+                    for (dim_t p = 0; p < k; ++p)
+                        for (int j = 0; j < NR; ++j)
+                            ok = ok && pb[p * NR + j] == (j < nr ? b[p * ldb + j] : 0.f);
+                    ok = ok && std::isnan(pb[k * NR]); // nothing past the panel
+                    if (!ok)
+                        std::fprintf(stderr, "  packing tile mr=%d nr=%d k=%ld alpha=%g beta=%g\n", mr, nr,
+                                (long)k, alpha, beta);
+                    n_ok += ok;
+                    ++n_all;
+                }
+    char what[160];
+    std::snprintf(what, sizeof(what), "packing tiles: %d/%d (height, columns, k, alpha/beta) match", n_ok,
+            n_all);
+    T.check(n_ok == n_all, what);
+}
+
+// Packing tiles in the loop nest: row-major B (both orientations of A),
+// rows 9 to 13 (the first tile's heights), 25, 100 and 301 (several A
+// blocks under the tiny caches' MC, the later ones reading panels the
+// first packed), columns with tails and across the tiny caches' NC, K
+// across KC, 1 and 2 threads (K split at 9 x 33 x 513), host and tiny
+// caches, each kernel, against the naive product. Plans pack in the tiles
+// only under the AVX-512 kernel, and some do there.
+void test_packing_tiles() {
+    const struct {
+        dim_t M, N, K;
+    } shapes[] = {{9, 33, 513}, {10, 31, 64}, {11, 700, 64}, {12, 33, 1}, {13, 700, 513}, {25, 31, 513},
+            {100, 700, 513}, {301, 33, 513}, {301, 700, 64}};
+    for_each_level([&](int level) {
+        int n_ok = 0, n_all = 0, n_tiles = 0;
+        for (const gemm::cache_sizes_t *caches : {(const gemm::cache_sizes_t *)nullptr, &tiny_caches})
+            for (const auto &sh : shapes)
+                for (bool ta : {false, true}) {
+                    shape_t s {sh.M, sh.N, sh.K, ta, false, ta ? 0.5f : 1.f, ta ? 1.f : 0.f};
+                    data_t d = make_data(s, 8800 + (uint64_t)(sh.M * 7 + sh.N * 3 + sh.K) + ta);
+                    for (int nthr : {1, 2}) {
+                        bool in_tiles = false;
+                        const bool ok = run_on_caches(s, d, caches ? *caches : gemm::host_caches(), nthr,
+                                [&](const gemm::plan_t &p) { in_tiles = p.packs_b_in_tiles(); });
+                        n_ok += ok && (!in_tiles || level == (int)gemm::kernel_level_t::avx512);
+                        n_tiles += in_tiles;
+                        ++n_all;
+                    }
+                }
+        char what[160];
+        std::snprintf(what, sizeof(what), "packing tiles in plans, level %d: %d/%d match, %d pack in the tiles",
+                level, n_ok, n_all, n_tiles);
+        T.check(n_ok == n_all && (level != (int)gemm::kernel_level_t::avx512 || n_tiles > 0), what);
+    });
+}
+
 // Plans s on `caches` with nthr threads and runs it with the counting
 // epilogue: true when every element of C saw the epilogue once and C (the
 // epilogue's map undone) matches the naive product. inspect(plan) after.
@@ -924,6 +1026,8 @@ int main() {
     test_few_columns();
     test_long_k();
     test_c_rows();
+    test_packing_tile_kernel();
+    test_packing_tiles();
     test_shared_operand();
     test_k_split();
     test_few_columns_direct();

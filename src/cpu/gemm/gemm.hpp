@@ -122,6 +122,10 @@ public:
     // True when the known sizes' threads split K (plan_t::init), each
     // computing all of C over its part, and then add the parts.
     bool k_split() const { return k_split_; }
+    // True when executions with B not packed beforehand pack a row-major B
+    // in the first row of tiles of each block (ukernel_t::packing) instead
+    // of in a pass of its own (run_block says when).
+    bool packs_b_in_tiles() const;
     int nthr() const { return nthr_; }
     const char *kernel_name() const;
 

@@ -19,12 +19,20 @@ constexpr int MR = 12, NR = 32;
 
 #define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 
-// One tile, packed (D false: a and b are micro-panels, ars = 1, acs = MR,
-// ldb = NR) or direct (D true: both read in place through the strides, B's
-// columns beyond nr masked off so nothing past them is read).
-template <int M, bool D>
+// How a tile reads its operands: both packed (a and b micro-panels, ars =
+// 1, acs = MR, ldb = NR), both in place (direct: through the strides, B's
+// columns beyond nr masked off so nothing past them is read), or A packed
+// and B in place, written to the packed panel pb as it is read (packing).
+enum class mode_t { packed, direct, packing };
+
+// Rows of B fetched ahead by a packing tile: B is read once, from L3 or
+// memory, in short runs ldb apart that the prefetchers follow poorly.
+constexpr dim_t packing_ahead = 8;
+
+template <int M, mode_t Mode>
 KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
-        const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
+        const float *b, dim_t ldb, float *pb, float beta, float *c, dim_t ldc, dim_t nr) {
+    constexpr bool D = Mode == mode_t::direct, BD = Mode != mode_t::packed;
     __m512 acc[M][2];
     const __mmask16 m0 = nr >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nr) - 1);
     const __mmask16 m1 = nr >= 32 ? (__mmask16)0xffff
@@ -42,8 +50,19 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
     }
     KESTREL_UNROLL(4)
     for (dim_t p = 0; p < k; ++p) {
-        const __m512 b0 = D ? _mm512_maskz_loadu_ps(m0, b + p * ldb) : _mm512_loadu_ps(b + p * NR);
-        const __m512 b1 = D ? _mm512_maskz_loadu_ps(m1, b + p * ldb + 16) : _mm512_loadu_ps(b + p * NR + 16);
+        const __m512 b0 = BD ? _mm512_maskz_loadu_ps(m0, b + p * ldb) : _mm512_loadu_ps(b + p * NR);
+        const __m512 b1 = BD ? _mm512_maskz_loadu_ps(m1, b + p * ldb + 16) : _mm512_loadu_ps(b + p * NR + 16);
+        if (Mode == mode_t::packing) {
+            // The last rows fetch themselves again; columns past nr are
+            // harmless (a prefetch never faults). 32 floats span 3 lines
+            // unless the row is aligned.
+            const float *ahead = b + (p + packing_ahead < k ? p + packing_ahead : p) * ldb;
+            _mm_prefetch(reinterpret_cast<const char *>(ahead), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char *>(ahead + 16), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char *>(ahead + NR - 1), _MM_HINT_T0);
+            _mm512_storeu_ps(pb + p * NR, b0);
+            _mm512_storeu_ps(pb + p * NR + 16, b1);
+        }
         const float *ap = D ? a + p * acs : a + p * MR;
         KESTREL_UNROLL(12)
         for (int i = 0; i < M; ++i) {
@@ -87,13 +106,19 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
 template <int M>
 KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b, float beta,
         float *c, dim_t ldc, dim_t nr) {
-    tile<M, false>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
+    tile<M, mode_t::packed>(k, alpha, a, 1, MR, b, NR, nullptr, beta, c, ldc, nr);
 }
 
 template <int M>
 KESTREL_AVX512 void direct(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
         const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, true>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
+    tile<M, mode_t::direct>(k, alpha, a, ars, acs, b, ldb, nullptr, beta, c, ldc, nr);
+}
+
+template <int M>
+KESTREL_AVX512 void packing(dim_t k, float alpha, const float *a, const float *b, dim_t ldb,
+        float *pb, float beta, float *c, dim_t ldc, dim_t nr) {
+    tile<M, mode_t::packing>(k, alpha, a, 1, MR, b, ldb, pb, beta, c, ldc, nr);
 }
 
 // ------------------------------------------------------ transposing pack
@@ -395,7 +420,9 @@ const ukernel_t table = {"f32_gemm_12x32__avx512", MR, NR,
         skinny, "f32_gemm_skinny8__avx512",
         {nullptr, direct<1>, direct<2>, direct<3>, direct<4>, direct<5>, direct<6>, direct<7>,
                 direct<8>, direct<9>, direct<10>, direct<11>, direct<12>},
-        pack_transposing};
+        pack_transposing,
+        {nullptr, packing<1>, packing<2>, packing<3>, packing<4>, packing<5>, packing<6>,
+                packing<7>, packing<8>, packing<9>, packing<10>, packing<11>, packing<12>}};
 
 } // namespace
 
