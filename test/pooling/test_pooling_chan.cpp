@@ -350,6 +350,16 @@ int main() {
             prob_t big = {2, 1, 35, {1, 297, 296}, {1, 3, 3}, {1, 2, 2}, {0, 0, 0}, {0, 1, 1}, {0, 1, 1}};
             for (dnnl_alg_kind_t alg : {dnnl_pooling_max, dnnl_pooling_avg_exclude_padding})
                 check(t, e, big, blk16, false, alg, threads, false, true);
+            // The same into an aligned dense nhwc dst: 48 channels (three
+            // whole slices a point: non-temporal stores, 4.04 MiB) and 35
+            // (a tail slice: plain stores), every slice of a block of
+            // columns before the next block.
+            prob_t big48 = big;
+            big48.C = 48;
+            for (dnnl_alg_kind_t alg : {dnnl_pooling_max, dnnl_pooling_avg_exclude_padding}) {
+                check(t, e, big48, nspc, false, alg, threads, false, true);
+                check(t, e, big, nspc, false, alg, threads, false, true);
+            }
         });
     t.check(expected_kernel(false, 16).empty() == (fast_cases == 0), "the register kernels served when expected");
     return t.finish();

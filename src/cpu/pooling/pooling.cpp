@@ -273,14 +273,21 @@ KESTREL_AVX512 void chan_pair_row_avx512(
         chan_row_avx512<BF, OP, false>(r1, ow_b, ow_e, lo, hi);
         return;
     }
-    for (dim_t c0 = 0; c0 < r.C; c0 += 16) {
-        const dim_t n = std::min<dim_t>(16, r.C - c0);
-        const __mmask16 m = (__mmask16)((1u << n) - 1);
-        const auto kern = n == 16 ? chan_pair_avx512<BF, OP, N, true> : chan_pair_avx512<BF, OP, N, false>;
-        dim_t ow = l;
-        for (; ow + N <= h; ow += N) kern(r, r1.dst, ow, c0, m);
-        if (ow < h) kern(r, r1.dst, h - N, c0, m);
-    }
+    // Every channel slice of a block of columns before the next block: a
+    // channels-last point's lines are read together (slice by slice over
+    // whole rows, each pass read one line of every point, 4 to 16 lines
+    // apart).
+    auto block = [&](dim_t ow) {
+        for (dim_t c0 = 0; c0 < r.C; c0 += 16) {
+            const dim_t n = std::min<dim_t>(16, r.C - c0);
+            const __mmask16 m = (__mmask16)((1u << n) - 1);
+            (n == 16 ? chan_pair_avx512<BF, OP, N, true> : chan_pair_avx512<BF, OP, N, false>)(
+                    r, r1.dst, ow, c0, m);
+        }
+    };
+    dim_t ow = l;
+    for (; ow + N <= h; ow += N) block(ow);
+    if (ow < h) block(h - N);
     // The left edge after the interior: its lines are in cache by then
     // (first, each of its few loads would wait for memory alone).
     chan_row_avx512<BF, OP, false>(r, ow_b, l, lo, hi);
@@ -668,11 +675,12 @@ struct vec_pooling_fwd_t : primitive_t {
                 && c.DW == 0 && owb == 1) {
             const dim_t OHP = div_up(c.OH, (dim_t)2);
             // Non-temporal stores for a large f32 dst of whole 64-byte
-            // lines (16 channels a point, every row start aligned): they
-            // skip reading each dst line before writing it.
+            // lines (16 channels a point in nChw16c, a multiple of 16 in
+            // dense nhwc; every row start aligned): they skip reading each
+            // dst line before writing it.
             const size_t dst_bytes = (size_t)(c.MB * NB * c.OD * c.OH * c.OW * pd->run_ * esz);
-            proto.nt = !bf && pd->run_ == 16 && ds[4] == 16 && ds[0] % 16 == 0 && ds[1] % 16 == 0
-                    && ds[3] % 16 == 0 && dst_bytes >= (size_t(4) << 20)
+            proto.nt = !bf && pd->run_ % 16 == 0 && ds[4] == pd->run_ && ds[0] % 16 == 0
+                    && (NB == 1 || ds[1] % 16 == 0) && ds[3] % 16 == 0 && dst_bytes >= (size_t(4) << 20)
                     && reinterpret_cast<uintptr_t>(dst + dmd.offset0 * esz) % 64 == 0;
             parallel_nd(c.MB * NB * OHP, [&](dim_t it) {
                 const dim_t ohp = it % OHP, cb = it / OHP % NB, n = it / OHP / NB;
