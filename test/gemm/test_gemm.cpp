@@ -533,7 +533,8 @@ void test_c_rows() {
 
 // Packing tiles (ukernel_t::packing) on their own: every height, column
 // tails, k from 0 to past the rows fetched ahead, alpha and beta (0 over
-// NaN), B rows misaligned (ldb = NR + 5), against a naive double tile;
+// NaN), B rows misaligned (ldb = NR + 5), a next panel to fetch or none,
+// against a naive double tile;
 // the packed panel holds B's columns and zeros past nr, and nothing of C
 // outside the tile changes.
 void test_packing_tile_kernel() {
@@ -561,7 +562,10 @@ void test_packing_tile_kernel() {
                         for (int i = 0; i < mr; ++i)
                             for (int j = 0; j < nr; ++j) c[i * ldc + j] = NAN;
                     const std::vector<float> c0 = c;
-                    uk->packing[mr](k, alpha, a.data(), b.data(), ldb, pb.data(), beta, c.data(), ldc, nr);
+                    // bnext: another buffer of the same rows, only fetched.
+                    std::vector<float> nx(k * ldb + 1, 7.f);
+                    uk->packing[mr](k, alpha, a.data(), b.data(), ldb, pb.data(), ab ? nx.data() : nullptr, beta,
+                            c.data(), ldc, nr);
                     bool ok = true;
                     for (int i = 0; i < MR; ++i)
                         for (dim_t j = 0; j < ldc; ++j) {

@@ -337,13 +337,12 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
         return;
     }
     // A row-major B is packed by the first row of tiles of each block
-    // (ukernel_t::packing) where the ISA has packing tiles: one AVX-512 Zen
-    // 4 core, 128 x 768 x 3072 1.05-1.10x (the pack had been 9% of the
-    // time), matmul 1.07x on two. Not with c_rows: its B comes from memory
-    // (a C beyond L2, one K block), which the whole-row pass streams and
-    // the tiles' short runs ldb apart do not (a 1x1 convolution's backward
-    // data on nchw, 0.90x).
-    const bool packing = !bpre && !a.transb && !c_rows && uk.packing[1];
+    // (ukernel_t::packing) where the ISA has packing tiles, each fetching
+    // the next panel as it goes. One AVX-512 Zen 4 core: 128 x 768 x 3072
+    // 1.05-1.10x (the pack had been 9% of the time); two: sgemm and matmul
+    // 128 x 768 x 3072 1.15x, a 1x1 convolution's backward data on nchw
+    // (c_rows, B from memory) 1.07x.
+    const bool packing = !bpre && !a.transb && uk.packing[1];
     for (dim_t jc = n0; jc < n1; jc += nc_max) {
         const dim_t nc = n1 - jc < nc_max ? n1 - jc : nc_max;
         for (dim_t pc = 0; pc < a.K; pc += kc_max) {
@@ -362,7 +361,8 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
                     const float *ap = apre ? apre.at(ic + ir) + pc * MR : pa + ir * kc;
                     float *c = a.C + (ic + ir) * a.ldc + jc + jr;
                     if (packing && ic == m0 && ir == 0)
-                        uk.packing[mr](kc, a.alpha, ap, Bblk + jr, a.ldb, pb + jr * kc, beta, c, a.ldc, nr);
+                        uk.packing[mr](kc, a.alpha, ap, Bblk + jr, a.ldb, pb + jr * kc,
+                                jr + NR < nc ? Bblk + jr + NR : nullptr, beta, c, a.ldc, nr);
                     else
                         uk.fn[mr](kc, a.alpha, ap, bp, beta, c, a.ldc, nr);
                     if (last_k && a.ep) a.ep->apply(ic + ir, jc + jr, mr, nr, c, a.ldc);
@@ -835,7 +835,7 @@ void plan_t::book(scratchpad::registry_t &reg, scratchpad::key_t base, bool b_gi
 }
 
 bool plan_t::packs_b_in_tiles() const {
-    return packs_b() && !transb_ && !c_rows_ && uk_->packing[1];
+    return packs_b() && !transb_ && uk_->packing[1];
 }
 
 size_t plan_t::packed_b_bytes() const {

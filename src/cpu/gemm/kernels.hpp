@@ -68,11 +68,13 @@ using direct_fn_t = void (*)(dim_t k, float alpha, const float *a, dim_t ars, di
 // first tile of each B micro-panel packs it, the rest read it back: the
 // pack's loads and stores run under the tile's FMAs instead of in a pass of
 // their own, and the panel is still in L1/L2 when the next tiles use it.
-// Only columns [0, nr) of b are read; the rest of the contract is fn[mr]'s.
+// Only columns [0, nr) of b are read; bnext (nullptr or the next panel's
+// columns in B, same rows) is only fetched, never read; the rest of the
+// contract is fn[mr]'s.
 // The AVX-512 kernel has them; the AVX2 one (6 x 16: twelve FMAs for each
 // row of B read) measured 0.91x with them on one Zen 4 core and has none.
 using packing_fn_t = void (*)(dim_t k, float alpha, const float *a, const float *b, dim_t ldb,
-        float *pb, float beta, float *c, dim_t ldc, dim_t nr);
+        float *pb, const float *bnext, float beta, float *c, dim_t ldc, dim_t nr);
 
 // A transposing pack (optional, per ISA; gemm.cpp has the portable one):
 //   dst[p * W + j] = src[j * ld + p] for p < k, j < w; zeros for w <= j < W.

@@ -26,12 +26,16 @@ constexpr int MR = 12, NR = 32;
 enum class mode_t { packed, direct, packing };
 
 // Rows of B fetched ahead by a packing tile: B is read once, from L3 or
-// memory, in short runs ldb apart that the prefetchers follow poorly.
+// memory, in short runs ldb apart that the prefetchers follow poorly. The
+// tile also fetches the next panel's rows (bnext) into L2, one row per
+// step: without that each panel's first rows waited for memory (a 1x1
+// convolution's backward data on nchw, K = 64: 0.90x against a separate
+// whole-row pass; 1.07x with it).
 constexpr dim_t packing_ahead = 8;
 
 template <int M, mode_t Mode>
 KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
-        const float *b, dim_t ldb, float *pb, float beta, float *c, dim_t ldc, dim_t nr) {
+        const float *b, dim_t ldb, float *pb, const float *bnext, float beta, float *c, dim_t ldc, dim_t nr) {
     constexpr bool D = Mode == mode_t::direct, BD = Mode != mode_t::packed;
     __m512 acc[M][2];
     const __mmask16 m0 = nr >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nr) - 1);
@@ -60,6 +64,12 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
             _mm_prefetch(reinterpret_cast<const char *>(ahead), _MM_HINT_T0);
             _mm_prefetch(reinterpret_cast<const char *>(ahead + 16), _MM_HINT_T0);
             _mm_prefetch(reinterpret_cast<const char *>(ahead + NR - 1), _MM_HINT_T0);
+            if (bnext) { // the next panel's row, into L2 a whole tile ahead
+                const float *nx = bnext + p * ldb;
+                _mm_prefetch(reinterpret_cast<const char *>(nx), _MM_HINT_T1);
+                _mm_prefetch(reinterpret_cast<const char *>(nx + 16), _MM_HINT_T1);
+                _mm_prefetch(reinterpret_cast<const char *>(nx + NR - 1), _MM_HINT_T1);
+            }
             _mm512_storeu_ps(pb + p * NR, b0);
             _mm512_storeu_ps(pb + p * NR + 16, b1);
         }
@@ -106,19 +116,19 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
 template <int M>
 KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b, float beta,
         float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::packed>(k, alpha, a, 1, MR, b, NR, nullptr, beta, c, ldc, nr);
+    tile<M, mode_t::packed>(k, alpha, a, 1, MR, b, NR, nullptr, nullptr, beta, c, ldc, nr);
 }
 
 template <int M>
 KESTREL_AVX512 void direct(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
         const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::direct>(k, alpha, a, ars, acs, b, ldb, nullptr, beta, c, ldc, nr);
+    tile<M, mode_t::direct>(k, alpha, a, ars, acs, b, ldb, nullptr, nullptr, beta, c, ldc, nr);
 }
 
 template <int M>
 KESTREL_AVX512 void packing(dim_t k, float alpha, const float *a, const float *b, dim_t ldb,
-        float *pb, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::packing>(k, alpha, a, 1, MR, b, ldb, pb, beta, c, ldc, nr);
+        float *pb, const float *bnext, float beta, float *c, dim_t ldc, dim_t nr) {
+    tile<M, mode_t::packing>(k, alpha, a, 1, MR, b, ldb, pb, bnext, beta, c, ldc, nr);
 }
 
 // ------------------------------------------------------ transposing pack
