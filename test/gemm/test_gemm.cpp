@@ -537,12 +537,13 @@ void test_c_rows() {
 // against a naive double tile;
 // the packed panel holds B's columns and zeros past nr, and nothing of C
 // outside the tile changes.
-void test_packing_tile_kernel() {
-    if (!isa::has(isa::avx512)) return;
-    gemm::set_kernel_level_for_testing(gemm::kernel_level_t::avx512);
+void test_packing_tile_kernel(gemm::kernel_level_t level, const char *label) {
+    gemm::set_kernel_level_for_testing(level);
     const gemm::ukernel_t *uk = gemm::f32_kernel();
     gemm::set_kernel_level_for_testing(gemm::kernel_level_t::best);
-    T.check(uk && uk->packing[1], "the AVX-512 kernel has packing tiles");
+    char what[160];
+    std::snprintf(what, sizeof(what), "the %s kernel has packing tiles", label);
+    T.check(uk && uk->packing[1], what);
     if (!uk || !uk->packing[1]) return;
     const int MR = uk->mr, NR = uk->nr;
     const dim_t ldb = NR + 5, ldc = NR + 3;
@@ -550,7 +551,7 @@ void test_packing_tile_kernel() {
     int n_ok = 0, n_all = 0;
     uint64_t seed = 300;
     for (int mr = 1; mr <= MR; ++mr)
-        for (int nr : {1, 15, 16, 17, NR})
+        for (int nr : {1, NR / 2 - 1, NR / 2, NR / 2 + 1, NR - 1, NR})
             for (dim_t k : {0, 1, 9, 40})
                 for (int ab = 0; ab < 2; ++ab) {
                     const float alpha = ab ? -1.5f : 1.f, beta = ab ? 0.5f : 0.f;
@@ -595,9 +596,8 @@ void test_packing_tile_kernel() {
                     n_ok += ok;
                     ++n_all;
                 }
-    char what[160];
-    std::snprintf(what, sizeof(what), "packing tiles: %d/%d (height, columns, k, alpha/beta) match", n_ok,
-            n_all);
+    std::snprintf(what, sizeof(what), "%s packing tiles: %d/%d (height, columns, k, alpha/beta) match", label,
+            n_ok, n_all);
     T.check(n_ok == n_all, what);
 }
 
@@ -607,7 +607,7 @@ void test_packing_tile_kernel() {
 // first packed), columns with tails and across the tiny caches' NC, K
 // across KC, 1 and 2 threads (K split at 9 x 33 x 513), host and tiny
 // caches, each kernel, against the naive product. Plans pack in the tiles
-// only under the AVX-512 kernel, and some do there.
+// under the AVX2 and AVX-512 kernels (some do), never the portable one.
 void test_packing_tiles() {
     const struct {
         dim_t M, N, K;
@@ -624,7 +624,7 @@ void test_packing_tiles() {
                         bool in_tiles = false;
                         const bool ok = run_on_caches(s, d, caches ? *caches : gemm::host_caches(), nthr,
                                 [&](const gemm::plan_t &p) { in_tiles = p.packs_b_in_tiles(); });
-                        n_ok += ok && (!in_tiles || level == (int)gemm::kernel_level_t::avx512);
+                        n_ok += ok && (!in_tiles || level != (int)gemm::kernel_level_t::portable);
                         n_tiles += in_tiles;
                         ++n_all;
                     }
@@ -632,7 +632,7 @@ void test_packing_tiles() {
         char what[160];
         std::snprintf(what, sizeof(what), "packing tiles in plans, level %d: %d/%d match, %d pack in the tiles",
                 level, n_ok, n_all, n_tiles);
-        T.check(n_ok == n_all && (level != (int)gemm::kernel_level_t::avx512 || n_tiles > 0), what);
+        T.check(n_ok == n_all && (level == (int)gemm::kernel_level_t::portable || n_tiles > 0), what);
     });
 }
 
@@ -1030,7 +1030,8 @@ int main() {
     test_few_columns();
     test_long_k();
     test_c_rows();
-    test_packing_tile_kernel();
+    if (isa::has(isa::avx2)) test_packing_tile_kernel(gemm::kernel_level_t::avx2, "AVX2");
+    if (isa::has(isa::avx512)) test_packing_tile_kernel(gemm::kernel_level_t::avx512, "AVX-512");
     test_packing_tiles();
     test_shared_operand();
     test_k_split();

@@ -21,19 +21,39 @@ __attribute__((target("avx2,fma"))) inline __m256i tail_mask(dim_t n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), lanes);
 }
 
-// One tile, packed (D false: micro-panels, ars = 1, acs = MR, ldb = NR) or
-// direct (D true: read in place through the strides; B's columns beyond nr
-// are masked off, so nothing past them is read).
-template <int M, bool D>
+// How a tile reads its operands: both packed (micro-panels, ars = 1, acs =
+// MR, ldb = NR), both in place (direct: through the strides; B's columns
+// beyond nr are masked off, so nothing past them is read), or A packed and
+// B in place, written to the packed panel pb as it is read (packing).
+enum class mode_t { packed, direct, packing };
+
+// Rows of B fetched ahead by a packing tile (16 floats: 1 or 2 lines), and
+// the next panel's rows (bnext) into L2, one a step.
+constexpr dim_t packing_ahead = 8;
+
+template <int M, mode_t Mode>
 __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
-        dim_t acs, const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
+        dim_t acs, const float *b, dim_t ldb, float *pb, const float *bnext, float beta, float *c, dim_t ldc,
+        dim_t nr) {
+    constexpr bool D = Mode == mode_t::direct, BD = Mode != mode_t::packed;
     __m256 acc[M][2];
     const __m256i m0 = tail_mask(nr), m1 = tail_mask(nr - 8);
     KESTREL_UNROLL(6)
     for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
     for (dim_t p = 0; p < k; ++p) {
-        const __m256 b0 = D ? _mm256_maskload_ps(b + p * ldb, m0) : _mm256_loadu_ps(b + p * NR);
-        const __m256 b1 = D ? _mm256_maskload_ps(b + p * ldb + 8, m1) : _mm256_loadu_ps(b + p * NR + 8);
+        const __m256 b0 = BD ? _mm256_maskload_ps(b + p * ldb, m0) : _mm256_loadu_ps(b + p * NR);
+        const __m256 b1 = BD ? _mm256_maskload_ps(b + p * ldb + 8, m1) : _mm256_loadu_ps(b + p * NR + 8);
+        if (Mode == mode_t::packing) { // masked-off lanes load as zeros
+            const float *ahead = b + (p + packing_ahead < k ? p + packing_ahead : p) * ldb;
+            _mm_prefetch(reinterpret_cast<const char *>(ahead), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char *>(ahead + NR - 1), _MM_HINT_T0);
+            if (bnext) {
+                _mm_prefetch(reinterpret_cast<const char *>(bnext + p * ldb), _MM_HINT_T1);
+                _mm_prefetch(reinterpret_cast<const char *>(bnext + p * ldb + NR - 1), _MM_HINT_T1);
+            }
+            _mm256_storeu_ps(pb + p * NR, b0);
+            _mm256_storeu_ps(pb + p * NR + 8, b1);
+        }
         const float *ap = D ? a + p * acs : a + p * MR;
         KESTREL_UNROLL(6)
         for (int i = 0; i < M; ++i) {
@@ -73,18 +93,25 @@ __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const
 template <int M>
 __attribute__((target("avx2,fma"))) void kernel(dim_t k, float alpha, const float *a,
         const float *b, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, false>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
+    tile<M, mode_t::packed>(k, alpha, a, 1, MR, b, NR, nullptr, nullptr, beta, c, ldc, nr);
 }
 
 template <int M>
 __attribute__((target("avx2,fma"))) void direct(dim_t k, float alpha, const float *a, dim_t ars,
         dim_t acs, const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, true>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
+    tile<M, mode_t::direct>(k, alpha, a, ars, acs, b, ldb, nullptr, nullptr, beta, c, ldc, nr);
+}
+
+template <int M>
+__attribute__((target("avx2,fma"))) void packing(dim_t k, float alpha, const float *a, const float *b,
+        dim_t ldb, float *pb, const float *bnext, float beta, float *c, dim_t ldc, dim_t nr) {
+    tile<M, mode_t::packing>(k, alpha, a, 1, MR, b, ldb, pb, bnext, beta, c, ldc, nr);
 }
 
 const ukernel_t table = {"f32_gemm_6x16__avx2", MR, NR,
         {nullptr, kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>}, nullptr, nullptr,
-        {nullptr, direct<1>, direct<2>, direct<3>, direct<4>, direct<5>, direct<6>}};
+        {nullptr, direct<1>, direct<2>, direct<3>, direct<4>, direct<5>, direct<6>}, nullptr,
+        {nullptr, packing<1>, packing<2>, packing<3>, packing<4>, packing<5>, packing<6>}};
 
 } // namespace
 
