@@ -33,9 +33,16 @@ enum class mode_t { packed, direct, packing };
 // whole-row pass; 1.07x with it).
 constexpr dim_t packing_ahead = 8;
 
-template <int M, mode_t Mode>
+// What a packing tile writes and fetches besides its own tile (the packed
+// and direct tiles take none: their code stays as it was without packing).
+struct packing_out_t {
+    float *pb;
+    const float *bnext;
+};
+
+template <int M, mode_t Mode, typename... Out>
 KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
-        const float *b, dim_t ldb, float *pb, const float *bnext, float beta, float *c, dim_t ldc, dim_t nr) {
+        const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr, Out... out) {
     constexpr bool D = Mode == mode_t::direct, BD = Mode != mode_t::packed;
     __m512 acc[M][2];
     const __mmask16 m0 = nr >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nr) - 1);
@@ -56,7 +63,10 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
     for (dim_t p = 0; p < k; ++p) {
         const __m512 b0 = BD ? _mm512_maskz_loadu_ps(m0, b + p * ldb) : _mm512_loadu_ps(b + p * NR);
         const __m512 b1 = BD ? _mm512_maskz_loadu_ps(m1, b + p * ldb + 16) : _mm512_loadu_ps(b + p * NR + 16);
-        if (Mode == mode_t::packing) {
+        if constexpr (Mode == mode_t::packing) {
+            const packing_out_t o {out...};
+            float *pb = o.pb;
+            const float *bnext = o.bnext;
             // The last rows fetch themselves again; columns past nr are
             // harmless (a prefetch never faults). 32 floats span 3 lines
             // unless the row is aligned.
@@ -116,19 +126,19 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
 template <int M>
 KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b, float beta,
         float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::packed>(k, alpha, a, 1, MR, b, NR, nullptr, nullptr, beta, c, ldc, nr);
+    tile<M, mode_t::packed>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
 }
 
 template <int M>
 KESTREL_AVX512 void direct(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
         const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::direct>(k, alpha, a, ars, acs, b, ldb, nullptr, nullptr, beta, c, ldc, nr);
+    tile<M, mode_t::direct>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
 }
 
 template <int M>
 KESTREL_AVX512 void packing(dim_t k, float alpha, const float *a, const float *b, dim_t ldb,
         float *pb, const float *bnext, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::packing>(k, alpha, a, 1, MR, b, ldb, pb, bnext, beta, c, ldc, nr);
+    tile<M, mode_t::packing>(k, alpha, a, 1, MR, b, ldb, beta, c, ldc, nr, packing_out_t {pb, bnext});
 }
 
 // ------------------------------------------------------ transposing pack
