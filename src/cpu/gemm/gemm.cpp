@@ -340,7 +340,7 @@ void run_block(const args_t &a, const ukernel_t &uk, dim_t mc_max, dim_t nc_max,
     // (ukernel_t::packing) where the ISA has packing tiles, each fetching
     // the next panel as it goes. One AVX-512 Zen 4 core: 128 x 768 x 3072
     // 1.05-1.10x (the pack had been 9% of the time); two: sgemm and matmul
-    // 128 x 768 x 3072 1.15x, a 1x1 convolution's backward data on nchw
+    // 128 x 768 x 3072 1.10x, a 1x1 convolution's backward data on nchw
     // (c_rows, B from memory) 1.07x.
     const bool packing = !bpre && !a.transb && uk.packing[1];
     for (dim_t jc = n0; jc < n1; jc += nc_max) {

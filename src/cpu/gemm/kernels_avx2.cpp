@@ -52,7 +52,7 @@ __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const
         if constexpr (Mode == mode_t::packing) {
             const packing_out_t o {out...};
             float *pb = o.pb;
-            const float *bnext = o.bnext; // masked-off lanes load as zeros
+            const float *bnext = o.bnext;
             const float *ahead = b + (p + packing_ahead < k ? p + packing_ahead : p) * ldb;
             _mm_prefetch(reinterpret_cast<const char *>(ahead), _MM_HINT_T0);
             _mm_prefetch(reinterpret_cast<const char *>(ahead + NR - 1), _MM_HINT_T0);
@@ -60,7 +60,7 @@ __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const
                 _mm_prefetch(reinterpret_cast<const char *>(bnext + p * ldb), _MM_HINT_T1);
                 _mm_prefetch(reinterpret_cast<const char *>(bnext + p * ldb + NR - 1), _MM_HINT_T1);
             }
-            _mm256_storeu_ps(pb + p * NR, b0);
+            _mm256_storeu_ps(pb + p * NR, b0); // masked-off lanes loaded as zeros
             _mm256_storeu_ps(pb + p * NR + 8, b1);
         }
         const float *ap = D ? a + p * acs : a + p * MR;
