@@ -21,27 +21,10 @@ __attribute__((target("avx2,fma"))) inline __m256i tail_mask(dim_t n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), lanes);
 }
 
-// How a tile reads its operands: both packed (micro-panels, ars = 1, acs =
-// MR, ldb = NR), both in place (direct: through the strides; B's columns
-// beyond nr are masked off, so nothing past them is read), or A packed and
-// B in place, written to the packed panel pb as it is read (packing).
-enum class mode_t { packed, direct, packing };
-
-// Rows of B fetched ahead by a packing tile (16 floats: 1 or 2 lines), and
-// the next panel's rows (bnext) into L2, one a step.
-constexpr dim_t packing_ahead = 8;
-
-// What a packing tile writes and fetches besides its own tile (the packed
-// and direct tiles take none: their code stays as it was without packing).
-struct packing_out_t {
-    float *pb;
-    const float *bnext;
-};
-
-template <int M, mode_t Mode, typename... Out>
+template <int M, tile_mode_t Mode, typename... Out>
 __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
         dim_t acs, const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr, Out... out) {
-    constexpr bool D = Mode == mode_t::direct, BD = Mode != mode_t::packed;
+    constexpr bool D = Mode == tile_mode_t::direct, BD = Mode != tile_mode_t::packed;
     __m256 acc[M][2];
     const __m256i m0 = tail_mask(nr), m1 = tail_mask(nr - 8);
     KESTREL_UNROLL(6)
@@ -49,7 +32,7 @@ __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const
     for (dim_t p = 0; p < k; ++p) {
         const __m256 b0 = BD ? _mm256_maskload_ps(b + p * ldb, m0) : _mm256_loadu_ps(b + p * NR);
         const __m256 b1 = BD ? _mm256_maskload_ps(b + p * ldb + 8, m1) : _mm256_loadu_ps(b + p * NR + 8);
-        if constexpr (Mode == mode_t::packing) {
+        if constexpr (Mode == tile_mode_t::packing) {
             const packing_out_t o {out...};
             float *pb = o.pb;
             const float *bnext = o.bnext;
@@ -102,19 +85,20 @@ __attribute__((target("avx2,fma"))) inline void tile(dim_t k, float alpha, const
 template <int M>
 __attribute__((target("avx2,fma"))) void kernel(dim_t k, float alpha, const float *a,
         const float *b, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::packed>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
+    tile<M, tile_mode_t::packed>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
 }
 
 template <int M>
 __attribute__((target("avx2,fma"))) void direct(dim_t k, float alpha, const float *a, dim_t ars,
         dim_t acs, const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::direct>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
+    tile<M, tile_mode_t::direct>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
 }
 
 template <int M>
 __attribute__((target("avx2,fma"))) void packing(dim_t k, float alpha, const float *a, const float *b,
         dim_t ldb, float *pb, const float *bnext, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::packing>(k, alpha, a, 1, MR, b, ldb, beta, c, ldc, nr, packing_out_t {pb, bnext});
+    tile<M, tile_mode_t::packing>(
+            k, alpha, a, 1, MR, b, ldb, beta, c, ldc, nr, packing_out_t {pb, bnext});
 }
 
 const ukernel_t table = {"f32_gemm_6x16__avx2", MR, NR,

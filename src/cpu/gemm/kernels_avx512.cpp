@@ -19,31 +19,10 @@ constexpr int MR = 12, NR = 32;
 
 #define KESTREL_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 
-// How a tile reads its operands: both packed (a and b micro-panels, ars =
-// 1, acs = MR, ldb = NR), both in place (direct: through the strides, B's
-// columns beyond nr masked off so nothing past them is read), or A packed
-// and B in place, written to the packed panel pb as it is read (packing).
-enum class mode_t { packed, direct, packing };
-
-// Rows of B fetched ahead by a packing tile: B is read once, from L3 or
-// memory, in short runs ldb apart that the prefetchers follow poorly. The
-// tile also fetches the next panel's rows (bnext) into L2, one row per
-// step: without that each panel's first rows waited for memory (a 1x1
-// convolution's backward data on nchw, K = 64: 0.90x against a separate
-// whole-row pass; 1.07x with it).
-constexpr dim_t packing_ahead = 8;
-
-// What a packing tile writes and fetches besides its own tile (the packed
-// and direct tiles take none: their code stays as it was without packing).
-struct packing_out_t {
-    float *pb;
-    const float *bnext;
-};
-
-template <int M, mode_t Mode, typename... Out>
+template <int M, tile_mode_t Mode, typename... Out>
 KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
         const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr, Out... out) {
-    constexpr bool D = Mode == mode_t::direct, BD = Mode != mode_t::packed;
+    constexpr bool D = Mode == tile_mode_t::direct, BD = Mode != tile_mode_t::packed;
     __m512 acc[M][2];
     const __mmask16 m0 = nr >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nr) - 1);
     const __mmask16 m1 = nr >= 32 ? (__mmask16)0xffff
@@ -63,7 +42,7 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
     for (dim_t p = 0; p < k; ++p) {
         const __m512 b0 = BD ? _mm512_maskz_loadu_ps(m0, b + p * ldb) : _mm512_loadu_ps(b + p * NR);
         const __m512 b1 = BD ? _mm512_maskz_loadu_ps(m1, b + p * ldb + 16) : _mm512_loadu_ps(b + p * NR + 16);
-        if constexpr (Mode == mode_t::packing) {
+        if constexpr (Mode == tile_mode_t::packing) {
             const packing_out_t o {out...};
             float *pb = o.pb;
             const float *bnext = o.bnext;
@@ -126,19 +105,20 @@ KESTREL_AVX512 inline void tile(dim_t k, float alpha, const float *a, dim_t ars,
 template <int M>
 KESTREL_AVX512 void kernel(dim_t k, float alpha, const float *a, const float *b, float beta,
         float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::packed>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
+    tile<M, tile_mode_t::packed>(k, alpha, a, 1, MR, b, NR, beta, c, ldc, nr);
 }
 
 template <int M>
 KESTREL_AVX512 void direct(dim_t k, float alpha, const float *a, dim_t ars, dim_t acs,
         const float *b, dim_t ldb, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::direct>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
+    tile<M, tile_mode_t::direct>(k, alpha, a, ars, acs, b, ldb, beta, c, ldc, nr);
 }
 
 template <int M>
 KESTREL_AVX512 void packing(dim_t k, float alpha, const float *a, const float *b, dim_t ldb,
         float *pb, const float *bnext, float beta, float *c, dim_t ldc, dim_t nr) {
-    tile<M, mode_t::packing>(k, alpha, a, 1, MR, b, ldb, beta, c, ldc, nr, packing_out_t {pb, bnext});
+    tile<M, tile_mode_t::packing>(
+            k, alpha, a, 1, MR, b, ldb, beta, c, ldc, nr, packing_out_t {pb, bnext});
 }
 
 // ------------------------------------------------------ transposing pack
